@@ -1,0 +1,106 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { requireApiKey } from './auth/auth.scope.js'
+import { type Clock, systemClock } from './clock.js'
+import type { Config } from './config.js'
+import type { DatabaseHandle } from './db/database.js'
+import { ApiError, ErrorSchema } from './errors.js'
+import { installErrorHandling } from './http/error-handler.js'
+import { RequestLogController } from './http/logging.js'
+import { trackMethods } from './http/method-not-allowed.js'
+import { requestId } from './http/request-id.js'
+import { validatorCompiler } from './http/validation.js'
+import { Idempotency } from './idempotency/idempotency.service.js'
+import { Authenticator } from './keys/keys.service.js'
+import { registerOpenApi } from './openapi/openapi.js'
+import { healthRoutes } from './ops/health.routes.js'
+import { petsRoutes } from './pets/pets.routes.js'
+import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
+import { PetsService } from './pets/pets.service.js'
+
+export interface AppOptions {
+  config: Config
+  /** An open, migrated database; the app closes it when it closes. */
+  database: DatabaseHandle
+  clock?: Clock
+  /** Pino options or an instance; defaults to JSON logs at `config.logLevel`. */
+  logger?: FastifyServerOptions['loggerInstance'] | false
+}
+
+/**
+ * Builds the service: the one composition root. It never listens; `server.ts` does, and tests
+ * call `inject` on what this returns.
+ */
+export async function buildApp({ config, database, clock = systemClock, logger }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(logger === undefined
+      ? { logger: { level: config.logLevel, redact: ['req.headers.authorization'] } }
+      : logger === false
+        ? { logger: false }
+        : { loggerInstance: logger }),
+    bodyLimit: config.bodyLimit,
+    // Every operation is documented; HEAD is not one of them.
+    exposeHeadRoutes: false,
+    requestIdHeader: false,
+    genReqId: requestId,
+    logController: new RequestLogController(),
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    // Answered below in the API's own error envelope instead.
+    return503OnClosing: false,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const { db } = database
+  const authenticator = new Authenticator(db, clock, config.environment)
+  const idempotency = new Idempotency(db, clock)
+  const pets = new PetsService(db, clock, idempotency)
+
+  app.setValidatorCompiler(validatorCompiler)
+  installErrorHandling(app)
+  // Only JSON bodies: anything else is 415, not a string that fails validation.
+  app.removeContentTypeParser(['text/plain'])
+  for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema]) app.addSchema(schema)
+
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    // Requests still arriving on open connections during shutdown are turned away, politely.
+    if (closing) {
+      reply.header('connection', 'close')
+      throw new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.')
+    }
+  })
+  // Idempotency keys are kept 24 hours; forget older ones in the background.
+  let purge: NodeJS.Timeout | undefined
+  app.addHook('onReady', async () => {
+    purge = setInterval(() => void idempotency.purge().catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed')), 3_600_000)
+    purge.unref()
+  })
+  app.addHook('onClose', async () => {
+    clearInterval(purge)
+    await database.close()
+  })
+
+  const finishMethods = trackMethods(app)
+  await registerOpenApi(app, config)
+  await app.register(healthRoutes, { database })
+
+  await app.register(
+    async (v1) => {
+      const finishMethods = trackMethods(v1)
+      v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+      await v1.register(async (scope) => {
+        requireApiKey(scope, authenticator, config.environment)
+        await scope.register(petsRoutes, { pets, clock })
+      })
+      finishMethods()
+    },
+    { prefix: '/v1' },
+  )
+  finishMethods()
+
+  return app
+}

@@ -1,0 +1,21 @@
+import type { Clock } from './clock.js'
+import type { Environment } from './config.js'
+import type { Db } from './db/database.js'
+import { createApiKey } from './keys/keys.service.js'
+import { countProjects } from './projects/projects.repository.js'
+import { createProject } from './projects/projects.service.js'
+
+export const DEFAULT_PROJECT = 'default'
+
+/**
+ * First start on an empty store: creates project `default` on the free plan and one key, so the
+ * service is usable at once. Answers the key's secret, or nothing when the store was not empty.
+ */
+export async function bootstrapEmptyStore(db: Db, clock: Clock, environment: Environment): Promise<string | undefined> {
+  if ((await countProjects(db)) > 0) return undefined
+  const project = await createProject(db, clock, DEFAULT_PROJECT, { plan: 'free' })
+  // Another instance starting at the same moment won the race: it prints the key.
+  if (!project.ok) return undefined
+  const key = await createApiKey(db, clock, environment, { project: DEFAULT_PROJECT, name: 'first key' })
+  return key.ok ? key.secret : undefined
+}

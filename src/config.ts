@@ -1,0 +1,104 @@
+import path from 'node:path'
+import { envSchema } from 'env-schema'
+import { Type, type Static } from 'typebox'
+
+/**
+ * The service's configuration: parsed once at boot into a frozen object.
+ * This is the only module that reads `process.env`.
+ */
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  /** Absent: an SQLite file in `dataDir`. */
+  readonly databaseUrl: string | undefined
+  readonly environment: Environment
+  readonly publicBaseUrl: string
+  readonly stagingBaseUrl: string
+  readonly logLevel: LogLevel
+  readonly bodyLimit: number
+}
+
+export type Environment = 'production' | 'staging'
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  ENVIRONMENT: Type.Enum(['production', 'staging'], { default: 'production' }),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$' })),
+  STAGING_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$' })),
+  LOG_LEVEL: Type.Enum(LOG_LEVELS, { default: 'info' }),
+  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576 }),
+})
+
+type Env = Static<typeof EnvSchema>
+
+/** Values given on the command line; each overrides its environment variable. */
+export type ConfigOverrides = Partial<Record<keyof Env, string | number>>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/**
+ * Parses configuration from an environment (default `process.env`) and command-line overrides.
+ * Throws a ConfigError naming the offending variable.
+ */
+export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const data: Record<string, unknown> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = overrides[key as keyof Env] ?? env[key]
+    // An empty variable means "not set", as in most shells' `VAR= command`.
+    if (value !== undefined && value !== '') data[key] = value
+  }
+  let parsed: Env
+  try {
+    parsed = envSchema<Env>({ schema: EnvSchema, data, env: false })
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${describeEnvError(error)}`)
+  }
+  return configFrom(parsed)
+}
+
+/** Builds a Config from explicit values; what tests and embedding programs use. */
+export function defineConfig(values: Partial<Config> = {}): Config {
+  return configFrom(envSchema<Env>({ schema: EnvSchema, data: {}, env: false }), values)
+}
+
+function configFrom(env: Env, values: Partial<Config> = {}): Config {
+  const port = values.port ?? env.PORT
+  return Object.freeze({
+    port,
+    host: env.HOST,
+    dataDir: path.resolve(env.DATA_DIR),
+    databaseUrl: env.DATABASE_URL,
+    environment: env.ENVIRONMENT,
+    publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}/v1`,
+    stagingBaseUrl: env.STAGING_BASE_URL ?? `http://staging.localhost:${port}/v1`,
+    logLevel: env.LOG_LEVEL,
+    bodyLimit: env.BODY_LIMIT,
+    ...values,
+  })
+}
+
+interface EnvError {
+  instancePath: string
+  message?: string
+  params: { allowedValues?: unknown[] }
+}
+
+function describeEnvError(error: unknown): string {
+  const details = (error as { errors?: EnvError[] }).errors
+  if (!details) return error instanceof Error ? error.message : String(error)
+  return details
+    .map(({ instancePath, message, params }) => {
+      const allowed = params.allowedValues ? ` (${params.allowedValues.join(', ')})` : ''
+      return `${instancePath.slice(1)} ${message ?? 'is invalid'}${allowed}`
+    })
+    .join('; ')
+}

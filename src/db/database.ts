@@ -1,0 +1,89 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import pg from 'pg'
+import type { Config } from '../config.js'
+import { migrations } from './migrations/index.js'
+import type { Database } from './schema.js'
+
+export type Db = Kysely<Database>
+
+/** An open database: the query builder plus what only its opener knows. */
+export interface DatabaseHandle {
+  readonly db: Db
+  readonly dialect: 'sqlite' | 'postgres'
+  /** Where the data lives, for people: a file path or a server address without credentials. */
+  readonly location: string
+  /** Cheap round trip used by readiness checks. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export const SQLITE_FILE = 'adoption-store.db'
+
+/** The one place that chooses the dialect: PostgreSQL when DATABASE_URL is set, else SQLite. */
+export function openDatabase(config: Config): DatabaseHandle {
+  return config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir)
+}
+
+function openSqlite(dataDir: string): DatabaseHandle {
+  fs.mkdirSync(dataDir, { recursive: true })
+  const file = path.join(dataDir, SQLITE_FILE)
+  const sqlite = new SQLite(file)
+  sqlite.pragma('journal_mode = WAL')
+  // Under WAL the driver defaults to NORMAL, which can lose the last commits on power loss.
+  // An acknowledged write must survive, so every commit is synced.
+  sqlite.pragma('synchronous = FULL')
+  // The CLI and the server share the file; a writer waits for the other instead of failing.
+  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma('foreign_keys = ON')
+  const journal = sqlite.pragma('journal_mode', { simple: true })
+  const synchronous = sqlite.pragma('synchronous', { simple: true })
+  if (journal !== 'wal' || synchronous !== 2) {
+    sqlite.close()
+    throw new Error(`SQLite at ${file} refused durable settings (journal_mode=${journal}, synchronous=${synchronous}); expected wal and FULL (2)`)
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    ping: async () => {
+      sqlite.prepare('select 1').get()
+    },
+    close: () => db.destroy(),
+  }
+}
+
+function openPostgres(url: string): DatabaseHandle {
+  // 64-bit integers: every id and category the service accepts is at most 2^53 - 1 (enforced on
+  // input), so they are exact as JavaScript numbers.
+  const int8 = 20
+  const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === int8 ? Number : pg.types.getTypeParser(oid, format)) }
+  const pool = new pg.Pool({ connectionString: url, types })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const { host, port, pathname } = new URL(url)
+  return {
+    db,
+    dialect: 'postgres',
+    location: `postgresql://${host}${port ? `:${port}` : ''}${pathname}`,
+    ping: async () => {
+      await sql`select 1`.execute(db)
+    },
+    close: () => db.destroy(),
+  }
+}
+
+/** Brings the schema to the latest migration. Safe to run from several processes at once. */
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  })
+  const result = await migrator.migrateToLatest()
+  if (result.error) throw result.error
+  return result
+}

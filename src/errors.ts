@@ -1,0 +1,136 @@
+import type { FastifyError } from 'fastify'
+import { Type, type Static } from 'typebox'
+
+/**
+ * The error catalog: every error the service answers with, its HTTP status, and what it means.
+ * Codes are stable lower snake_case strings; clients branch on them, so never rename one.
+ */
+export const ERROR_CATALOG = {
+  invalid_request: { status: 400, summary: 'The request is malformed or a value is out of range; the message names the field.' },
+  unauthorized: { status: 401, summary: 'The API key is missing, malformed, unknown, revoked, expired or for the other environment.' },
+  not_found: { status: 404, summary: 'No such route, or no such resource in your project.' },
+  method_not_allowed: { status: 405, summary: 'The route exists but not for this method; see the Allow header.' },
+  idempotency_in_flight: { status: 409, summary: 'A request with this Idempotency-Key is still being processed; retry later.' },
+  gone: { status: 410, summary: 'The operation has passed its sunset date and was removed.' },
+  payload_too_large: { status: 413, summary: 'The body exceeds the size limit.' },
+  unsupported_media_type: { status: 415, summary: 'The body must be sent as application/json.' },
+  idempotency_key_reused: { status: 422, summary: 'This Idempotency-Key was used with a different body.' },
+  rate_limited: { status: 429, summary: "The project's plan limit for the current window is used up; see Retry-After." },
+  api_key_banned: { status: 429, summary: 'The key is temporarily banned for ignoring 429 answers; see Retry-After.' },
+  internal_error: { status: 500, summary: 'An unexpected error; it was logged with the request id.' },
+  service_unavailable: { status: 503, summary: 'A dependency is unavailable or the instance is shutting down; retry later.' },
+} as const satisfies Record<string, { status: number; summary: string }>
+
+export type ErrorCode = keyof typeof ERROR_CATALOG
+
+export const ErrorSchema = Type.Object(
+  {
+    code: Type.String({ description: 'Machine-readable error code, one of the error catalog', examples: ['invalid_request'] }),
+    message: Type.String({ description: 'What was wrong and how to fix it' }),
+    status: Type.Integer({ description: 'The HTTP status code, repeated' }),
+  },
+  { $id: 'Error', additionalProperties: false, description: 'The error envelope of every non-2xx response' },
+)
+
+export type ErrorBody = Static<typeof ErrorSchema>
+
+/** An error the client can act on: thrown by routes and hooks, rendered by the one error handler. */
+export class ApiError extends Error {
+  readonly status: number
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message)
+    this.status = ERROR_CATALOG[code].status
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.status }
+  }
+}
+
+/** Maps whatever was thrown (ours, Fastify's, a bug) to a catalog error. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error
+  const fastifyError = error as Partial<FastifyError>
+  if (fastifyError.validation) {
+    return new ApiError('invalid_request', describeValidation(fastifyError.validation, fastifyError.validationContext))
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', `The body is larger than the limit of ${(fastifyError.message ?? '').match(/\d+/)?.[0] ?? 'the configured'} bytes.`)
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Send the body as JSON with the header Content-Type: application/json.')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_request', 'The body is empty: send a JSON object.')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_request', 'The body is not valid JSON.')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', 'The Content-Length header does not match the body.')
+  }
+  if (error instanceof SyntaxError || fastifyError.statusCode === 400) {
+    // The JSON body parser rejects bad syntax and __proto__/constructor keys this way.
+    const reason = /prototype/i.test(fastifyError.message ?? '')
+      ? 'it contains a forbidden "__proto__" or "constructor.prototype" key'
+      : 'it is not valid JSON'
+    return new ApiError('invalid_request', `The body cannot be parsed: ${reason}.`)
+  }
+  if (fastifyError.statusCode === 503) {
+    return new ApiError('service_unavailable', 'The service is unavailable; retry later.')
+  }
+  return undefined
+}
+
+interface ValidationIssue {
+  keyword: string
+  instancePath: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+const PARTS: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter', headers: 'header' }
+
+/** Turns the first schema violation into a sentence that names the field and the fix. */
+export function describeValidation(issues: readonly ValidationIssue[], context = 'body'): string {
+  const issue = issues[0]
+  if (!issue) return 'The request is invalid.'
+  const part = PARTS[context] ?? context
+  const field = issue.instancePath.split('/').filter(Boolean).join('.')
+  const subject = field ? (part === 'body' ? `body field "${field}"` : `${part} "${field}"`) : part
+  const { keyword, params } = issue
+  switch (keyword) {
+    case 'required':
+      return `${subject === 'body' ? 'The body' : subject} is missing the required ${part === 'body' ? 'field' : part} "${String(params.missingProperty)}".`
+    case 'additionalProperties':
+      return `Unknown ${part === 'body' ? 'field' : part} "${String(params.additionalProperty)}"${field ? ` in ${subject}` : ''}: remove it.`
+    case 'type':
+      return `${capitalize(subject)} must be ${article(String(params.type))}.`
+    case 'enum':
+      return `${capitalize(subject)} must be one of: ${(params.allowedValues as unknown[]).join(', ')}.`
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `${capitalize(subject)} must be ${String(params.comparison)} ${String(params.limit)}.`
+    case 'minLength':
+      return `${capitalize(subject)} must be at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'} long.`
+    case 'maxLength':
+      return `${capitalize(subject)} must be at most ${String(params.limit)} characters long.`
+    case 'pattern':
+      return `${capitalize(subject)} has an invalid format.`
+    default:
+      return `${capitalize(subject)} ${issue.message ?? 'is invalid'}.`
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
+function article(type: string): string {
+  const name = type === 'integer' ? 'an integer' : type === 'object' ? 'a JSON object' : type === 'array' ? 'an array' : `a ${type}`
+  return name
+}

@@ -1,0 +1,26 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, toApiError } from '../errors.js'
+
+/** The one place a failure becomes a response: `{ code, message, status }` as application/json. */
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.toBody())
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const known = toApiError(error)
+    if (known) {
+      if (known.status >= 500) request.log.warn({ err: error }, known.message)
+      return sendError(reply, known)
+    }
+    // A bug or an unexpected failure: log everything, tell the client nothing internal.
+    request.log.error({ err: error }, 'unhandled error')
+    return sendError(reply, new ApiError('internal_error', `An unexpected error occurred. It was logged with request id ${request.id}; retry later or report it with that id.`))
+  })
+  app.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
+}
+
+export function notFound(request: FastifyRequest): ApiError {
+  const path = request.url.split('?', 1)[0]
+  return new ApiError('not_found', `No route ${request.method} ${path}. The API lives under /v1; see /v1/openapi.json.`)
+}

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import { completeClaim, deleteClaimsBefore, findClaim, insertClaim, releaseClaim, retakeClaim } from './idempotency.repository.js'
+
+/** How long a key remembers its response. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+/** A claim older than this that never completed belongs to a crashed request and may be retaken. */
+const ABANDONED_AFTER_MS = 60_000
+
+export interface StoredResponse<T> {
+  status: number
+  body: T
+}
+
+export type IdempotentOutcome<T> =
+  | { kind: 'done'; response: StoredResponse<T>; replayed: boolean }
+  | { kind: 'reused' }
+  | { kind: 'in_flight' }
+
+/**
+ * Runs unsafe operations at most once per Idempotency-Key (draft-ietf-httpapi-idempotency-key-header):
+ * the first request claims the key, its response is stored with the change in one transaction,
+ * and a retry with the same body replays it for 24 hours.
+ */
+export class Idempotency {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async run<T>(
+    projectId: number,
+    key: string,
+    request: unknown,
+    work: (trx: Db) => Promise<StoredResponse<T>>,
+  ): Promise<IdempotentOutcome<T>> {
+    const requestHash = fingerprint(request)
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const at = new Date(this.clock.now()).toISOString()
+      if (await insertClaim(this.db, { projectId, key, requestHash, at })) {
+        return { kind: 'done', response: await this.perform(projectId, key, at, work), replayed: false }
+      }
+      const existing = await findClaim(this.db, projectId, key)
+      if (!existing) continue
+      const age = this.clock.now() - Date.parse(existing.created_at)
+      const reclaimable = age >= IDEMPOTENCY_TTL_MS || (existing.state === 'in_flight' && age >= ABANDONED_AFTER_MS)
+      if (reclaimable) {
+        if (await retakeClaim(this.db, existing, { requestHash, at })) {
+          return { kind: 'done', response: await this.perform(projectId, key, at, work), replayed: false }
+        }
+        continue
+      }
+      if (existing.request_hash !== requestHash) return { kind: 'reused' }
+      if (existing.state === 'in_flight') return { kind: 'in_flight' }
+      return {
+        kind: 'done',
+        response: { status: existing.response_status ?? 200, body: JSON.parse(existing.response_body ?? 'null') as T },
+        replayed: true,
+      }
+    }
+    // Three lost races in a row: another request holds the key right now.
+    return { kind: 'in_flight' }
+  }
+
+  /** Forgets keys past their 24 hours; run periodically. */
+  async purge(): Promise<number> {
+    return deleteClaimsBefore(this.db, new Date(this.clock.now() - IDEMPOTENCY_TTL_MS).toISOString())
+  }
+
+  private async perform<T>(projectId: number, key: string, at: string, work: (trx: Db) => Promise<StoredResponse<T>>) {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const response = await work(trx)
+        await completeClaim(trx, projectId, key, { status: response.status, body: JSON.stringify(response.body) })
+        return response
+      })
+    } catch (error) {
+      // The change did not happen, so the key must not block a retry.
+      await releaseClaim(this.db, projectId, key, at).catch(() => undefined)
+      throw error
+    }
+  }
+}
+
+/** A stable digest of a request: object keys are sorted, so key order does not matter. */
+export function fingerprint(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value, (_key, v: unknown) => (isPlainObject(v) ? sortKeys(v) : v))).digest('hex')
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function sortKeys(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, value[k]]))
+}

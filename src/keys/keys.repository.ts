@@ -1,0 +1,56 @@
+import type { Db } from '../db/database.js'
+import type { ApiKeyRow, Plan } from '../db/schema.js'
+
+/** What authentication needs in one read: the key and the plan of its project. */
+export interface KeyWithProject {
+  id: string
+  project_id: number
+  expires_at: string | null
+  revoked_at: string | null
+  last_used_at: string | null
+  slug: string
+  plan: Plan
+  per_minute: number | null
+  per_day: number | null
+}
+
+export async function insertApiKey(db: Db, key: ApiKeyRow): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findKeyByHash(db: Db, hash: string): Promise<KeyWithProject | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+    .select([
+      'api_keys.id',
+      'api_keys.project_id',
+      'api_keys.expires_at',
+      'api_keys.revoked_at',
+      'api_keys.last_used_at',
+      'projects.slug',
+      'projects.plan',
+      'projects.per_minute',
+      'projects.per_day',
+    ])
+    .where('api_keys.hash', '=', hash)
+    .executeTakeFirst()
+}
+
+export async function listApiKeys(db: Db, projectId: number): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute()
+}
+
+export async function findApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** Revokes a key unless it already is; answers the key as it now stands. */
+export async function revokeApiKey(db: Db, id: string, at: string): Promise<ApiKeyRow | undefined> {
+  await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute()
+  return findApiKey(db, id)
+}
+
+export async function touchApiKey(db: Db, id: string, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute()
+}

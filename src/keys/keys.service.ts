@@ -1,0 +1,140 @@
+import type { Clock } from '../clock.js'
+import type { Environment } from '../config.js'
+import type { Db } from '../db/database.js'
+import type { ApiKeyRow, Plan } from '../db/schema.js'
+import { limitsOf, type PlanLimits } from '../projects/plans.js'
+import { findProjectBySlug } from '../projects/projects.repository.js'
+import { generateApiKey, parseApiKey, randomBase62 } from './api-key.js'
+import { findApiKey, findKeyByHash, insertApiKey, listApiKeys, revokeApiKey, touchApiKey } from './keys.repository.js'
+
+export interface ApiKey {
+  id: string
+  project: string
+  prefix: string
+  name: string | null
+  createdAt: string
+  lastUsedAt: string | null
+  expiresAt: string | null
+  revokedAt: string | null
+}
+
+export type KeyFailure = { ok: false; error: 'project_not_found' | 'key_not_found' | 'invalid_name'; message: string }
+
+export function toApiKey(row: ApiKeyRow, project: string): ApiKey {
+  return {
+    id: row.id,
+    project,
+    prefix: row.prefix,
+    name: row.name,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  }
+}
+
+export interface KeyRequest {
+  project: string
+  name?: string | undefined
+  /** Lifetime in milliseconds; absent means the key does not expire. */
+  expiresInMs?: number | undefined
+}
+
+/** Creates a key; the secret is in the answer and nowhere else, ever. */
+export async function createApiKey(
+  db: Db,
+  clock: Clock,
+  environment: Environment,
+  request: KeyRequest,
+): Promise<{ ok: true; key: ApiKey; secret: string } | KeyFailure> {
+  const project = await findProjectBySlug(db, request.project)
+  if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${request.project}".` }
+  const name = request.name?.trim() || null
+  if (name !== null && (name.length > 100 || /\p{Cc}/u.test(name))) {
+    return { ok: false, error: 'invalid_name', message: 'A key name is at most 100 characters, without control characters.' }
+  }
+  const now = clock.now()
+  const { secret, hash, prefix } = generateApiKey(environment)
+  const row = await insertApiKey(db, {
+    id: `key_${randomBase62(16)}`,
+    project_id: project.id,
+    prefix,
+    hash,
+    name,
+    created_at: new Date(now).toISOString(),
+    last_used_at: null,
+    expires_at: request.expiresInMs === undefined ? null : new Date(now + request.expiresInMs).toISOString(),
+    revoked_at: null,
+  })
+  return { ok: true, key: toApiKey(row, project.slug), secret }
+}
+
+export async function getApiKeys(db: Db, projectSlug: string): Promise<{ ok: true; keys: ApiKey[] } | KeyFailure> {
+  const project = await findProjectBySlug(db, projectSlug)
+  if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${projectSlug}".` }
+  return { ok: true, keys: (await listApiKeys(db, project.id)).map((row) => toApiKey(row, project.slug)) }
+}
+
+export async function revokeKey(db: Db, clock: Clock, id: string): Promise<{ ok: true; key: ApiKey } | KeyFailure> {
+  const existing = await findApiKey(db, id)
+  if (!existing) return { ok: false, error: 'key_not_found', message: `No API key with id "${id}".` }
+  const row = await revokeApiKey(db, id, new Date(clock.now()).toISOString())
+  const project = await db.selectFrom('projects').select('slug').where('id', '=', existing.project_id).executeTakeFirstOrThrow()
+  return { ok: true, key: toApiKey(row ?? existing, project.slug) }
+}
+
+/** Who a request acts for, once its key is accepted. */
+export interface Principal {
+  keyId: string
+  projectId: number
+  projectSlug: string
+  plan: Plan
+  limits: PlanLimits
+}
+
+export type AuthResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'missing' | 'scheme' | 'malformed' | 'checksum' | 'environment' | 'unknown' | 'revoked' | 'expired'; at?: string }
+
+/** How often `last_used_at` is written for one key: a write per request would cost every request. */
+const TOUCH_INTERVAL_MS = 60_000
+
+/**
+ * Turns an Authorization header into a principal. Reads the key and its project on every
+ * request, so a revocation or plan change made anywhere applies to the very next request.
+ */
+export class Authenticator {
+  private readonly touched = new Map<string, number>()
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly environment: Environment,
+  ) {}
+
+  async authenticate(header: string | undefined): Promise<AuthResult> {
+    if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing' }
+    const match = /^(\S+)[ \t]+(\S+)[ \t]*$/.exec(header)
+    if (!match || match[1]!.toLowerCase() !== 'bearer') return { ok: false, reason: 'scheme' }
+    const parsed = parseApiKey(match[2]!, this.environment)
+    if (!parsed.ok) return { ok: false, reason: parsed.reason }
+    const key = await findKeyByHash(this.db, parsed.hash)
+    if (!key) return { ok: false, reason: 'unknown' }
+    const now = this.clock.now()
+    if (key.revoked_at !== null) return { ok: false, reason: 'revoked', at: key.revoked_at }
+    if (key.expires_at !== null && Date.parse(key.expires_at) <= now) return { ok: false, reason: 'expired', at: key.expires_at }
+    this.touch(key.id, now)
+    return {
+      ok: true,
+      principal: { keyId: key.id, projectId: key.project_id, projectSlug: key.slug, plan: key.plan, limits: limitsOf(key) },
+    }
+  }
+
+  private touch(keyId: string, now: number): void {
+    const last = this.touched.get(keyId)
+    if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return
+    this.touched.set(keyId, now)
+    // Bookkeeping only: the request does not wait for it, and a failure costs one timestamp.
+    touchApiKey(this.db, keyId, new Date(now).toISOString()).catch(() => this.touched.delete(keyId))
+  }
+}

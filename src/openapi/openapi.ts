@@ -1,0 +1,71 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import { SECURITY_SCHEME } from '../auth/auth.scope.js'
+import type { Config } from '../config.js'
+import { ERROR_CATALOG } from '../errors.js'
+
+export const API_VERSION = '1.0.0'
+
+/**
+ * The OpenAPI 3.1 document is generated from the route schemas. Paths are relative to the
+ * servers, which carry the `/v1` segment.
+ */
+export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Animal Adoption Store API',
+        version: API_VERSION,
+        description: [
+          'Browse and manage animals available for adoption. Every operation needs an API key sent as `Authorization: Bearer <key>`.',
+          '',
+          'Errors are `application/json` with `{ code, message, status }`. The codes:',
+          '',
+          '| code | status | meaning |',
+          '|---|---|---|',
+          ...Object.entries(ERROR_CATALOG).map(([code, { status, summary }]) => `| \`${code}\` | ${status} | ${summary} |`),
+        ].join('\n'),
+      },
+      servers: [
+        { url: config.publicBaseUrl, description: 'Production' },
+        { url: config.stagingBaseUrl, description: 'Staging' },
+      ],
+      tags: [{ name: 'pets', description: 'Animals available for adoption' }],
+      components: {
+        securitySchemes: {
+          [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: 'An API key: `as_live_…` in production, `as_test_…` in staging' },
+        },
+      },
+    },
+    refResolver: {
+      // Shared schemas keep their names in components.schemas.
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+    transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/v1(?=\/)/, '') }),
+  })
+
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: {
+      deepLinking: true,
+      plugins: [
+        // The default plugin list is replaced by this one, so keep the spec loader.
+        function downloadUrl(system: unknown) {
+          // @ts-expect-error SwaggerUIBundle is a global of the documentation page.
+          return SwaggerUIBundle.plugins.DownloadUrl(system)
+        },
+        // The store group's live testing panel is disabled: its operations show no "Try it out".
+        function noTryItOutForStore() {
+          return {
+            statePlugins: {
+              spec: { selectors: { allowTryItOutFor: (_state: unknown, path: string) => !String(path).startsWith('/store') } },
+            },
+          }
+        },
+      ],
+    },
+    staticCSP: true,
+  })
+}

@@ -1,0 +1,36 @@
+import { Type } from 'typebox'
+import { ERROR_CATALOG, type ErrorCode } from '../errors.js'
+
+/** OpenAPI response headers, keyed by name; each lands in `responses.<status>.headers`. */
+export type HeaderDocs = Record<string, { type: 'string' | 'integer'; description: string }>
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'The request is invalid; the message names the field and the fix',
+  401: 'Missing or invalid API key',
+  404: 'The requested resource could not be found',
+  409: 'Conflict with the current state; see the code',
+  410: 'The operation has been removed',
+  413: 'The body is larger than the limit',
+  415: 'The body is not application/json',
+  422: 'The request cannot be processed as sent; see the code',
+  429: 'Too many requests; wait for Retry-After seconds',
+  500: 'Unexpected error; logged with the request id',
+  503: 'Temporarily unavailable; retry later',
+}
+
+const ERROR_HEADERS: Record<number, HeaderDocs> = {
+  401: {
+    'WWW-Authenticate': { type: 'string', description: 'Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused' },
+  },
+}
+
+/** The documented error responses of an operation, with the codes each status can carry. */
+export function errorResponses(...statuses: number[]): Record<number, object> {
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status)
+      const description = `${ERROR_DESCRIPTIONS[status] ?? 'Error'} (code: ${codes.join(' or ')})`
+      return [status, { description, headers: ERROR_HEADERS[status] ?? {}, ...Type.Ref('Error') }]
+    }),
+  )
+}

@@ -1,0 +1,72 @@
+import { Type, type Static } from 'typebox'
+
+export const MAX_INT53 = Number.MAX_SAFE_INTEGER
+
+export const PetStatusSchema = Type.Enum(['available', 'pending', 'sold'], {
+  $id: 'PetStatus',
+  description: 'Availability status of an animal',
+})
+
+const statusField = Type.Enum(['available', 'pending', 'sold'], { description: 'Availability status' })
+
+export const NewPetSchema = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+      description: "The animal's name: 1 to 100 characters after surrounding whitespace is trimmed, no control characters",
+      examples: ['Rex'],
+    }),
+    categoryId: Type.Integer({
+      format: 'int64',
+      minimum: 1,
+      maximum: MAX_INT53,
+      description: 'Identifier of the category the animal belongs to; 1 to 2^53-1, so it survives JSON in every client',
+      examples: [1],
+    }),
+    status: Type.Optional({ ...statusField, description: 'Availability status; `available` when omitted' }),
+  },
+  {
+    $id: 'NewPet',
+    additionalProperties: false,
+    description: 'An animal to add. Unknown fields, `id` included, are rejected.',
+  },
+)
+
+export const PetSchema = Type.Object(
+  {
+    id: Type.Integer({ format: 'int64', minimum: 1, description: 'Unique identifier assigned by the service' }),
+    name: Type.String({ description: "The animal's name" }),
+    categoryId: Type.Integer({ format: 'int64', description: 'Identifier of the category the animal belongs to' }),
+    status: statusField,
+  },
+  { $id: 'Pet', additionalProperties: false, description: 'An animal available for adoption' },
+)
+
+export const PetsSchema = Type.Array(Type.Ref('Pet'), { $id: 'Pets', description: 'A page of animals, in ascending id order' })
+
+export const ListPetsQuerySchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned' }),
+    status: Type.Optional({ ...statusField, description: 'Only animals with this status' }),
+    after: Type.Optional(
+      Type.Integer({
+        format: 'int64',
+        minimum: 0,
+        maximum: MAX_INT53,
+        description: 'Cursor: only animals with an id greater than this. Follow the `Link: rel="next"` header instead of building it.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const PetIdParamsSchema = Type.Object({
+  petId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the animal' }),
+})
+
+export type PetStatus = Static<typeof PetStatusSchema>
+export type NewPet = Static<typeof NewPetSchema>
+export type Pet = Static<typeof PetSchema>
+export type ListPetsQuery = Static<typeof ListPetsQuerySchema>

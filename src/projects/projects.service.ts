@@ -1,0 +1,78 @@
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import type { Plan, ProjectRow } from '../db/schema.js'
+import { limitsOf } from './plans.js'
+import { findProjectBySlug, insertProject, listProjects, updateProjectPlan } from './projects.repository.js'
+
+export interface Project {
+  id: number
+  slug: string
+  plan: Plan
+  limits: { perMinute: number; perDay: number }
+  createdAt: string
+}
+
+export interface PlanChoice {
+  plan: Plan
+  perMinute?: number | undefined
+  perDay?: number | undefined
+}
+
+export type ProjectFailure =
+  | { error: 'invalid_slug'; message: string }
+  | { error: 'slug_taken'; message: string }
+  | { error: 'invalid_plan'; message: string }
+  | { error: 'project_not_found'; message: string }
+
+export type ProjectResult = { ok: true; project: Project } | ({ ok: false } & ProjectFailure)
+
+/** A project slug is a DNS label: it becomes `<slug>.<platform domain>`. */
+const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
+const MAX_LIMIT = 1_000_000_000
+
+export function toProject(row: ProjectRow): Project {
+  return { id: row.id, slug: row.slug, plan: row.plan, limits: limitsOf(row), createdAt: row.created_at }
+}
+
+export async function createProject(db: Db, clock: Clock, slug: string, choice: PlanChoice): Promise<ProjectResult> {
+  if (!SLUG_PATTERN.test(slug)) {
+    return { ok: false, error: 'invalid_slug', message: `Invalid slug "${slug}": use 1-63 lowercase letters, digits and inner hyphens.` }
+  }
+  const limits = checkPlanChoice(choice)
+  if (!limits.ok) return limits
+  if (await findProjectBySlug(db, slug)) {
+    return { ok: false, error: 'slug_taken', message: `A project with slug "${slug}" already exists.` }
+  }
+  const row = await insertProject(db, { slug, plan: choice.plan, ...limits.custom, createdAt: new Date(clock.now()).toISOString() })
+  return { ok: true, project: toProject(row) }
+}
+
+export async function getProjects(db: Db): Promise<Project[]> {
+  return (await listProjects(db)).map(toProject)
+}
+
+export async function setProjectPlan(db: Db, slug: string, choice: PlanChoice): Promise<ProjectResult> {
+  const limits = checkPlanChoice(choice)
+  if (!limits.ok) return limits
+  const row = await updateProjectPlan(db, slug, { plan: choice.plan, ...limits.custom })
+  if (!row) return { ok: false, error: 'project_not_found', message: `No project with slug "${slug}".` }
+  return { ok: true, project: toProject(row) }
+}
+
+type CheckedPlan = { ok: true; custom: { perMinute: number | null; perDay: number | null } } | ({ ok: false } & ProjectFailure)
+
+/** Enterprise projects need their own limits; the fixed plans must not be given any. */
+function checkPlanChoice({ plan, perMinute, perDay }: PlanChoice): CheckedPlan {
+  if (plan !== 'enterprise') {
+    if (perMinute !== undefined || perDay !== undefined) {
+      return { ok: false, error: 'invalid_plan', message: `Plan ${plan} has fixed limits; --per-minute and --per-day are for enterprise only.` }
+    }
+    return { ok: true, custom: { perMinute: null, perDay: null } }
+  }
+  for (const [name, value] of [['per-minute', perMinute], ['per-day', perDay]] as const) {
+    if (value === undefined || !Number.isSafeInteger(value) || value < 1 || value > MAX_LIMIT) {
+      return { ok: false, error: 'invalid_plan', message: `Plan enterprise needs --${name} as a whole number from 1 to ${MAX_LIMIT}.` }
+    }
+  }
+  return { ok: true, custom: { perMinute: perMinute ?? null, perDay: perDay ?? null } }
+}

@@ -1,0 +1,64 @@
+import { buildApp } from './app.js'
+import { bootstrapEmptyStore } from './bootstrap.js'
+import { systemClock } from './clock.js'
+import type { Config } from './config.js'
+import { migrateToLatest, openDatabase } from './db/database.js'
+
+/** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 10_000
+
+/** Runs the service until SIGTERM or SIGINT: the process owns listening, timeouts and shutdown. */
+export async function serve(config: Config): Promise<void> {
+  const database = openDatabase(config)
+  await migrateToLatest(database.db)
+  const firstKey = await bootstrapEmptyStore(database.db, systemClock, config.environment)
+  const app = await buildApp({ config, database })
+
+  // Slow or idle clients must not hold sockets forever.
+  app.server.headersTimeout = 10_000
+  app.server.requestTimeout = 30_000
+  app.server.keepAliveTimeout = 72_000
+
+  let closing = false
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    setTimeout(() => {
+      app.log.error('in-flight requests did not finish in time; exiting')
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS).unref()
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'error while shutting down')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGTERM', shutdown)
+  process.once('SIGINT', shutdown)
+
+  await app.listen({ port: config.port, host: config.host })
+  app.log.info({ database: database.location, environment: config.environment }, 'adoption store ready')
+  if (firstKey) printWelcome(firstKey, config)
+}
+
+function printWelcome(key: string, config: Config): void {
+  const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
+  process.stdout.write(
+    [
+      '',
+      'First start: created project "default" (free plan) and an API key.',
+      'The key is shown only this once; keep it somewhere safe:',
+      '',
+      `  ${key}`,
+      '',
+      'Try it:',
+      '',
+      `  curl -H "Authorization: Bearer ${key}" http://${host}:${config.port}/v1/pets`,
+      '',
+      '',
+    ].join('\n'),
+  )
+}
