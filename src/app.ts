@@ -6,6 +6,7 @@ import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ApiError, ErrorSchema } from './errors.js'
 import { installErrorHandling } from './http/error-handler.js'
+import { installJsonBodyParser } from './http/json-body.js'
 import { RequestLogController } from './http/logging.js'
 import { trackMethods } from './http/method-not-allowed.js'
 import { requestId } from './http/request-id.js'
@@ -44,8 +45,6 @@ export async function buildApp({ config, database, clock = systemClock, logger }
     requestIdHeader: false,
     genReqId: requestId,
     logController: new RequestLogController(),
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
     // Answered below in the API's own error envelope instead.
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -56,9 +55,9 @@ export async function buildApp({ config, database, clock = systemClock, logger }
   const pets = new PetsService(db, clock, idempotency)
 
   app.setValidatorCompiler(validatorCompiler)
-  installErrorHandling(app)
+  installErrorHandling(app, config)
   // Only JSON bodies: anything else is 415, not a string that fails validation.
-  app.removeContentTypeParser(['text/plain'])
+  installJsonBodyParser(app)
   for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema]) app.addSchema(schema)
 
   let closing = false

@@ -53,7 +53,7 @@ export class ApiError extends Error {
 }
 
 /** Maps whatever was thrown (ours, Fastify's, a bug) to a catalog error. */
-export function toApiError(error: unknown): ApiError | undefined {
+export function toApiError(error: unknown, limits: { bodyLimit: number }): ApiError | undefined {
   if (error instanceof ApiError) return error
   const fastifyError = error as Partial<FastifyError>
   if (fastifyError.validation) {
@@ -61,26 +61,14 @@ export function toApiError(error: unknown): ApiError | undefined {
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', `The body is larger than the limit of ${(fastifyError.message ?? '').match(/\d+/)?.[0] ?? 'the configured'} bytes.`)
+      return new ApiError('payload_too_large', `The body is larger than the limit of ${limits.bodyLimit} bytes.`)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'Send the body as JSON with the header Content-Type: application/json.')
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('invalid_request', 'The body is empty: send a JSON object.')
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError('invalid_request', 'The body is not valid JSON.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'The Content-Length header does not match the body.')
   }
-  if (error instanceof SyntaxError || fastifyError.statusCode === 400) {
-    // The JSON body parser rejects bad syntax and __proto__/constructor keys this way.
-    const reason = /prototype/i.test(fastifyError.message ?? '')
-      ? 'it contains a forbidden "__proto__" or "constructor.prototype" key'
-      : 'it is not valid JSON'
-    return new ApiError('invalid_request', `The body cannot be parsed: ${reason}.`)
-  }
-  if (fastifyError.statusCode === 503) {
-    return new ApiError('service_unavailable', 'The service is unavailable; retry later.')
-  }
+  // Other client errors Fastify raises itself (e.g. a malformed URL encoding).
+  if (fastifyError.statusCode === 400) return new ApiError('invalid_request', `The request is malformed: ${fastifyError.message ?? 'unknown reason'}.`)
   return undefined
 }
 
@@ -89,6 +77,7 @@ interface ValidationIssue {
   instancePath: string
   message?: string
   params: Record<string, unknown>
+  parentSchema?: { minimum?: number; maximum?: number }
 }
 
 const PARTS: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter', headers: 'header' }
@@ -106,8 +95,11 @@ export function describeValidation(issues: readonly ValidationIssue[], context =
       return `${subject === 'body' ? 'The body' : subject} is missing the required ${part === 'body' ? 'field' : part} "${String(params.missingProperty)}".`
     case 'additionalProperties':
       return `Unknown ${part === 'body' ? 'field' : part} "${String(params.additionalProperty)}"${field ? ` in ${subject}` : ''}: remove it.`
-    case 'type':
-      return `${capitalize(subject)} must be ${article(String(params.type))}.`
+    case 'type': {
+      const range = issue.parentSchema
+      const bounds = range?.minimum !== undefined && range.maximum !== undefined ? ` from ${range.minimum} to ${range.maximum}` : ''
+      return `${capitalize(subject)} must be ${article(String(params.type))}${bounds}.`
+    }
     case 'enum':
       return `${capitalize(subject)} must be one of: ${(params.allowedValues as unknown[]).join(', ')}.`
     case 'minimum':

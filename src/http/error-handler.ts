@@ -6,9 +6,9 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.toBody())
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: number }): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = toApiError(error)
+    const known = toApiError(error, limits)
     if (known) {
       if (known.status >= 500) request.log.warn({ err: error }, known.message)
       return sendError(reply, known)

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify'
+import sjson from 'secure-json-parse'
+import { ApiError } from '../errors.js'
+
+/**
+ * The JSON body parser, with messages a client can act on. `__proto__` and
+ * `constructor.prototype` keys are refused: they would poison objects built from the body.
+ */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string
+    if (text.trim() === '') return done(new ApiError('invalid_request', 'The body is empty: send a JSON object.'), undefined)
+    try {
+      done(null, sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }))
+    } catch (error) {
+      const reason =
+        error instanceof SyntaxError && /prototype/.test(error.message)
+          ? 'it contains a forbidden "__proto__" or "constructor.prototype" key'
+          : `it is not valid JSON (${error instanceof Error ? error.message : 'syntax error'})`
+      done(new ApiError('invalid_request', `The body cannot be parsed: ${reason}.`), undefined)
+    }
+  })
+}

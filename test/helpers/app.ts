@@ -1,0 +1,92 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import type { Clock } from '../../src/clock.js'
+import { type Config, defineConfig } from '../../src/config.js'
+import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js'
+import type { Plan } from '../../src/db/schema.js'
+import { createApiKey } from '../../src/keys/keys.service.js'
+import { createProject } from '../../src/projects/projects.service.js'
+import { assertMatchesContract } from './contract.js'
+
+/** A clock that stands still until a test moves it. */
+export class ManualClock implements Clock {
+  constructor(private ms = Date.UTC(2026, 10, 22, 12, 0, 0)) {}
+  now(): number {
+    return this.ms
+  }
+  set(ms: number): void {
+    this.ms = ms
+  }
+  advance(ms: number): void {
+    this.ms += ms
+  }
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  database: DatabaseHandle
+  config: Config
+  clock: Clock
+  /** `inject`, and the response checked against the app's own OpenAPI document. */
+  request(options: InjectOptions): Promise<LightMyRequestResponse>
+  /** A new project with one key; answers its slug, id and the key's secret. */
+  project(options?: ProjectOptions): Promise<{ slug: string; id: number; key: string }>
+  /** Another key for an existing project. */
+  key(project: string, options?: { expiresInMs?: number; name?: string }): Promise<{ id: string; secret: string }>
+  close(): Promise<void>
+}
+
+interface ProjectOptions {
+  plan?: Plan
+  perMinute?: number
+  perDay?: number
+}
+
+let counter = 0
+
+/** A fresh app on a fresh database in a temporary directory. */
+export async function createTestApp(options: { clock?: Clock; config?: Partial<Config> } = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-test-'))
+  const config = defineConfig({ dataDir, logLevel: 'silent', ...options.config })
+  const clock = options.clock ?? new ManualClock()
+  const database = openDatabase(config)
+  await migrateToLatest(database.db)
+  const app = await buildApp({ config, database, clock, logger: false })
+  await app.ready()
+
+  return {
+    app,
+    database,
+    config,
+    clock,
+    async request(injectOptions) {
+      const response = await app.inject(injectOptions)
+      assertMatchesContract(app, injectOptions, response)
+      return response
+    },
+    async project({ plan = 'free', perMinute, perDay } = {}) {
+      const slug = `project-${process.pid}-${++counter}`
+      const created = await createProject(database.db, clock, slug, { plan, perMinute, perDay })
+      if (!created.ok) throw new Error(created.message)
+      const key = await createApiKey(database.db, clock, config.environment, { project: slug })
+      if (!key.ok) throw new Error(key.message)
+      return { slug, id: created.project.id, key: key.secret }
+    },
+    async key(project, keyOptions = {}) {
+      const key = await createApiKey(database.db, clock, config.environment, { project, ...keyOptions })
+      if (!key.ok) throw new Error(key.message)
+      return { id: key.key.id, secret: key.secret }
+    },
+    async close() {
+      await app.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export function bearer(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}` }
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+
+/**
+ * Checks a response against the app's own OpenAPI document:
+ * - a documented operation answers only documented statuses, with bodies that match the schema
+ *   and the documented headers in their documented types;
+ * - everything else (unknown routes, other methods, ops routes' errors) is the Error envelope;
+ * - every non-2xx response is application/json with `{ code, message, status }` and a status
+ *   field equal to the HTTP status.
+ */
+export function assertMatchesContract(app: FastifyInstance, request: InjectOptions, response: LightMyRequestResponse): void {
+  const { doc, ajv } = contractOf(app)
+  const method = (request.method ?? 'GET').toString().toLowerCase()
+  const url = new URL(request.url?.toString() ?? (request.path as string), 'http://localhost')
+  const where = `${method.toUpperCase()} ${url.pathname} -> ${response.statusCode}`
+  const operation = findOperation(doc, method, url.pathname)
+  const isError = response.statusCode >= 400
+
+  if (isError || response.headers['content-type']?.toString().includes('json')) {
+    assert.match(String(response.headers['content-type']), /^application\/json/, `${where}: content type`)
+  }
+  if (isError) {
+    const body = response.json() as { status?: unknown; code?: unknown }
+    assert.ok(ajv.validate({ $ref: 'openapi#/components/schemas/Error' }, body), `${where}: not an Error envelope: ${response.body}`)
+    assert.equal(body.status, response.statusCode, `${where}: Error.status differs from the HTTP status`)
+    assert.match(String(body.code), /^[a-z]+(_[a-z]+)*$/, `${where}: code is not lower snake_case`)
+  }
+  if (!operation) return
+
+  const documented = operation.operation.responses[String(response.statusCode)]
+  assert.ok(documented, `${where}: status ${response.statusCode} is not documented for ${operation.operation.operationId}`)
+  const pointer = `openapi#/paths/${escape(operation.path)}/${method}/responses/${response.statusCode}`
+  if (documented.content?.['application/json']) {
+    const valid = ajv.validate({ $ref: `${pointer}/content/application~1json/schema` }, response.json())
+    assert.ok(valid, `${where}: body does not match the documented schema: ${ajv.errorsText()}\n${response.body}`)
+  }
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    const value = response.headers[name.toLowerCase()]
+    if (value === undefined) continue
+    const typed = header.schema?.type === 'integer' ? Number(value) : value
+    assert.ok(ajv.validate(header.schema ?? {}, typed), `${where}: header ${name}=${String(value)} does not match its schema`)
+  }
+}
+
+interface Operation {
+  operationId: string
+  responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, { schema?: { type?: string } }> }>
+}
+interface OpenApiDoc {
+  servers: { url: string }[]
+  paths: Record<string, Record<string, Operation>>
+}
+
+const contracts = new WeakMap<FastifyInstance, { doc: OpenApiDoc; ajv: Ajv2020 }>()
+
+function contractOf(app: FastifyInstance) {
+  let contract = contracts.get(app)
+  if (!contract) {
+    const doc = structuredClone(app.swagger()) as unknown as OpenApiDoc
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+    ajv.addSchema(doc as object, 'openapi')
+    contract = { doc, ajv }
+    contracts.set(app, contract)
+  }
+  return contract
+}
+
+function findOperation(doc: OpenApiDoc, method: string, pathname: string) {
+  // Paths in the document are relative to the servers, which end in /v1.
+  if (!pathname.startsWith('/v1/')) return undefined
+  const relative = pathname.slice('/v1'.length)
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`)
+    if (pattern.test(relative) && item[method]) return { path, operation: item[method] }
+  }
+  return undefined
+}
+
+function escape(path: string): string {
+  return path.replace(/~/g, '~0').replace(/\//g, '~1').replace(/\{/g, '%7B').replace(/\}/g, '%7D')
+}
