@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the README's commands as a reader would: npm start on an empty store, the printed curl,
+# the add-an-animal curl, and every CLI example. Fails on the first command that fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export DATA_DIR
+DATA_DIR=$(mktemp -d)
+export PORT=${SMOKE_PORT:-18181}
+log=$(mktemp)
+cleanup() {
+  [ -n "${server:-}" ] && kill -TERM "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  rm -rf "$DATA_DIR" "$log"
+}
+trap cleanup EXIT
+
+npm start >"$log" 2>&1 &
+server=$!
+for _ in $(seq 1 100); do
+  grep -q '^  curl ' "$log" && break
+  sleep 0.1
+done
+printed=$(grep '^  curl ' "$log" | sed 's/^  //') || { cat "$log"; echo "smoke: npm start printed no curl" >&2; exit 1; }
+KEY=$(grep -o 'as_live_[A-Za-z0-9_]*' "$log" | head -1)
+
+echo "smoke: $printed"
+[ "$(bash -c "$printed")" = "[]" ]
+
+added=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+  -d '{"name":"Rex","categoryId":1}' "http://127.0.0.1:$PORT/v1/pets")
+echo "smoke: added $added"
+echo "$added" | grep -q '"name":"Rex"'
+
+npx adoption-store migrate --json
+npx adoption-store projects create acme --plan pro --json
+npx adoption-store projects create bigco --plan enterprise --per-minute 5000 --per-day 2000000
+npx adoption-store projects list --json
+npx adoption-store projects set-plan acme business --json
+npx adoption-store keys create --project acme --name ci --expires-in 90d --json | tee "$DATA_DIR/key.json"
+id=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync('$DATA_DIR/key.json','utf8')).id)")
+npx adoption-store keys list --project acme --json
+npx adoption-store keys revoke "$id"
+npx adoption-store projects list
+curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null
+curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
+echo "smoke: README commands passed"

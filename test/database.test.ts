@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { migrateToLatest } from '../src/db/database.js'
+import { insertApiKey, findKeyByHash } from '../src/keys/keys.repository.js'
+import { insertProject } from '../src/projects/projects.repository.js'
+import { findPet, insertPet, listPets } from '../src/pets/pets.repository.js'
+import { dialects } from './helpers/databases.js'
+
+const at = '2026-11-22T12:00:00.000Z'
+
+test('SQLite runs in WAL mode with synchronous=FULL', async () => {
+  const sqlite = dialects.find((d) => d.name === 'sqlite')!
+  const { handle, drop } = await sqlite.create()
+  try {
+    const journal = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(handle.db)
+    const synchronous = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(handle.db)
+    const foreignKeys = await sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(handle.db)
+    assert.equal(journal.rows[0]?.journal_mode, 'wal')
+    assert.equal(synchronous.rows[0]?.synchronous, 2, 'FULL')
+    assert.equal(foreignKeys.rows[0]?.foreign_keys, 1)
+  } finally {
+    await drop()
+  }
+})
+
+for (const dialect of dialects) {
+  describe(`repositories on ${dialect.name}`, () => {
+    test('migrations are recorded and a second run applies nothing', async () => {
+      const { handle, drop } = await dialect.create()
+      try {
+        const again = await migrateToLatest(handle.db)
+        assert.deepEqual(again.results, [])
+        const applied = await handle.db.selectFrom('schema_migrations' as never).select('name' as never).execute()
+        assert.deepEqual(applied, [{ name: '0001-initial' }])
+      } finally {
+        await drop()
+      }
+    })
+
+    test('pets are scoped by project and listed in ascending id order', async () => {
+      const { handle, drop } = await dialect.create()
+      try {
+        const { db } = handle
+        const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        const b = await insertProject(db, { slug: 'b', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        const mine = [
+          await insertPet(db, a.id, { name: 'Rex', categoryId: 9007199254740991, status: 'available', createdAt: at }),
+          await insertPet(db, a.id, { name: 'Mia', categoryId: 2, status: 'sold', createdAt: at }),
+        ]
+        const theirs = await insertPet(db, b.id, { name: 'Max', categoryId: 3, status: 'available', createdAt: at })
+        assert.equal(typeof mine[0]?.id, 'number')
+        assert.equal(mine[0]?.category_id, 9007199254740991, 'int64 values up to 2^53-1 come back exact, as numbers')
+        assert.deepEqual(
+          (await listPets(db, a.id, { limit: 10 })).map((p) => p.name),
+          ['Rex', 'Mia'],
+        )
+        assert.deepEqual(
+          (await listPets(db, a.id, { limit: 10, status: 'sold' })).map((p) => p.name),
+          ['Mia'],
+        )
+        assert.deepEqual(
+          (await listPets(db, a.id, { limit: 10, after: mine[0]!.id })).map((p) => p.name),
+          ['Mia'],
+        )
+        assert.equal(await findPet(db, a.id, theirs.id), undefined, "another project's pet is not found")
+        assert.equal((await findPet(db, b.id, theirs.id))?.name, 'Max')
+      } finally {
+        await drop()
+      }
+    })
+
+    test('keys are found by hash with their project and plan; hashes are unique', async () => {
+      const { handle, drop } = await dialect.create()
+      try {
+        const { db } = handle
+        const project = await insertProject(db, { slug: 'e', plan: 'enterprise', perMinute: 5, perDay: 50, createdAt: at })
+        const row = { id: 'key_1', project_id: project.id, prefix: 'as_live_abcd', hash: 'f'.repeat(64), name: null, created_at: at, last_used_at: null, expires_at: null, revoked_at: null }
+        await insertApiKey(db, row)
+        const found = await findKeyByHash(db, 'f'.repeat(64))
+        assert.deepEqual(
+          { slug: found?.slug, plan: found?.plan, perMinute: found?.per_minute, perDay: found?.per_day },
+          { slug: 'e', plan: 'enterprise', perMinute: 5, perDay: 50 },
+        )
+        await assert.rejects(insertApiKey(db, { ...row, id: 'key_2' }), 'a duplicate hash is refused')
+      } finally {
+        await drop()
+      }
+    })
+  })
+}

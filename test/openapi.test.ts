@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { test } from 'node:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import type { LightMyRequestResponse } from 'fastify'
+import { generateOpenApi } from '../src/openapi/generate.js'
+import { assertMatchesContract } from './helpers/contract.js'
+import { bearer, createTestApp } from './helpers/app.js'
+
+interface Doc {
+  servers: { url: string; description: string }[]
+  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, unknown>; deprecated?: boolean; 'x-deprecated-sunset'?: string; security?: unknown[] }>>
+  components: { securitySchemes: Record<string, { type: string; scheme: string }> }
+}
+
+const committed = JSON.parse(fs.readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as Doc
+
+test('the committed openapi.json is what the routes generate (run `npm run openapi` after changing a route)', async () => {
+  assert.deepEqual(await generateOpenApi(), committed)
+})
+
+test('the document is valid OpenAPI 3.1', async () => {
+  const validator = new Validator()
+  const result = await validator.validate(committed as object)
+  assert.equal(validator.version, '3.1')
+  assert.ok(result.valid, JSON.stringify(result.errors, null, 2))
+})
+
+test('servers list production and staging, each ending in /v1, from the configuration', async () => {
+  const t = await createTestApp({ config: { publicBaseUrl: 'https://api.example.test/v1', stagingBaseUrl: 'https://staging.example.test/v1' } })
+  try {
+    const doc = (await t.request({ method: 'GET', url: '/v1/openapi.json' })).json<Doc>()
+    assert.deepEqual(doc.servers, [
+      { url: 'https://api.example.test/v1', description: 'Production' },
+      { url: 'https://staging.example.test/v1', description: 'Staging' },
+    ])
+  } finally {
+    await t.close()
+  }
+})
+
+test('every operation has an operationId, bearer security and documents 401, 500 and 503', () => {
+  assert.deepEqual(committed.components.securitySchemes.bearerAuth, {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: `as_live_…` in production, `as_test_…` in staging',
+  })
+  const operations = Object.values(committed.paths).flatMap((item) => Object.values(item))
+  assert.ok(operations.length >= 3)
+  for (const operation of operations) {
+    assert.match(operation.operationId ?? '', /^[a-z][A-Za-z]+$/)
+    assert.deepEqual(operation.security, [{ bearerAuth: [] }], operation.operationId)
+    for (const status of ['401', '500', '503']) assert.ok(operation.responses[status], `${operation.operationId} documents ${status}`)
+  }
+})
+
+test('getPet is deprecated with its sunset, and the others are not', () => {
+  const getPet = committed.paths['/pets/{petId}']?.get
+  assert.equal(getPet?.deprecated, true)
+  assert.equal(getPet?.['x-deprecated-sunset'], '2030-12-05')
+  assert.equal(committed.paths['/pets']?.get?.deprecated, undefined)
+})
+
+test('the contract check rejects undocumented statuses, wrong bodies and non-envelope errors', async () => {
+  const t = await createTestApp()
+  try {
+    const { key } = await t.project()
+    const real = await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(key) })
+    const fake = (statusCode: number, body: unknown, contentType = 'application/json; charset=utf-8') =>
+      ({ ...real, statusCode, headers: { 'content-type': contentType }, body: JSON.stringify(body), json: () => body }) as LightMyRequestResponse
+    const check = (response: LightMyRequestResponse) => () => assertMatchesContract(t.app, { method: 'GET', url: '/v1/pets' }, response)
+    assert.doesNotThrow(check(fake(200, [{ id: 1, name: 'Rex', categoryId: 1, status: 'sold' }])))
+    assert.throws(check(fake(418, { code: 'teapot', message: 'no', status: 418 })), /not documented/)
+    assert.throws(check(fake(200, [{ id: 1, name: 'Rex' }])), /does not match/)
+    assert.throws(check(fake(200, [{ id: 1, name: 'Rex', categoryId: 1, status: 'adopted' }])), /does not match/)
+    assert.throws(check(fake(400, { error: 'Bad Request' })), /not an Error envelope/)
+    assert.throws(check(fake(400, { code: 'invalid_request', message: 'x', status: 401 })), /differs/)
+    assert.throws(check(fake(400, { code: 'invalid_request', message: 'x', status: 400 }, 'text/plain')), /content type/)
+  } finally {
+    await t.close()
+  }
+})
