@@ -10,6 +10,7 @@ export interface Database {
   api_keys: ApiKeyTable
   pets: PetTable
   idempotency_keys: IdempotencyKeyTable
+  api_key_bans: ApiKeyBanTable
 }
 
 export type Plan = 'free' | 'pro' | 'business' | 'enterprise'
@@ -60,8 +61,17 @@ export interface IdempotencyKeyTable {
   created_at: string
 }
 
+export interface ApiKeyBanTable {
+  key_id: string
+  /** 0 for a first ban, +1 for each repeat; the length doubles with each level. */
+  level: number
+  banned_at: string
+  until: string
+}
+
 export type ProjectRow = Selectable<ProjectTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type PetRow = Selectable<PetTable>
 export type NewPetRow = Insertable<PetTable>
 export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>
+export type ApiKeyBanRow = Selectable<ApiKeyBanTable>

@@ -1,0 +1,162 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import { ApiError } from '../errors.js'
+import type { Principal } from '../keys/keys.service.js'
+import { deleteBan, findBan, listActiveBans, recordBan } from './bans.repository.js'
+import { FailoverLimiterStore, type FailoverEvents } from './failover.store.js'
+import { BAN_POLICY, banLength, bindingWindow, DAY_MS, type Decision, type LimiterStore, MINUTE_MS, type Window } from './limiter.js'
+import { MemoryLimiterStore } from './memory.store.js'
+import { RedisLimiterStore } from './redis.store.js'
+
+/** Requests without a valid key are limited per client address, so keys cannot be guessed at speed. */
+export const ADDRESS_LIMIT_PER_MINUTE = 60
+
+export interface LimiterSettings {
+  redisUrl: string | undefined
+  redisKeyPrefix: string
+  redisTimeoutMs: number
+}
+
+export interface LimiterBackend {
+  store: LimiterStore
+  /** 'memory', 'redis', or 'redis-degraded' while Redis is away. */
+  status(): 'memory' | 'redis' | 'redis-degraded'
+  /** The in-process store, when bans recorded in the database must be restored into it. */
+  local: MemoryLimiterStore
+}
+
+/** The one place that chooses the limiter store: Redis when REDIS_URL is set, else in process. */
+export async function createLimiterBackend(
+  settings: LimiterSettings,
+  clock: Clock,
+  log: FastifyBaseLogger,
+  events: FailoverEvents,
+): Promise<LimiterBackend> {
+  const local = new MemoryLimiterStore(clock)
+  if (!settings.redisUrl) return { store: local, local, status: () => 'memory' }
+  const shared = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
+  const store = new FailoverLimiterStore(shared, local, log, events)
+  await store.start()
+  return { store, local, status: () => (store.isDegraded ? 'redis-degraded' : 'redis') }
+}
+
+export interface RateLimiterEvents {
+  onBan(level: number): void
+}
+
+/** How often a banned key's record is re-read, to notice a ban lifted by the CLI. */
+const BAN_RECHECK_MS = 1_000
+/** A ban younger than this is trusted even before its record is written. */
+const BAN_RECORD_GRACE_MS = 5_000
+
+/** Applies plans and bans to requests; keeps the database record of bans. */
+export class RateLimiter {
+  private readonly banChecks = new Map<string, number>()
+
+  constructor(
+    private readonly backend: LimiterBackend,
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly events: RateLimiterEvents,
+  ) {}
+
+  /** After a restart, bans recorded in the database hold again in the in-process store. */
+  async restoreBans(): Promise<void> {
+    if (this.backend.status() !== 'memory') return
+    for (const ban of await listActiveBans(this.db, new Date(this.clock.now()).toISOString())) {
+      this.backend.local.restoreBan(ban.key_id, { until: Date.parse(ban.until), level: ban.level }, BAN_POLICY)
+    }
+  }
+
+  /** Charges one request of an authenticated key to its project's plan. */
+  async forKey(principal: Principal): Promise<Decision> {
+    const request = {
+      subject: `p:${principal.projectId}`,
+      windows: [
+        { name: 'minute', limit: principal.limits.perMinute, lengthMs: MINUTE_MS },
+        { name: 'day', limit: principal.limits.perDay, lengthMs: DAY_MS },
+      ] satisfies Window[],
+      ban: { keyId: principal.keyId, policy: BAN_POLICY },
+    }
+    const decision = await this.backend.store.consume(request)
+    if (decision.outcome !== 'banned') return decision
+    if (decision.started) {
+      this.events.onBan(decision.level)
+      await recordBan(this.db, {
+        key_id: principal.keyId,
+        level: decision.level,
+        banned_at: new Date(decision.until - banLength(BAN_POLICY, decision.level)).toISOString(),
+        until: new Date(decision.until).toISOString(),
+      })
+      return decision
+    }
+    if (await this.liftedByOperator(principal.keyId, decision)) {
+      await this.backend.store.unban(principal.keyId)
+      return this.backend.store.consume(request)
+    }
+    return decision
+  }
+
+  /** Charges one request without a valid key to the client's address. */
+  async forAddress(address: string): Promise<Decision> {
+    return this.backend.store.consume({
+      subject: `ip:${address}`,
+      windows: [{ name: 'minute', limit: ADDRESS_LIMIT_PER_MINUTE, lengthMs: MINUTE_MS }],
+    })
+  }
+
+  /** Lifts a ban everywhere: the record, and the store every instance reads. */
+  async unban(keyId: string): Promise<boolean> {
+    const recorded = await deleteBan(this.db, keyId)
+    await this.backend.store.unban(keyId)
+    return recorded
+  }
+
+  /** The CLI lifts a ban by deleting its record; a banned key's record is re-read once a second. */
+  private async liftedByOperator(keyId: string, ban: Extract<Decision, { outcome: 'banned' }>): Promise<boolean> {
+    const now = this.clock.now()
+    const last = this.banChecks.get(keyId)
+    if (last !== undefined && now - last < BAN_RECHECK_MS) return false
+    this.banChecks.set(keyId, now)
+    if (this.banChecks.size > 10_000) this.banChecks.clear()
+    const startedAt = ban.until - banLength(BAN_POLICY, ban.level)
+    if (now - startedAt < BAN_RECORD_GRACE_MS) return false
+    const record = await findBan(this.db, keyId)
+    return !record || Date.parse(record.until) <= now
+  }
+}
+
+/** The rate-limit headers of a decision: the binding window, and both windows in the IETF draft form. */
+export function rateLimitHeaders(decision: Decision): Record<string, string> {
+  const binding = bindingWindow(decision.windows)
+  const seconds = (at: number) => Math.max(0, Math.ceil((at - decision.now) / 1000))
+  return {
+    'x-ratelimit-limit': String(binding.limit),
+    'x-ratelimit-remaining': String(binding.remaining),
+    'x-ratelimit-reset': String(Math.ceil(binding.resetAt / 1000)),
+    'ratelimit-policy': decision.windows.map((w) => `"${w.name}";q=${w.limit};w=${w.lengthMs / 1000}`).join(', '),
+    ratelimit: decision.windows.map((w) => `"${w.name}";r=${w.remaining};t=${seconds(w.resetAt)}`).join(', '),
+  }
+}
+
+/** The 429 for a refused decision, or nothing when the request may proceed. */
+export function refusal(decision: Decision, who: { plan: string } | 'address'): ApiError | undefined {
+  if (decision.outcome === 'allowed') return undefined
+  if (decision.outcome === 'banned') {
+    const retryAfter = Math.max(1, Math.ceil((decision.until - decision.now) / 1000))
+    return new ApiError(
+      'api_key_banned',
+      `This API key is banned until ${new Date(decision.until).toISOString()} for sending too many requests while rate limited. Retry after ${retryAfter} s, and back off after a 429.`,
+      { 'retry-after': String(retryAfter), 'x-ratelimit-remaining': '0' },
+    )
+  }
+  const binding = bindingWindow(decision.windows)
+  const retryAfter = Math.max(1, Math.ceil((binding.resetAt - decision.now) / 1000))
+  const per = `${binding.limit.toLocaleString('en-US')} requests per ${binding.name}`
+  const message =
+    who === 'address'
+      ? `Too many requests without a valid API key from your address: at most ${per}. Retry after ${retryAfter} s.`
+      : `Rate limit exceeded: the ${who.plan} plan allows ${per} for this project${binding.name === 'day' ? ' (the day resets at 00:00 UTC)' : ''}. Retry after ${retryAfter} s; requests sent while limited can get the key temporarily banned.`
+  return new ApiError('rate_limited', message, { 'retry-after': String(retryAfter), 'x-ratelimit-remaining': '0' })
+}

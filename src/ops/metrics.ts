@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+
+/** The service's Prometheus metrics, in a registry of its own (one per app). */
+export class Metrics {
+  readonly registry = new Registry()
+
+  readonly requests = new Counter({
+    name: 'adoption_store_http_requests_total',
+    help: 'HTTP requests answered, by route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  })
+
+  readonly latency = new Histogram({
+    name: 'adoption_store_http_request_duration_seconds',
+    help: 'Time from the request to its response, by route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  })
+
+  readonly refused = new Counter({
+    name: 'adoption_store_rate_limit_refusals_total',
+    help: 'Requests answered 429, by reason (rate_limited, api_key_banned) and subject (project, address)',
+    labelNames: ['reason', 'subject'] as const,
+    registers: [this.registry],
+  })
+
+  readonly bans = new Counter({
+    name: 'adoption_store_api_key_bans_total',
+    help: 'Temporary bans of API keys started, by escalation level',
+    labelNames: ['level'] as const,
+    registers: [this.registry],
+  })
+
+  readonly limiterErrors = new Counter({
+    name: 'adoption_store_limiter_store_errors_total',
+    help: 'Commands to the shared limiter store (Redis) that failed or timed out',
+    registers: [this.registry],
+  })
+
+  readonly limiterFallbacks = new Counter({
+    name: 'adoption_store_limiter_fallbacks_total',
+    help: 'Times rate limiting fell back to the in-process store because Redis was unavailable',
+    registers: [this.registry],
+  })
+
+  readonly limiterDegraded = new Gauge({
+    name: 'adoption_store_limiter_degraded',
+    help: '1 while rate limits are kept per instance because Redis is unavailable',
+    registers: [this.registry],
+  })
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'adoption_store_' })
+  }
+}
+
+/** Records every response, and serves the registry at /metrics (outside /v1: not rate limited). */
+export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    metrics.requests.inc({ method: request.method, route, status: reply.statusCode })
+    metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+  })
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType)
+    return metrics.registry.metrics()
+  })
+}
