@@ -9,12 +9,13 @@ DATA_DIR=$(mktemp -d)
 export PORT=${SMOKE_PORT:-18181}
 log=$(mktemp)
 cleanup() {
-  [ -n "${server:-}" ] && kill -TERM "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  # npm start runs the server as a child: stop the whole process group.
+  [ -n "${server:-}" ] && kill -TERM -- "-$server" 2>/dev/null && wait "$server" 2>/dev/null || true
   rm -rf "$DATA_DIR" "$log"
 }
 trap cleanup EXIT
 
-npm start >"$log" 2>&1 &
+setsid npm start >"$log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do
   grep -q '^  curl ' "$log" && break

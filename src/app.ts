@@ -5,7 +5,7 @@ import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ApiError, ErrorSchema } from './errors.js'
-import { installErrorHandling } from './http/error-handler.js'
+import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { RequestLogController } from './http/logging.js'
 import { trackMethods } from './http/method-not-allowed.js'
@@ -47,6 +47,8 @@ export async function buildApp({ config, database, clock = systemClock, logger }
     logController: new RequestLogController(),
     // Answered below in the API's own error envelope instead.
     return503OnClosing: false,
+    // Errors raised before routing, in the same envelope.
+    frameworkErrors: frameworkErrorHandler(config),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const { db } = database
@@ -71,6 +73,12 @@ export async function buildApp({ config, database, clock = systemClock, logger }
       reply.header('connection', 'close')
       throw new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.')
     }
+  })
+  // A request in flight when shutdown began ends its keep-alive connection with its answer: an
+  // idle connection left open would hold `close()` (and the process) until the keep-alive timeout.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close')
+    return payload
   })
   // Idempotency keys are kept 24 hours; forget older ones in the background.
   let purge: NodeJS.Timeout | undefined

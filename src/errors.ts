@@ -66,6 +66,9 @@ export function toApiError(error: unknown, limits: { bodyLimit: number }): ApiEr
       return new ApiError('unsupported_media_type', 'Send the body as JSON with the header Content-Type: application/json.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'The Content-Length header does not match the body.')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // Fastify's status for it is 414, but it is a path parameter out of range: the client's 400.
+      return new ApiError('invalid_request', 'A path parameter is too long: path parameters are at most 100 characters.')
   }
   // Other client errors Fastify raises itself (e.g. a malformed URL encoding).
   if (fastifyError.statusCode === 400) return new ApiError('invalid_request', `The request is malformed: ${fastifyError.message ?? 'unknown reason'}.`)

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { KEY_PREFIXES } from '../keys/api-key.js'
+import { CHECKSUM_LENGTH, KEY_PREFIXES, RANDOM_LENGTH } from '../keys/api-key.js'
 import type { AuthResult, Authenticator, Principal } from '../keys/keys.service.js'
 import { ApiError } from '../errors.js'
 import type { Environment } from '../config.js'
@@ -36,7 +36,7 @@ function unauthorized(result: Extract<AuthResult, { ok: false }>, environment: E
   const messages: Record<typeof result.reason, string> = {
     missing: `Missing API key: ${use}.`,
     scheme: `The Authorization header must use the Bearer scheme: ${use}.`,
-    malformed: `The API key is malformed: keys look like ${KEY_PREFIXES[environment]}<24 letters and digits>_<6 letters and digits>.`,
+    malformed: `The API key is malformed: keys look like ${KEY_PREFIXES[environment]}<${RANDOM_LENGTH} letters and digits>_<${CHECKSUM_LENGTH} letters and digits>.`,
     checksum: 'The API key fails its checksum: it was mistyped or cut short. Copy it again.',
     environment: `The API key is a ${other} key (${KEY_PREFIXES[other]}…), but this is the ${environment} environment: use a ${environment} key (${KEY_PREFIXES[environment]}…).`,
     unknown: 'The API key is not recognised. Check that you copied it whole, or create a new one.',

@@ -13,11 +13,27 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: 
       if (known.status >= 500) request.log.warn({ err: error }, known.message)
       return sendError(reply, known)
     }
-    // A bug or an unexpected failure: log everything, tell the client nothing internal.
-    request.log.error({ err: error }, 'unhandled error')
-    return sendError(reply, new ApiError('internal_error', `An unexpected error occurred. It was logged with request id ${request.id}; retry later or report it with that id.`))
+    return sendError(reply, unexpected(error, request))
   })
   app.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
+}
+
+/**
+ * For `frameworkErrors`: what Fastify rejects before routing (a malformed URL encoding, an
+ * overlong path parameter) bypasses the error handler and the hooks, so it is answered here.
+ */
+export function frameworkErrorHandler(limits: { bodyLimit: number }) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    reply.header('x-request-id', request.id)
+    const known = toApiError(error, limits)
+    return sendError(reply, known ?? unexpected(error, request))
+  }
+}
+
+/** A bug or an unexpected failure: log everything, tell the client nothing internal. */
+function unexpected(error: unknown, request: FastifyRequest): ApiError {
+  request.log.error({ err: error }, 'unhandled error')
+  return new ApiError('internal_error', `An unexpected error occurred. It was logged with request id ${request.id}; retry later or report it with that id.`)
 }
 
 export function notFound(request: FastifyRequest): ApiError {

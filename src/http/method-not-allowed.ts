@@ -27,8 +27,11 @@ export function trackMethods(scope: FastifyInstance): () => void {
         method: others,
         url: path,
         schema: { hide: true },
-        handler: (request, reply) =>
-          sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on this path; use ${allow}.`, { allow })),
+        // Answered before the body is read: the method is wrong whatever the body is.
+        onRequest: async (request, reply) => {
+          await sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on this path; use ${allow}.`, { allow }))
+        },
+        handler: async () => undefined,
       })
     }
   }

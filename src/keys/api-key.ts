@@ -5,7 +5,8 @@ import type { Environment } from '../config.js'
  * API key format: `as_live_<random>_<checksum>` (`as_test_` on staging).
  *
  * - The fixed prefix lets secret scanners find leaked keys and tells the environment apart.
- * - `<random>` is 24 base62 characters: about 143 bits from the CSPRNG.
+ * - `<random>` is 28 base62 characters, about 166 bits from the CSPRNG; lists show the first 4,
+ *   which leaves more than 140 bits unknown to anyone who sees a list or the database.
  * - `<checksum>` is 6 base62 characters of SHA-256 over prefix and random part, so a mistyped
  *   key is rejected without a database lookup.
  * Only the SHA-256 of the whole key is stored.
@@ -13,11 +14,11 @@ import type { Environment } from '../config.js'
 export const KEY_PREFIXES: Readonly<Record<Environment, string>> = { production: 'as_live_', staging: 'as_test_' }
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-const RANDOM_LENGTH = 24
-const CHECKSUM_LENGTH = 6
+export const RANDOM_LENGTH = 28
+export const CHECKSUM_LENGTH = 6
 const KEY_PATTERN = new RegExp(`^(as_live_|as_test_)([0-9A-Za-z]{${RANDOM_LENGTH}})_([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`)
 /** How much of the secret is kept to recognise a key in lists: prefix plus 4 characters. */
-const DISPLAY_LENGTH = 'as_live_'.length + 4
+export const DISPLAY_LENGTH = 'as_live_'.length + 4
 
 export interface NewApiKey {
   /** Shown once, to the creator. */

@@ -113,10 +113,12 @@ export class Authenticator {
   ) {}
 
   async authenticate(header: string | undefined): Promise<AuthResult> {
-    if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing' }
-    const match = /^(\S+)[ \t]+(\S+)[ \t]*$/.exec(header)
-    if (!match || match[1]!.toLowerCase() !== 'bearer') return { ok: false, reason: 'scheme' }
-    const parsed = parseApiKey(match[2]!, this.environment)
+    const [scheme = '', ...rest] = (header ?? '').trim().split(/[ \t]+/)
+    const token = rest.join(' ')
+    // No header, or "Bearer" with nothing after it (e.g. an unset variable): the key is missing.
+    if (scheme === '' || (scheme.toLowerCase() === 'bearer' && token === '')) return { ok: false, reason: 'missing' }
+    if (scheme.toLowerCase() !== 'bearer') return { ok: false, reason: 'scheme' }
+    const parsed = parseApiKey(token, this.environment)
     if (!parsed.ok) return { ok: false, reason: parsed.reason }
     const key = await findKeyByHash(this.db, parsed.hash)
     if (!key) return { ok: false, reason: 'unknown' }

@@ -1,0 +1,390 @@
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, test } from 'node:test'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import { REALM, SECURITY_SCHEME } from '../src/auth/auth.scope.js'
+import type { Environment } from '../src/config.js'
+import { generateApiKey, parseApiKey } from '../src/keys/api-key.js'
+import { revokeKey } from '../src/keys/keys.service.js'
+import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
+
+/**
+ * One suite, run against every protected operation of the OpenAPI document. A new protected
+ * route without a fixture below fails this file: it cannot escape the authentication tests.
+ */
+
+interface Operation {
+  operationId: string
+  method: string
+  /** As in the document: relative to /v1, with `{param}` placeholders. */
+  path: string
+}
+
+interface DocumentedOperation extends Operation {
+  security: Record<string, string[]>[]
+}
+
+interface Context {
+  t: TestApp
+  /** A pet of the project whose key the request uses. */
+  petId: number
+}
+
+interface Fixture {
+  /** Path parameters of a request that succeeds with a valid key. */
+  params?: (context: Context) => Record<string, string | number>
+  body?: object
+  /** The status of that request with a valid key. */
+  success: number
+}
+
+/** How to build a valid request for each protected operation, keyed by operationId. */
+const FIXTURES: Record<string, Fixture> = {
+  listPets: { success: 200 },
+  createPet: { body: { name: 'Rex', categoryId: 1 }, success: 201 },
+  getPet: { params: ({ petId }) => ({ petId }), success: 200 },
+}
+
+/** Operations documented without a security requirement on purpose (none today). */
+const PUBLIC_OPERATIONS = new Set<string>()
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
+
+interface OpenApiDoc {
+  paths: Record<string, Record<string, { operationId?: string; security?: Record<string, string[]>[] }>>
+  components: { securitySchemes: Record<string, { type: string; scheme?: string }> }
+}
+
+async function readDocument(): Promise<OpenApiDoc> {
+  const t = await createTestApp()
+  try {
+    return structuredClone(t.app.swagger()) as unknown as OpenApiDoc
+  } finally {
+    await t.close()
+  }
+}
+
+const doc = await readDocument()
+const allOperations: DocumentedOperation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item)
+    .filter(([method]) => HTTP_METHODS.has(method))
+    .map(([method, operation]) => ({ operationId: operation.operationId ?? `${method} ${path}`, method, path, security: operation.security ?? [] })),
+)
+const protectedOperations: DocumentedOperation[] = allOperations.filter((operation) => operation.security.length > 0)
+
+function requestFor(operation: Operation, context: Context, headers: Record<string, string>, query = ''): InjectOptions {
+  const fixture = FIXTURES[operation.operationId]
+  if (!fixture) assert.fail(`No fixture for the protected operation ${operation.operationId}: add one to FIXTURES in test/auth.test.ts.`)
+  const params = fixture.params?.(context) ?? {}
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name]
+    if (value === undefined) assert.fail(`The fixture of ${operation.operationId} has no value for the path parameter "${name}".`)
+    return encodeURIComponent(String(value))
+  })
+  return {
+    method: operation.method.toUpperCase() as InjectOptions['method'],
+    url: `/v1${path}${query}`,
+    headers,
+    ...(fixture.body && { payload: fixture.body }),
+  }
+}
+
+describe('the protected operations of the OpenAPI document', () => {
+  test('there are some, and every documented operation is protected unless listed as public', () => {
+    assert.ok(protectedOperations.length >= 3, `only ${protectedOperations.length} protected operations found`)
+    const unprotected = allOperations.filter((operation) => operation.security.length === 0 && !PUBLIC_OPERATIONS.has(operation.operationId))
+    assert.deepEqual(
+      unprotected.map((operation) => operation.operationId),
+      [],
+      'documented operations without a security requirement: put them in the authenticated scope, or list them in PUBLIC_OPERATIONS',
+    )
+  })
+
+  test('every protected operation has a fixture, and every fixture an operation', () => {
+    const ids = protectedOperations.map((operation) => operation.operationId)
+    assert.deepEqual(
+      ids.filter((id) => !(id in FIXTURES)),
+      [],
+      'protected operations without a fixture: add them to FIXTURES',
+    )
+    assert.deepEqual(
+      Object.keys(FIXTURES).filter((id) => !ids.includes(id)),
+      [],
+      'fixtures of operations that are not (or no longer) protected',
+    )
+  })
+
+  test('they require the bearer scheme, which is documented as HTTP bearer', () => {
+    for (const operation of protectedOperations) {
+      assert.deepEqual(operation.security, [{ [SECURITY_SCHEME]: [] }], operation.operationId)
+    }
+    assert.deepEqual(
+      { type: doc.components.securitySchemes[SECURITY_SCHEME]?.type, scheme: doc.components.securitySchemes[SECURITY_SCHEME]?.scheme },
+      { type: 'http', scheme: 'bearer' },
+    )
+  })
+})
+
+const BARE = REALM
+const INVALID_TOKEN = `${REALM}, error="invalid_token"`
+
+interface Refusal {
+  name: string
+  /** Prepares the Authorization header (or its absence) against the running app. */
+  headers(setup: Setup): Promise<Record<string, string>> | Record<string, string>
+  challenge: string
+  message: RegExp
+}
+
+interface Setup {
+  t: TestApp
+  clock: ManualClock
+  owner: { slug: string; id: number; key: string }
+}
+
+/** Stores a key's hash as if it had been created, so only its environment can refuse it. */
+async function storeKey(t: TestApp, projectId: number, environment: Environment): Promise<string> {
+  const { secret, hash, prefix } = generateApiKey(environment)
+  await t.database.db
+    .insertInto('api_keys')
+    .values({
+      id: `key_stored${hash.slice(0, 8)}`,
+      project_id: projectId,
+      prefix,
+      hash,
+      name: null,
+      created_at: new Date(t.clock.now()).toISOString(),
+      last_used_at: null,
+      expires_at: null,
+      revoked_at: null,
+    })
+    .execute()
+  return secret
+}
+
+/** The key with one character of its random part changed: it fails its checksum. */
+function mistype(key: string): string {
+  const at = 'as_live_'.length + 5
+  const typo = key[at] === 'x' ? 'y' : 'x'
+  const mistyped = key.slice(0, at) + typo + key.slice(at + 1)
+  assert.deepEqual(parseApiKey(mistyped, 'production'), { ok: false, reason: 'checksum' }, 'precondition: the typo breaks the checksum')
+  return mistyped
+}
+
+const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z'
+
+const REFUSALS: Refusal[] = [
+  {
+    name: 'no Authorization header',
+    headers: () => ({}),
+    challenge: BARE,
+    message: /^Missing API key: send it as the header "Authorization: Bearer <API key>"\.$/,
+  },
+  {
+    name: 'another scheme (Basic)',
+    headers: () => ({ authorization: 'Basic dXNlcjpwYXNz' }),
+    challenge: BARE,
+    message: /must use the Bearer scheme: send it as the header "Authorization: Bearer <API key>"/,
+  },
+  {
+    name: 'the bare key without a scheme',
+    headers: ({ owner }) => ({ authorization: owner.key }),
+    challenge: BARE,
+    message: /must use the Bearer scheme/,
+  },
+  {
+    name: '"Bearer" with no token',
+    headers: () => ({ authorization: 'Bearer' }),
+    challenge: BARE,
+    message: /^Missing API key: send it as the header "Authorization: Bearer <API key>"\.$/,
+  },
+  {
+    name: '"Bearer " with only spaces after it',
+    headers: () => ({ authorization: 'Bearer   ' }),
+    challenge: BARE,
+    message: /^Missing API key/,
+  },
+  {
+    name: 'a malformed token',
+    headers: () => ({ authorization: 'Bearer not-an-api-key' }),
+    challenge: INVALID_TOKEN,
+    message: /malformed: keys look like as_live_<28 letters and digits>_<6 letters and digits>/,
+  },
+  {
+    name: 'a key cut short',
+    headers: ({ owner }) => bearer(owner.key.slice(0, -1)),
+    challenge: INVALID_TOKEN,
+    message: /malformed/,
+  },
+  {
+    name: 'a valid key with one character changed',
+    headers: ({ owner }) => bearer(mistype(owner.key)),
+    challenge: INVALID_TOKEN,
+    message: /fails its checksum: it was mistyped or cut short/,
+  },
+  {
+    name: 'a staging key on the production app (even one stored in the database)',
+    headers: async ({ t, owner }) => bearer(await storeKey(t, owner.id, 'staging')),
+    challenge: INVALID_TOKEN,
+    message: /is a staging key \(as_test_…\), but this is the production environment: use a production key \(as_live_…\)/,
+  },
+  {
+    name: 'a well-formed unknown key',
+    headers: () => bearer(generateApiKey('production').secret),
+    challenge: INVALID_TOKEN,
+    message: /not recognised/,
+  },
+  {
+    name: 'a revoked key',
+    headers: async ({ t, clock, owner }) => {
+      const key = await t.key(owner.slug)
+      const revoked = await revokeKey(t.database.db, clock, key.id)
+      assert.ok(revoked.ok)
+      clock.advance(1000)
+      return bearer(key.secret)
+    },
+    challenge: INVALID_TOKEN,
+    message: new RegExp(`^The API key was revoked at ${ISO}\\. Create a new key\\.$`),
+  },
+  {
+    name: 'an expired key',
+    headers: async ({ t, clock, owner }) => {
+      const key = await t.key(owner.slug, { expiresInMs: 60_000 })
+      clock.advance(60_001)
+      return bearer(key.secret)
+    },
+    challenge: INVALID_TOKEN,
+    message: new RegExp(`^The API key expired at ${ISO}\\. Create a new key\\.$`),
+  },
+  {
+    name: 'a key at the very instant it expires',
+    headers: async ({ t, clock, owner }) => {
+      const key = await t.key(owner.slug, { expiresInMs: 60_000 })
+      clock.advance(60_000)
+      return bearer(key.secret)
+    },
+    challenge: INVALID_TOKEN,
+    message: /expired at/,
+  },
+]
+
+async function countPets(t: TestApp): Promise<number> {
+  const row = await t.database.db.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+function assertUnauthorized(response: LightMyRequestResponse, challenge: string, message: RegExp, where: string): void {
+  assert.equal(response.statusCode, 401, `${where}: ${response.body}`)
+  assert.match(String(response.headers['content-type']), /^application\/json/, where)
+  const body = response.json<{ code: string; message: string; status: number }>()
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'message', 'status'], where)
+  assert.equal(body.code, 'unauthorized', where)
+  assert.equal(body.status, 401, where)
+  assert.match(body.message, message, where)
+  assert.equal(response.headers['www-authenticate'], challenge, where)
+}
+
+for (const operation of protectedOperations) {
+  describe(`authentication of ${operation.operationId} (${operation.method.toUpperCase()} /v1${operation.path})`, () => {
+    let clock: ManualClock
+    let setup: Setup
+    let context: Context
+    let slugs: string[]
+
+    beforeEach(async () => {
+      clock = new ManualClock()
+      const t = await createTestApp({ clock })
+      const owner = await t.project()
+      const other = await t.project()
+      slugs = [owner.slug, other.slug]
+      const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(owner.key), payload: { name: 'Mia', categoryId: 2 } })
+      assert.equal(pet.statusCode, 201, pet.body)
+      setup = { t, clock, owner }
+      context = { t, petId: pet.json<{ id: number }>().id }
+    })
+    afterEach(async () => {
+      await setup.t.close()
+    })
+
+    test('a valid key works', async () => {
+      const response = await setup.t.request(requestFor(operation, context, bearer(setup.owner.key)))
+      assert.equal(response.statusCode, FIXTURES[operation.operationId]?.success, response.body)
+      assert.equal(response.headers['www-authenticate'], undefined)
+    })
+
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
+      test(`the scheme word is case-insensitive: "${scheme}"`, async () => {
+        const response = await setup.t.request(requestFor(operation, context, { authorization: `${scheme} ${setup.owner.key}` }))
+        assert.equal(response.statusCode, FIXTURES[operation.operationId]?.success, response.body)
+      })
+    }
+
+    for (const refusal of REFUSALS) {
+      test(`401 for ${refusal.name}`, async () => {
+        const headers = await refusal.headers(setup)
+        const before = await countPets(setup.t)
+        const response = await setup.t.request(requestFor(operation, context, headers))
+        assertUnauthorized(response, refusal.challenge, refusal.message, refusal.name)
+        const { message } = response.json<{ message: string }>()
+        for (const slug of slugs) assert.ok(!message.includes(slug), `the message names the project ${slug}: ${message}`)
+        const token = headers.authorization?.split(/\s+/)[1]
+        if (token) assert.ok(!response.body.includes(token), 'the refused key is echoed back')
+        assert.equal(await countPets(setup.t), before, 'the operation did not run')
+      })
+    }
+
+    for (const parameter of ['api_key', 'access_token']) {
+      test(`a valid key in the query string (?${parameter}=) is never accepted`, async () => {
+        const key = setup.owner.key
+        const alone = await setup.t.request(requestFor(operation, context, {}, `?${parameter}=${key}`))
+        assertUnauthorized(alone, BARE, /^Missing API key/, 'query only')
+        assert.ok(!alone.body.includes(key))
+        // Nor as a fallback for a refused header.
+        const fallback = await setup.t.request(requestFor(operation, context, bearer(generateApiKey('production').secret), `?${parameter}=${key}`))
+        assertUnauthorized(fallback, INVALID_TOKEN, /not recognised/, 'query plus unknown header key')
+      })
+    }
+  })
+}
+
+describe('the staging environment', () => {
+  let t: TestApp
+  let owner: { slug: string; id: number; key: string }
+  let petId: number
+
+  beforeEach(async () => {
+    t = await createTestApp({ config: { environment: 'staging' } })
+    owner = await t.project()
+    const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(owner.key), payload: { name: 'Mia', categoryId: 2 } })
+    assert.equal(pet.statusCode, 201, pet.body)
+    petId = pet.json<{ id: number }>().id
+  })
+  afterEach(async () => {
+    await t.close()
+  })
+
+  test('issues as_test_ keys and accepts them on every protected operation', async () => {
+    assert.match(owner.key, /^as_test_[0-9A-Za-z]{28}_[0-9A-Za-z]{6}$/)
+    for (const operation of protectedOperations) {
+      const response = await t.request(requestFor(operation, { t, petId }, bearer(owner.key)))
+      assert.equal(response.statusCode, FIXTURES[operation.operationId]?.success, `${operation.operationId}: ${response.body}`)
+    }
+  })
+
+  test('refuses as_live_ keys on every protected operation, even one stored in the database', async () => {
+    const live = await storeKey(t, owner.id, 'production')
+    for (const operation of protectedOperations) {
+      const response = await t.request(requestFor(operation, { t, petId }, bearer(live)))
+      assertUnauthorized(
+        response,
+        INVALID_TOKEN,
+        /is a production key \(as_live_…\), but this is the staging environment: use a staging key \(as_test_…\)/,
+        operation.operationId,
+      )
+    }
+  })
+
+  test('describes staging keys when a key is malformed', async () => {
+    const response = await t.request({ method: 'GET', url: '/v1/pets', headers: bearer('nonsense') })
+    assertUnauthorized(response, INVALID_TOKEN, /keys look like as_test_</, 'malformed on staging')
+  })
+})

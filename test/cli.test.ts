@@ -1,0 +1,528 @@
+/**
+ * Process-level tests: the BUILT CLI (`node dist/cli.js ...`) run as a user runs it, with real
+ * processes, ports, signals and an SQLite file. `npm test` builds first; these tests build nothing.
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+import { afterEach, before, describe, test } from 'node:test'
+import SQLite from 'better-sqlite3'
+import { PLAN_LIMITS } from '../src/projects/plans.js'
+import { assertBuilt, cleanup, type CliOptions, type CliResult, freePort, makeDataDir, runCli, type ServerProcess, startServer } from './helpers/process.js'
+
+interface Pet {
+  id: number
+  name: string
+  categoryId: number
+  status: string
+}
+interface Project {
+  id: number
+  slug: string
+  plan: string
+  limits: { perMinute: number; perDay: number }
+  createdAt: string
+}
+interface ApiKey {
+  id: string
+  project: string
+  prefix: string
+  name: string | null
+  createdAt: string
+  lastUsedAt: string | null
+  expiresAt: string | null
+  revokedAt: string | null
+}
+
+const KEY = /as_live_[0-9A-Za-z]{28}_[0-9A-Za-z]{6}/g
+const DB_FILE = 'adoption-store.db'
+const REQUEST_TIMEOUT_MS = 5_000
+
+before(() => assertBuilt())
+afterEach(cleanup)
+
+function bearer(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}` }
+}
+
+interface ApiResponse<T> {
+  status: number
+  headers: Headers
+  body: T
+}
+
+/** One HTTP request with fetch, bounded; the body parsed as JSON when there is one. */
+async function api<T = unknown>(server: ServerProcess, method: string, url: string, key: string, body?: unknown): Promise<ApiResponse<T>> {
+  const response = await fetch(new URL(url, server.url), {
+    method,
+    headers: { ...bearer(key), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  })
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T }
+}
+
+/** Every animal of the key's project, following `Link: <...>; rel="next"` from page to page. */
+async function listAllPets(server: ServerProcess, key: string): Promise<Pet[]> {
+  const pets: Pet[] = []
+  let next: string | undefined = '/v1/pets?limit=100'
+  for (let pages = 0; next !== undefined; pages++) {
+    assert.ok(pages < 50, 'the Link chain does not end')
+    const page: ApiResponse<Pet[]> = await api<Pet[]>(server, 'GET', next, key)
+    assert.equal(page.status, 200, JSON.stringify(page.body))
+    pets.push(...page.body)
+    next = /^<([^>]+)>;\s*rel="next"$/.exec(page.headers.get('link') ?? '')?.[1]
+  }
+  return pets
+}
+
+/** Runs a CLI command that must succeed and print JSON; answers the parsed JSON. */
+async function cliJson<T>(args: string[], options: CliOptions): Promise<T> {
+  const result = await runCli(args, options)
+  assert.equal(result.code, 0, `${args.join(' ')} failed:\n${result.stderr}`)
+  try {
+    return JSON.parse(result.stdout) as T
+  } catch {
+    assert.fail(`${args.join(' ')} did not print JSON:\n${result.stdout}`)
+  }
+}
+
+/** An expected CLI failure: non-zero exit, nothing on stdout, one line on stderr matching `message`. */
+function assertCliError(result: CliResult, message: RegExp, what: string): void {
+  assert.equal(result.timedOut, false, `${what}: timed out`)
+  assert.notEqual(result.code, null, `${what}: ended by signal ${result.signal}`)
+  assert.notEqual(result.code, 0, `${what}: should fail\n${result.stdout}`)
+  assert.equal(result.stdout, '', `${what}: printed on stdout`)
+  const stderr = result.stderr.trim()
+  assert.ok(stderr.length > 0 && !stderr.includes('\n'), `${what}: stderr should be one line, got:\n${result.stderr}`)
+  assert.match(stderr, message, what)
+}
+
+/**
+ * Lifts the default project's request limits, so that load in a test about durability or
+ * shutdown is never answered 429 by the plan's rate limit.
+ */
+async function liftLimits(dataDir: string): Promise<void> {
+  const limits = { perMinute: 1_000_000, perDay: 1_000_000 }
+  const args = ['projects', 'set-plan', 'default', 'enterprise', '--per-minute', String(limits.perMinute), '--per-day', String(limits.perDay), '--json']
+  assert.deepEqual((await cliJson<Project>(args, { dataDir })).limits, limits)
+}
+
+/** The first-start output: the key on its own line, and a curl command using it. */
+async function firstStartWelcome(server: ServerProcess): Promise<{ key: string; url: string; header: [string, string] }> {
+  const [, headerText = '', url = ''] = await server.waitForStdout(/^[ \t]*curl -H "([^"\n]+)" (\S+)[ \t]*\r?\n/m)
+  const header = /^([A-Za-z-]+):\s*(.+)$/.exec(headerText)
+  assert.ok(header, `unparseable curl header: ${headerText}`)
+  const key = /^Bearer (as_live_\S+)$/.exec(header[2]!)?.[1]
+  assert.ok(key, `the curl header carries no as_live_ key: ${headerText}`)
+  assert.match(server.stdout, new RegExp(`^\\s*${key}\\s*$`, 'm'), 'the key is printed on its own line too')
+  return { key, url, header: [header[1]!, header[2]!] }
+}
+
+/** Asserts an ISO 8601 timestamp of about now; answers it in milliseconds. */
+function assertRecentIso(value: unknown, what: string): number {
+  assert.equal(typeof value, 'string', what)
+  const ms = Date.parse(value as string)
+  assert.ok(Number.isFinite(ms) && new Date(ms).toISOString() === value, `${what} is not an ISO timestamp: ${String(value)}`)
+  assert.ok(Math.abs(Date.now() - ms) < 120_000, `${what} is not about now: ${String(value)}`)
+  return ms
+}
+
+describe('first start', () => {
+  test('prints a key and a working curl command once; a restart prints no new key', { timeout: 60_000 }, async () => {
+    const dataDir = makeDataDir()
+    const first = await startServer({ dataDir })
+    const { key, url, header } = await firstStartWelcome(first)
+    assert.deepEqual(first.stdout.match(KEY)?.filter((k) => k !== key), [], 'only one key is printed')
+
+    // Perform exactly what the printed command does.
+    const target = new URL(url)
+    assert.equal(target.pathname, '/v1/pets')
+    assert.equal(target.port, String(first.port), 'the curl URL points at the port the server listens on')
+    const response = await fetch(url, { headers: { [header[0]]: header[1] }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+    assert.equal(response.status, 200)
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json/)
+    assert.deepEqual(await response.json(), [])
+    assert.deepEqual(await first.stop(), { code: 0, signal: null }, first.describe())
+
+    const second = await startServer({ dataDir })
+    // The first key still works against the restarted server: it is the same store.
+    const again = await api<Pet[]>(second, 'GET', '/v1/pets', key)
+    assert.equal(again.status, 200)
+    assert.deepEqual(again.body, [])
+    // Stopped (and so flushed) before looking at everything it printed.
+    assert.deepEqual(await second.stop(), { code: 0, signal: null }, second.describe())
+    assert.doesNotMatch(second.stdout, /as_live_/, 'a second start prints no key')
+    assert.doesNotMatch(second.stdout, /curl/)
+
+    const projects = await cliJson<Project[]>(['projects', 'list', '--json'], { dataDir })
+    assert.deepEqual(
+      projects.map((p) => p.slug),
+      ['default'],
+      'the restart created no second project',
+    )
+  })
+})
+
+describe('operator commands against a running server', () => {
+  test('projects, keys and revocation take effect on the running API', { timeout: 60_000 }, async () => {
+    const dataDir = makeDataDir()
+    const server = await startServer({ dataDir })
+    const cli = { dataDir }
+
+    // Projects.
+    const acme = await cliJson<Project>(['projects', 'create', 'acme', '--plan', 'pro', '--json'], cli)
+    assert.equal(acme.slug, 'acme')
+    assert.equal(acme.plan, 'pro')
+    assert.deepEqual(acme.limits, PLAN_LIMITS.pro)
+    assert.ok(Number.isInteger(acme.id))
+    assertRecentIso(acme.createdAt, 'project createdAt')
+    const listed = await cliJson<Project[]>(['projects', 'list', '--json'], cli)
+    assert.deepEqual(listed.map((p) => p.slug).sort(), ['acme', 'default'])
+    assert.deepEqual(
+      listed.find((p) => p.slug === 'acme'),
+      acme,
+    )
+
+    // A key, used on the running server.
+    const created = await cliJson<ApiKey & { key: string }>(['keys', 'create', '--project', 'acme', '--name', 'ci', '--json'], cli)
+    const secret = created.key
+    assert.match(secret, /^as_live_[0-9A-Za-z]{28}_[0-9A-Za-z]{6}$/)
+    assert.equal(typeof created.id, 'string')
+    assert.ok(created.id.length > 0)
+    assert.equal(created.project, 'acme')
+    assert.equal(created.name, 'ci')
+    assert.ok(created.prefix.length > 'as_live_'.length && created.prefix.length < secret.length && secret.startsWith(created.prefix))
+    assertRecentIso(created.createdAt, 'key createdAt')
+    assert.equal(created.expiresAt, null)
+    assert.equal(created.revokedAt, null)
+
+    const post = await api<Pet>(server, 'POST', '/v1/pets', secret, { name: 'Rex', categoryId: 3 })
+    assert.equal(post.status, 201, JSON.stringify(post.body))
+    assert.deepEqual(post.body, { id: post.body.id, name: 'Rex', categoryId: 3, status: 'available' })
+    const pets = await api<Pet[]>(server, 'GET', '/v1/pets', secret)
+    assert.equal(pets.status, 200)
+    assert.deepEqual(pets.body, [post.body])
+
+    // Listing never shows the secret.
+    const list = await runCli(['keys', 'list', '--project', 'acme', '--json'], cli)
+    assert.equal(list.code, 0, list.stderr)
+    const keys = JSON.parse(list.stdout) as Record<string, unknown>[]
+    assert.deepEqual(
+      keys.map((k) => [k.id, k.prefix, k.name]),
+      [[created.id, created.prefix, 'ci']],
+    )
+    assert.ok(!list.stdout.includes(secret), 'keys list printed the secret')
+    assert.ok(!list.stdout.includes(secret.slice(created.prefix.length)), 'keys list printed part of the secret beyond its prefix')
+    assert.doesNotMatch(list.stdout, KEY)
+    assert.ok(
+      keys.every((k) => !('key' in k) && !('secret' in k) && !('hash' in k)),
+      list.stdout,
+    )
+
+    // Revocation applies to the very next request.
+    const revoked = await cliJson<ApiKey>(['keys', 'revoke', created.id, '--json'], cli)
+    assert.equal(revoked.id, created.id)
+    assertRecentIso(revoked.revokedAt, 'revokedAt')
+    const refused = await api<{ code: string; message: string; status: number }>(server, 'GET', '/v1/pets', secret)
+    assert.equal(refused.status, 401)
+    assert.equal(refused.body.code, 'unauthorized')
+    assert.equal(refused.body.status, 401)
+    assert.match(refused.body.message, /revoked/i)
+    assert.ok(refused.body.message.includes(revoked.revokedAt ?? '-'), refused.body.message)
+    assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token"/)
+
+    // Plan changes: refused ones change nothing.
+    assertCliError(await runCli(['projects', 'set-plan', 'acme', 'enterprise'], cli), /per-minute/, 'enterprise without limits')
+    assertCliError(await runCli(['projects', 'set-plan', 'nope', 'free'], cli), /nope/, 'unknown project')
+    const unchanged = await cliJson<Project[]>(['projects', 'list', '--json'], cli)
+    assert.deepEqual(
+      unchanged.find((p) => p.slug === 'acme'),
+      acme,
+    )
+    const enterprise = await cliJson<Project>(['projects', 'set-plan', 'acme', 'enterprise', '--per-minute', '5000', '--per-day', '100000', '--json'], cli)
+    assert.deepEqual(enterprise, { ...acme, plan: 'enterprise', limits: { perMinute: 5000, perDay: 100_000 } })
+    const after = await cliJson<Project[]>(['projects', 'list', '--json'], cli)
+    assert.deepEqual(
+      after.find((p) => p.slug === 'acme'),
+      enterprise,
+    )
+
+    // Key creation errors.
+    const noProject = await runCli(['keys', 'create', '--project', 'nope'], cli)
+    assert.equal(noProject.code, 1, noProject.stderr)
+    assertCliError(noProject, /nope/, 'keys create for an unknown project')
+
+    const expiring = await cliJson<ApiKey & { key: string }>(['keys', 'create', '--project', 'acme', '--expires-in', '1d', '--json'], cli)
+    assert.ok(expiring.expiresAt, 'expiresAt is set')
+    const lifetime = Date.parse(expiring.expiresAt) - Date.parse(expiring.createdAt)
+    assert.ok(Math.abs(lifetime - 86_400_000) < 1_000, `expires ${lifetime} ms after creation`)
+    const works = await api(server, 'GET', '/v1/pets', expiring.key)
+    assert.equal(works.status, 200)
+
+    const banana = await runCli(['keys', 'create', '--project', 'acme', '--expires-in', 'banana', '--json'], cli)
+    assert.notEqual(banana.code, 0, 'an unparseable --expires-in is rejected')
+    assert.notEqual(banana.code, null)
+    assert.match(banana.stderr, /expires-in|banana/)
+    assert.doesNotMatch(banana.stdout, /as_live_/)
+    const finalKeys = await cliJson<ApiKey[]>(['keys', 'list', '--project', 'acme', '--json'], cli)
+    assert.deepEqual(
+      finalKeys.map((k) => k.id).sort(),
+      [created.id, expiring.id].sort(),
+      'the rejected command created no key',
+    )
+
+    assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.describe())
+  })
+})
+
+describe('durability', () => {
+  test('every acknowledged create survives kill -9; the file is intact and in WAL mode', { timeout: 60_000 }, async () => {
+    const dataDir = makeDataDir()
+    const server = await startServer({ dataDir })
+    const { key } = await firstStartWelcome(server)
+    await liftLimits(dataDir)
+
+    const total = 50
+    const acknowledged = new Map<number, string>()
+    let nextIndex = 0
+    const worker = async () => {
+      while (nextIndex < total) {
+        const name = `durable-${nextIndex++}`
+        const response = await api<Pet>(server, 'POST', '/v1/pets', key, { name, categoryId: 1 })
+        assert.equal(response.status, 201, JSON.stringify(response.body))
+        assert.equal(response.body.name, name)
+        acknowledged.set(response.body.id, name)
+      }
+    }
+    await Promise.all(Array.from({ length: 5 }, worker))
+    // Right after the last acknowledgement: no chance to flush or close anything.
+    const killed = await server.kill()
+    assert.equal(killed.signal, 'SIGKILL', `the server had already exited: ${server.describe()}`)
+    assert.equal(acknowledged.size, total, 'every create got its own id')
+
+    const restarted = await startServer({ dataDir })
+    const pets = await listAllPets(restarted, key)
+    const found = new Map(pets.map((p) => [p.id, p.name]))
+    for (const [id, name] of acknowledged) assert.equal(found.get(id), name, `acknowledged pet ${id} (${name}) is missing`)
+    assert.equal(pets.length, total)
+    assert.deepEqual(await restarted.stop(), { code: 0, signal: null }, restarted.describe())
+
+    const sqlite = new SQLite(path.join(dataDir, DB_FILE), { readonly: true, fileMustExist: true })
+    try {
+      assert.equal(sqlite.pragma('integrity_check', { simple: true }), 'ok')
+      assert.equal(sqlite.pragma('journal_mode', { simple: true }), 'wal')
+      assert.deepEqual(sqlite.prepare('select count(*) as n from pets').get(), { n: total })
+    } finally {
+      sqlite.close()
+    }
+  })
+})
+
+interface RawResponse {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: string
+}
+
+/**
+ * A POST whose headers the server has provably accepted (it answered `100 Continue`, which Node
+ * does just before handing the request to the application) while its body is held back.
+ */
+function heldPost(url: string, key: string, body: string, agent: http.Agent) {
+  const request = http.request(url, {
+    method: 'POST',
+    agent,
+    headers: { ...bearer(key), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+  })
+  const timer = setTimeout(() => request.destroy(new Error('held request timed out')), 20_000)
+  const accepted = new Promise<void>((resolve, reject) => {
+    request.once('continue', () => resolve())
+    request.once('error', reject)
+  })
+  const response = new Promise<RawResponse>((resolve, reject) => {
+    request.once('error', reject)
+    request.once('response', (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (text += chunk))
+      res.once('error', reject)
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+    })
+  })
+  response.then(
+    () => clearTimeout(timer),
+    () => clearTimeout(timer),
+  )
+  accepted.catch(() => undefined)
+  request.flushHeaders()
+  return { accepted, response, send: () => request.end(body) }
+}
+
+function describeFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause
+  return cause?.code ?? cause?.message ?? String(error)
+}
+
+function count<T>(values: T[]): Map<T, number> {
+  const counts = new Map<T, number>()
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1)
+  return counts
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+describe('graceful shutdown', () => {
+  test('SIGTERM finishes accepted requests, exits 0 within 10 s and loses no acknowledged create', { timeout: 60_000 }, async (t) => {
+    const dataDir = makeDataDir()
+    const server = await startServer({ dataDir })
+    const { key } = await firstStartWelcome(server)
+    await liftLimits(dataDir)
+
+    // Requests certainly in flight at SIGTERM, on keep-alive connections a client keeps open.
+    const agent = new http.Agent({ keepAlive: true })
+    try {
+      const held = Array.from({ length: 3 }, (_, i) =>
+        heldPost(`${server.url}/v1/pets`, key, JSON.stringify({ name: `held-${i}`, categoryId: 2 }), agent),
+      )
+      await withTimeout(Promise.all(held.map((h) => h.accepted)), 10_000, 'the server accepting the held requests')
+
+      // ~40 concurrent requests; SIGTERM as soon as the first is answered, while the rest are in flight.
+      type Outcome = { name?: string; response?: ApiResponse<unknown>; error?: unknown }
+      const burst: Promise<Outcome>[] = Array.from({ length: 40 }, (_, i) => {
+        const name = i % 2 === 0 ? `burst-${i}` : undefined
+        const call = name ? api(server, 'POST', '/v1/pets', key, { name, categoryId: 1 }) : api(server, 'GET', '/v1/pets?limit=100', key)
+        return call.then(
+          (response) => ({ name, response }),
+          (error: unknown) => ({ name, error }),
+        )
+      })
+      await withTimeout(Promise.race(burst), 10_000, 'a first answer to the burst')
+      const signalledAt = Date.now()
+      server.signal('SIGTERM')
+      // Only once the shutdown has begun do the held requests send their bodies and get answered.
+      await server.waitUntilRefusing()
+      for (const h of held) h.send()
+
+      const heldResponses = await Promise.all(held.map((h) => h.response))
+      const outcomes = await Promise.all(burst)
+      const exit = await server.waitForExit(15_000)
+      const exitedAfterMs = Date.now() - signalledAt
+
+      assert.deepEqual(exit, { code: 0, signal: null }, `exit after SIGTERM\n${server.describe()}`)
+      assert.ok(exitedAfterMs < 10_000, `exited ${exitedAfterMs} ms after SIGTERM`)
+
+      const acknowledged = new Map<number, string>()
+      heldResponses.forEach((response, i) => {
+        assert.equal(response.status, 201, `a request accepted before SIGTERM must complete: ${response.body}`)
+        const pet = JSON.parse(response.body) as Pet
+        assert.equal(pet.name, `held-${i}`)
+        acknowledged.set(pet.id, pet.name)
+      })
+
+      const unanswered = new Set<string>()
+      for (const { name, response, error } of outcomes) {
+        if (!response) {
+          // A request the server never took (refused connection, or reset before it was read) may
+          // fail; whether it was taken shows in the store, checked below for the creates.
+          assert.ok(error instanceof Error, String(error))
+          if (name) unanswered.add(name)
+          continue
+        }
+        if (response.status === 503) {
+          const envelope = response.body as Record<string, unknown>
+          assert.deepEqual(Object.keys(envelope).sort(), ['code', 'message', 'status'], JSON.stringify(envelope))
+          assert.equal(envelope.code, 'service_unavailable')
+          assert.equal(envelope.status, 503)
+          assert.ok(typeof envelope.message === 'string' && envelope.message.length > 0, JSON.stringify(envelope))
+          assert.match(response.headers.get('content-type') ?? '', /^application\/json/)
+          if (name) unanswered.add(name)
+          continue
+        }
+        assert.ok(response.status >= 200 && response.status < 300, `unexpected ${response.status}: ${JSON.stringify(response.body)}`)
+        if (name) {
+          assert.equal(response.status, 201)
+          const pet = response.body as Pet
+          assert.equal(pet.name, name)
+          acknowledged.set(pet.id, pet.name)
+        } else {
+          assert.ok(Array.isArray(response.body))
+        }
+      }
+      assert.ok(outcomes.some((o) => o.response), 'at least one burst request was answered')
+      const statuses = outcomes.map((o) => o.response?.status ?? `failed (${describeFailure(o.error)})`)
+      t.diagnostic(`burst outcomes: ${JSON.stringify(Object.fromEntries(count(statuses)))}; exited ${exitedAfterMs} ms after SIGTERM`)
+
+      const restarted = await startServer({ dataDir })
+      const stored = await listAllPets(restarted, key)
+      for (const [id, name] of acknowledged) {
+        assert.equal(
+          stored.find((p) => p.id === id)?.name,
+          name,
+          `acknowledged pet ${id} (${name}) is missing`,
+        )
+      }
+      // Nothing was stored for a request whose client got no 201: no accepted create lost its answer.
+      const orphans = stored.filter((p) => !acknowledged.has(p.id))
+      assert.deepEqual(orphans, [], `stored without a 201 (unanswered: ${[...unanswered].join(', ')})`)
+      assert.deepEqual(await restarted.stop(), { code: 0, signal: null }, restarted.describe())
+    } finally {
+      agent.destroy()
+    }
+  })
+})
+
+describe('configuration', () => {
+  for (const [name, value] of [
+    ['PORT', 'abc'],
+    ['ENVIRONMENT', 'dev'],
+    ['LOG_LEVEL', 'loud'],
+  ] as const) {
+    test(`${name}=${value} stops start-up with a message naming ${name}`, { timeout: 30_000 }, async () => {
+      const dataDir = makeDataDir()
+      const port = String(await freePort())
+      const result = await runCli(['serve'], { dataDir, env: { PORT: port, [name]: value }, timeoutMs: 10_000 })
+      assert.equal(result.timedOut, false, `serve with ${name}=${value} did not exit; it started:\n${result.stdout}`)
+      assert.ok(result.code !== null && result.code !== 0, `exit code ${result.code}`)
+      assert.match(result.stderr, new RegExp(`\\b${name}\\b`))
+      assert.equal(fs.existsSync(path.join(dataDir, DB_FILE)), false, 'nothing was opened')
+    })
+  }
+
+  test('a CLI flag overrides the environment: PORT=abc --port <free> serve starts', { timeout: 30_000 }, async () => {
+    const port = await freePort()
+    const server = await startServer({ port, env: { PORT: 'abc' }, args: ['--port', String(port), 'serve'] })
+    const health = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+    assert.equal(health.status, 200)
+    assert.deepEqual(await health.json(), { status: 'ok' })
+    assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.describe())
+  })
+})
+
+describe('migrate', () => {
+  test('applies the migrations to a fresh DATA_DIR, then reports nothing to apply', { timeout: 30_000 }, async () => {
+    const dataDir = makeDataDir()
+    const file = path.join(dataDir, DB_FILE)
+    const first = await cliJson<{ database: string; applied: string[] }>(['migrate', '--json'], { dataDir })
+    assert.equal(first.database, file)
+    assert.ok(first.applied.length > 0, 'a fresh database gets at least one migration')
+    // What it reports is what it recorded in the file, in order.
+    const sqlite = new SQLite(file, { readonly: true, fileMustExist: true })
+    try {
+      const recorded = sqlite.prepare('select name from schema_migrations order by name').pluck().all()
+      assert.deepEqual(first.applied, recorded)
+    } finally {
+      sqlite.close()
+    }
+    const second = await cliJson<{ database: string; applied: string[] }>(['migrate', '--json'], { dataDir })
+    assert.deepEqual(second, { database: file, applied: [] })
+  })
+})

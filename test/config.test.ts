@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { describe, test } from 'node:test'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+describe('loadConfig defaults', () => {
+  test('with nothing set', () => {
+    const config = loadConfig({}, {})
+    assert.deepEqual(
+      { ...config },
+      {
+        port: 8080,
+        host: '127.0.0.1',
+        dataDir: path.resolve('./data'),
+        databaseUrl: undefined,
+        environment: 'production',
+        publicBaseUrl: 'http://localhost:8080/v1',
+        stagingBaseUrl: 'http://staging.localhost:8080/v1',
+        logLevel: 'info',
+        bodyLimit: 1048576,
+      },
+    )
+    assert.ok(path.isAbsolute(config.dataDir))
+  })
+
+  test('reads the environment it is given, not process.env', () => {
+    const saved = process.env.PORT
+    process.env.PORT = '1234'
+    try {
+      assert.equal(loadConfig({}, {}).port, 8080)
+      assert.equal(loadConfig({}, { PORT: '4321' }).port, 4321)
+    } finally {
+      if (saved === undefined) delete process.env.PORT
+      else process.env.PORT = saved
+    }
+  })
+
+  test('base URLs follow the port and end with /v1', () => {
+    const config = loadConfig({}, { PORT: '9000' })
+    assert.equal(config.publicBaseUrl, 'http://localhost:9000/v1')
+    assert.equal(config.stagingBaseUrl, 'http://staging.localhost:9000/v1')
+  })
+})
+
+describe('loadConfig values', () => {
+  test('every variable is read', () => {
+    const config = loadConfig(
+      {},
+      {
+        PORT: '3000',
+        HOST: '0.0.0.0',
+        DATA_DIR: 'var/store',
+        DATABASE_URL: 'postgres://user:pw@db:5432/store',
+        ENVIRONMENT: 'staging',
+        PUBLIC_BASE_URL: 'https://api.example.com/v1',
+        STAGING_BASE_URL: 'https://staging.example.com/v1',
+        LOG_LEVEL: 'debug',
+        BODY_LIMIT: '2048',
+      },
+    )
+    assert.deepEqual(
+      { ...config },
+      {
+        port: 3000,
+        host: '0.0.0.0',
+        dataDir: path.resolve('var/store'),
+        databaseUrl: 'postgres://user:pw@db:5432/store',
+        environment: 'staging',
+        publicBaseUrl: 'https://api.example.com/v1',
+        stagingBaseUrl: 'https://staging.example.com/v1',
+        logLevel: 'debug',
+        bodyLimit: 2048,
+      },
+    )
+  })
+
+  test('postgresql:// is accepted as well as postgres://', () => {
+    assert.equal(loadConfig({}, { DATABASE_URL: 'postgresql://db/store' }).databaseUrl, 'postgresql://db/store')
+  })
+
+  test('overrides win over the environment, variable by variable', () => {
+    const config = loadConfig({ PORT: 9001, LOG_LEVEL: 'warn' }, { PORT: '9000', LOG_LEVEL: 'debug', HOST: '0.0.0.0' })
+    assert.equal(config.port, 9001)
+    assert.equal(config.logLevel, 'warn')
+    assert.equal(config.host, '0.0.0.0', 'a variable without an override still applies')
+    assert.equal(loadConfig({ PORT: '9002' }, { PORT: '9000' }).port, 9002, 'a string override too')
+  })
+
+  test('an invalid override is refused like an invalid variable', () => {
+    assert.throws(() => loadConfig({ PORT: 'abc' }, { PORT: '9000' }), (error: unknown) => error instanceof ConfigError && /PORT/.test(error.message))
+  })
+
+  test('an empty string means unset', () => {
+    const config = loadConfig(
+      {},
+      { PORT: '', HOST: '', DATA_DIR: '', DATABASE_URL: '', ENVIRONMENT: '', PUBLIC_BASE_URL: '', STAGING_BASE_URL: '', LOG_LEVEL: '', BODY_LIMIT: '' },
+    )
+    assert.deepEqual({ ...config }, { ...loadConfig({}, {}) })
+  })
+
+  test('the result is frozen', () => {
+    const config = loadConfig({}, {})
+    assert.ok(Object.isFrozen(config))
+    assert.throws(() => {
+      ;(config as { port: number }).port = 1
+    }, TypeError)
+    assert.equal(config.port, 8080)
+  })
+})
+
+describe('loadConfig refuses invalid values with a ConfigError naming the variable', () => {
+  const cases: [variable: string, value: string, message: RegExp][] = [
+    ['PORT', 'abc', /PORT must be integer/],
+    ['PORT', '80.5', /PORT must be integer/],
+    ['PORT', '70000', /PORT must be <= 65535/],
+    ['PORT', '-1', /PORT must be >= 0/],
+    ['ENVIRONMENT', 'dev', /ENVIRONMENT .*\(production, staging\)/],
+    ['ENVIRONMENT', 'Production', /ENVIRONMENT .*\(production, staging\)/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL .*\(fatal, error, warn, info, debug, trace, silent\)/],
+    ['BODY_LIMIT', '1mb', /BODY_LIMIT must be integer/],
+    ['BODY_LIMIT', '100', /BODY_LIMIT must be >= 1024/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL must match/],
+    ['DATABASE_URL', 'sqlite:./data.db', /DATABASE_URL must match/],
+    ['PUBLIC_BASE_URL', 'https://api.example.com', /PUBLIC_BASE_URL must match/],
+    ['PUBLIC_BASE_URL', 'https://api.example.com/v1/', /PUBLIC_BASE_URL must match/],
+    ['PUBLIC_BASE_URL', 'api.example.com/v1', /PUBLIC_BASE_URL must match/],
+    ['STAGING_BASE_URL', 'https://staging.example.com/v2', /STAGING_BASE_URL must match/],
+  ]
+  for (const [variable, value, message] of cases) {
+    test(`${variable}=${value}`, () => {
+      assert.throws(
+        () => loadConfig({}, { [variable]: value }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`)
+          assert.equal(error.name, 'ConfigError')
+          assert.match(error.message, /^Invalid configuration: /)
+          assert.match(error.message, message)
+          return true
+        },
+      )
+    })
+  }
+
+  test('several invalid variables are all named', () => {
+    assert.throws(
+      () => loadConfig({}, { PORT: 'abc', LOG_LEVEL: 'loud' }),
+      (error: unknown) => error instanceof ConfigError && /PORT/.test(error.message) && /LOG_LEVEL/.test(error.message),
+    )
+  })
+})

@@ -1,0 +1,327 @@
+/**
+ * Process-level test helpers: run the BUILT CLI (`node dist/cli.js ...`) exactly as a user would.
+ *
+ * Every child started here is tracked; `cleanup()` (call it from `afterEach`) kills whatever is
+ * still running and removes the temporary data directories. Every wait is bounded by a timeout.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+export const CLI = path.join(ROOT, 'dist', 'cli.js')
+
+/** Fails with a message that says what to do when the CLI was not built. */
+export function assertBuilt(): void {
+  if (!fs.existsSync(CLI)) {
+    throw new Error(`${CLI} is missing: run \`npm run build\` first (\`npm test\` does). These tests run the built CLI and build nothing.`)
+  }
+}
+
+/**
+ * The service's own configuration variables: removed from the children's environment so that the
+ * developer's shell (a DATABASE_URL, say) cannot change what is tested. NODE_TEST_CONTEXT is the
+ * test runner's, not the service's.
+ */
+const ISOLATED_ENV = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'ENVIRONMENT',
+  'PUBLIC_BASE_URL',
+  'STAGING_BASE_URL',
+  'LOG_LEVEL',
+  'BODY_LIMIT',
+  'REDIS_URL',
+  'NODE_TEST_CONTEXT',
+]
+
+export type EnvOverrides = Record<string, string | undefined>
+
+function childEnv(dataDir: string | undefined, overrides: EnvOverrides = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of ISOLATED_ENV) delete env[name]
+  env.HOST = '127.0.0.1'
+  env.LOG_LEVEL = 'error'
+  if (dataDir !== undefined) env.DATA_DIR = dataDir
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) delete env[name]
+    else env[name] = value
+  }
+  return env
+}
+
+const live = new Set<ChildProcess>()
+const tempDirs = new Set<string>()
+
+// Last resort: never leave a server running after the test process ends, however it ends.
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL')
+})
+
+function track(child: ChildProcess): void {
+  live.add(child)
+  child.once('exit', () => live.delete(child))
+}
+
+/** A new empty directory under the system temp dir, removed by `cleanup()`. */
+export function makeDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-cli-test-'))
+  tempDirs.add(dir)
+  return dir
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.unref()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+function exitOf(child: ChildProcess): Exit | undefined {
+  return child.exitCode !== null || child.signalCode !== null ? { code: child.exitCode, signal: child.signalCode } : undefined
+}
+
+/** Resolves when the child has exited; rejects after `timeoutMs`. */
+export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<Exit> {
+  const exited = exitOf(child)
+  if (exited) return Promise.resolve(exited)
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.off('exit', onExit)
+      reject(new Error(`process ${child.pid} did not exit within ${timeoutMs} ms`))
+    }, timeoutMs)
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer)
+      resolve({ code, signal })
+    }
+    child.once('exit', onExit)
+  })
+}
+
+/** A running `node dist/cli.js serve`, with its output captured. */
+export class ServerProcess {
+  private out = ''
+  private err = ''
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    readonly dataDir: string,
+  ) {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk))
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.err += chunk))
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`
+  }
+  get pid(): number {
+    return this.child.pid ?? -1
+  }
+  get stdout(): string {
+    return this.out
+  }
+  get stderr(): string {
+    return this.err
+  }
+  get exit(): Exit | undefined {
+    return exitOf(this.child)
+  }
+
+  /** The captured output, for assertion messages. */
+  describe(): string {
+    const tail = (text: string) => (text.length > 4000 ? `…${text.slice(-4000)}` : text)
+    return `server pid ${this.pid} on port ${this.port}, exit ${JSON.stringify(this.exit ?? null)}\n--- stdout\n${tail(this.out)}\n--- stderr\n${tail(this.err)}`
+  }
+
+  /** Waits until stdout matches `pattern`; fails if the process exits first or time runs out. */
+  async waitForStdout(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const match = pattern.exec(this.out)
+      if (match) return match
+      if (this.exit) throw new Error(`server exited before printing ${pattern}\n${this.describe()}`)
+      if (Date.now() > deadline) throw new Error(`server did not print ${pattern} within ${timeoutMs} ms\n${this.describe()}`)
+      await sleep(20)
+    }
+  }
+
+  /** Waits until `GET /healthz` answers 200; fails if the process exits first or time runs out. */
+  async waitUntilHealthy(timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      if (this.exit) throw new Error(`server exited before becoming healthy\n${this.describe()}`)
+      try {
+        const response = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(1_000) })
+        if (response.status === 200) {
+          await response.body?.cancel()
+          return
+        }
+        await response.body?.cancel()
+      } catch {
+        // Not listening yet.
+      }
+      if (Date.now() > deadline) throw new Error(`server was not healthy within ${timeoutMs} ms\n${this.describe()}`)
+      await sleep(50)
+    }
+  }
+
+  /**
+   * Waits until the port refuses connections: the server has stopped accepting new ones, which
+   * it does once its shutdown has begun. Fails if time runs out.
+   */
+  async waitUntilRefusing(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const refused = await new Promise<boolean>((resolve) => {
+        const socket = net.connect({ port: this.port, host: '127.0.0.1' })
+        socket.setTimeout(1_000, () => socket.destroy())
+        socket.once('connect', () => {
+          socket.destroy()
+          resolve(false)
+        })
+        socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'))
+        socket.once('close', () => resolve(false))
+      })
+      if (refused) return
+      if (Date.now() > deadline) throw new Error(`port ${this.port} still accepts connections after ${timeoutMs} ms\n${this.describe()}`)
+      await sleep(10)
+    }
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (!this.child.kill(signal)) throw new Error(`could not send ${signal} to ${this.describe()}`)
+  }
+
+  waitForExit(timeoutMs = 12_000): Promise<Exit> {
+    return waitForExit(this.child, timeoutMs)
+  }
+
+  /** SIGTERM, then waits for the exit; SIGKILL and an error if it takes longer than `timeoutMs`. */
+  async stop(timeoutMs = 12_000): Promise<Exit> {
+    if (this.exit) return this.exit
+    this.signal('SIGTERM')
+    try {
+      return await this.waitForExit(timeoutMs)
+    } catch (error) {
+      this.child.kill('SIGKILL')
+      await waitForExit(this.child, 5_000).catch(() => undefined)
+      throw new Error(`${(error as Error).message}\n${this.describe()}`)
+    }
+  }
+
+  /** SIGKILL: no chance to clean up, like a crash or an OOM kill. */
+  async kill(): Promise<Exit> {
+    if (this.exit) return this.exit
+    this.child.kill('SIGKILL')
+    return this.waitForExit(5_000)
+  }
+}
+
+export interface StartOptions {
+  /** Default: a new temporary directory. */
+  dataDir?: string
+  /** Default: a free port, passed as PORT. */
+  port?: number
+  /** Environment overrides (undefined removes a variable). Defaults: HOST=127.0.0.1, LOG_LEVEL=error. */
+  env?: EnvOverrides
+  /** CLI arguments; default `['serve']`. */
+  args?: string[]
+  /** Wait until /healthz answers (default true). */
+  healthy?: boolean
+  timeoutMs?: number
+}
+
+/** Starts `node dist/cli.js serve` on a free port with its own DATA_DIR. */
+export async function startServer(options: StartOptions = {}): Promise<ServerProcess> {
+  assertBuilt()
+  const dataDir = options.dataDir ?? makeDataDir()
+  const port = options.port ?? (await freePort())
+  const child = spawn(process.execPath, [CLI, ...(options.args ?? ['serve'])], {
+    cwd: dataDir,
+    env: childEnv(dataDir, { PORT: String(port), ...options.env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  track(child)
+  const server = new ServerProcess(child, port, dataDir)
+  if (options.healthy ?? true) await server.waitUntilHealthy(options.timeoutMs)
+  return server
+}
+
+export interface CliResult {
+  /** The exit code; null when the process was ended by a signal. */
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  /** True when the command was killed for running longer than its timeout. */
+  timedOut: boolean
+  ms: number
+}
+
+export interface CliOptions {
+  dataDir?: string
+  env?: EnvOverrides
+  timeoutMs?: number
+}
+
+/** Runs `node dist/cli.js ...args` to completion (killed after `timeoutMs`); never rejects on a failing command. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  assertBuilt()
+  const timeoutMs = options.timeoutMs ?? 15_000
+  const started = performance.now()
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      {
+        cwd: options.dataDir ?? os.tmpdir(),
+        env: childEnv(options.dataDir, options.env),
+        timeout: timeoutMs,
+        killSignal: 'SIGKILL',
+        maxBuffer: 16 * 1024 * 1024,
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        resolve({
+          code: child.exitCode,
+          signal: child.signalCode,
+          stdout,
+          stderr,
+          timedOut: Boolean(error && (error as { killed?: boolean }).killed && child.signalCode === 'SIGKILL'),
+          ms: performance.now() - started,
+        })
+      },
+    )
+    track(child)
+  })
+}
+
+/** Kills every child still running (SIGKILL) and removes the temporary directories. */
+export async function cleanup(): Promise<void> {
+  await Promise.all(
+    [...live].map(async (child) => {
+      child.kill('SIGKILL')
+      await waitForExit(child, 5_000).catch(() => undefined)
+    }),
+  )
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
+  tempDirs.clear()
+}
