@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { requireApiKey } from './auth/auth.scope.js'
+import { identifyCaller, requireApiKey } from './auth/auth.scope.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ApiError, ErrorSchema } from './errors.js'
-import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js'
+import { frameworkErrorHandler, installErrorHandling, notFound, sendError } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { RequestLogController } from './http/logging.js'
 import { trackMethods } from './http/method-not-allowed.js'
@@ -13,8 +13,11 @@ import { requestId } from './http/request-id.js'
 import { validatorCompiler } from './http/validation.js'
 import { Idempotency } from './idempotency/idempotency.service.js'
 import { Authenticator } from './keys/keys.service.js'
+import { limitRequests } from './limits/limits.hook.js'
+import { createLimiterBackend, RateLimiter } from './limits/limits.js'
 import { registerOpenApi } from './openapi/openapi.js'
 import { healthRoutes } from './ops/health.routes.js'
+import { installMetrics, Metrics } from './ops/metrics.js'
 import { petsRoutes } from './pets/pets.routes.js'
 import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
 import { PetsService } from './pets/pets.service.js'
@@ -49,10 +52,22 @@ export async function buildApp({ config, database, clock = systemClock, logger }
     return503OnClosing: false,
     // Errors raised before routing, in the same envelope.
     frameworkErrors: frameworkErrorHandler(config),
+    // A hop count is accepted at run time, though Fastify's types omit it.
+    trustProxy: config.trustProxy as boolean | string,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const { db } = database
+  const metrics = new Metrics()
   const authenticator = new Authenticator(db, clock, config.environment)
+  const limiterBackend = await createLimiterBackend(config, clock, app.log, {
+    onError: () => metrics.limiterErrors.inc(),
+    onFallback: (active) => {
+      metrics.limiterDegraded.set(active ? 1 : 0)
+      if (active) metrics.limiterFallbacks.inc()
+    },
+  })
+  const limiter = new RateLimiter(limiterBackend, db, clock, { onBan: (level) => metrics.bans.inc({ level }) })
+  await limiter.restoreBans()
   const idempotency = new Idempotency(db, clock)
   const pets = new PetsService(db, clock, idempotency)
 
@@ -69,10 +84,7 @@ export async function buildApp({ config, database, clock = systemClock, logger }
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
     // Requests still arriving on open connections during shutdown are turned away, politely.
-    if (closing) {
-      reply.header('connection', 'close')
-      throw new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.')
-    }
+    if (closing) throw new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.')
   })
   // A request in flight when shutdown began ends its keep-alive connection with its answer: an
   // idle connection left open would hold `close()` (and the process) until the keep-alive timeout.
@@ -88,19 +100,25 @@ export async function buildApp({ config, database, clock = systemClock, logger }
   })
   app.addHook('onClose', async () => {
     clearInterval(purge)
+    await limiterBackend.store.close()
     await database.close()
   })
 
   const finishMethods = trackMethods(app)
+  installMetrics(app, metrics)
   await registerOpenApi(app, config)
-  await app.register(healthRoutes, { database })
+  await app.register(healthRoutes, { database, limiter: limiterBackend })
 
   await app.register(
     async (v1) => {
       const finishMethods = trackMethods(v1)
+      // Every /v1 request is identified and rate limited, unknown routes included.
+      identifyCaller(v1, authenticator)
+      limitRequests(v1, limiter, metrics)
+      v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
       await v1.register(async (scope) => {
-        requireApiKey(scope, authenticator, config.environment)
+        requireApiKey(scope, config.environment)
         await scope.register(petsRoutes, { pets, clock })
       })
       finishMethods()

@@ -5,6 +5,7 @@ import { type Config, ConfigError, type ConfigOverrides, loadConfig } from './co
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
 import type { Plan } from './db/schema.js'
 import { createApiKey, getApiKeys, revokeKey } from './keys/keys.service.js'
+import { liftBan } from './limits/limits.js'
 import { PLANS } from './projects/plans.js'
 import { createProject, getProjects, type Project, setProjectPlan } from './projects/projects.service.js'
 import { serve } from './server.js'
@@ -22,6 +23,7 @@ const program = new Command('adoption-store')
   .addOption(new Option('--environment <name>', 'production or staging (env ENVIRONMENT)').choices(['production', 'staging']))
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL)')
   .option('--body-limit <bytes>', 'largest accepted request body in bytes (env BODY_LIMIT, default 1048576)')
+  .option('--redis-url <url>', 'Redis for shared rate limits and bans; absent means in process (env REDIS_URL)')
   .showHelpAfterError()
 
 program
@@ -99,7 +101,7 @@ planLimitOptions(
   }),
 )
 
-const keys = program.command('keys').description('create, list and revoke API keys')
+const keys = program.command('keys').description('create, list, revoke and unban API keys')
 
 keys
   .command('create')
@@ -135,12 +137,21 @@ keys
   .option('--json', 'print JSON')
   .action(async (options: { project: string; json?: boolean }) =>
     withDatabase(async ({ db }) => {
-      const result = await getApiKeys(db, options.project)
+      const result = await getApiKeys(db, systemClock, options.project)
       if (!result.ok) throw new CliError(result.message)
       print(options.json, result.keys, () =>
         table(
-          ['ID', 'PREFIX', 'NAME', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
-          result.keys.map((k) => [k.id, `${k.prefix}…`, k.name ?? '', k.createdAt, k.lastUsedAt ?? '', k.expiresAt ?? '', k.revokedAt ?? '']),
+          ['ID', 'PREFIX', 'NAME', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED', 'BANNED UNTIL'],
+          result.keys.map((k) => [
+            k.id,
+            `${k.prefix}…`,
+            k.name ?? '',
+            k.createdAt,
+            k.lastUsedAt ?? '',
+            k.expiresAt ?? '',
+            k.revokedAt ?? '',
+            k.bannedUntil ?? '',
+          ]),
         ),
       )
     }),
@@ -158,6 +169,18 @@ keys
     }),
   )
 
+keys
+  .command('unban <id>')
+  .description("lift a key's temporary ban (and its escalation) on every instance")
+  .option('--json', 'print JSON')
+  .action(async (id: string, options: { json?: boolean }) =>
+    withDatabase(async ({ db }) => {
+      const result = await liftBan(db, config(), id)
+      if (!result.ok) throw new CliError(result.message)
+      print(options.json, { id, wasBanned: result.wasBanned }, () => (result.wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
+    }),
+  )
+
 let parsedConfig: Config | undefined
 /** The configuration: environment variables, overridden by the global flags. */
 function config(): Config {
@@ -170,6 +193,7 @@ function config(): Config {
     ENVIRONMENT: flags.environment,
     LOG_LEVEL: flags.logLevel,
     BODY_LIMIT: flags.bodyLimit,
+    REDIS_URL: flags.redisUrl,
   }
   for (const key of Object.keys(overrides) as (keyof ConfigOverrides)[]) if (overrides[key] === undefined) delete overrides[key]
   parsedConfig ??= loadConfig(overrides)

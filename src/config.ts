@@ -17,6 +17,14 @@ export interface Config {
   readonly stagingBaseUrl: string
   readonly logLevel: LogLevel
   readonly bodyLimit: number
+  /** Absent: rate-limit counters and bans live in this process. */
+  readonly redisUrl: string | undefined
+  /** Namespace of every Redis key, so several deployments can share one server. */
+  readonly redisKeyPrefix: string
+  /** Longest wait for one Redis command before falling back to the in-process limiter. */
+  readonly redisTimeoutMs: number
+  /** Fastify's trustProxy: whether (or which) proxies' X-Forwarded-For gives the client address. */
+  readonly trustProxy: boolean | number | string
 }
 
 export type Environment = 'production' | 'staging'
@@ -34,6 +42,10 @@ const EnvSchema = Type.Object({
   STAGING_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$' })),
   LOG_LEVEL: Type.Enum(LOG_LEVELS, { default: 'info' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{0,64}$', default: 'adoption-store:' }),
+  REDIS_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10000, default: 250 }),
+  TRUST_PROXY: Type.String({ pattern: '^(true|false|[0-9]{1,2}|[0-9A-Fa-f.:/, ]+)$', default: 'false' }),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -82,8 +94,19 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     stagingBaseUrl: env.STAGING_BASE_URL ?? `http://staging.localhost:${port}/v1`,
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
+    redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    redisTimeoutMs: env.REDIS_TIMEOUT_MS,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     ...values,
   })
+}
+
+/** `true`/`false`, a hop count, or a comma-separated list of proxy addresses and CIDR ranges. */
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true
+  if (value === 'false') return false
+  return /^[0-9]+$/.test(value) ? Number(value) : value
 }
 
 interface EnvError {

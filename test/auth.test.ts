@@ -5,6 +5,7 @@ import { REALM, SECURITY_SCHEME } from '../src/auth/auth.scope.js'
 import type { Environment } from '../src/config.js'
 import { generateApiKey, parseApiKey } from '../src/keys/api-key.js'
 import { revokeKey } from '../src/keys/keys.service.js'
+import { setProjectPlan } from '../src/projects/projects.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 
 /**
@@ -283,6 +284,16 @@ function assertUnauthorized(response: LightMyRequestResponse, challenge: string,
   assert.equal(response.headers['www-authenticate'], challenge, where)
 }
 
+/** The rate-limit headers every /v1 response carries, consistent with each other. */
+export function assertRateLimitHeaders(response: LightMyRequestResponse, expected: { limit: number; remaining?: number }, where: string): void {
+  const h = response.headers
+  assert.equal(h['x-ratelimit-limit'], String(expected.limit), `${where}: X-RateLimit-Limit`)
+  if (expected.remaining !== undefined) assert.equal(h['x-ratelimit-remaining'], String(expected.remaining), `${where}: X-RateLimit-Remaining`)
+  assert.match(String(h['x-ratelimit-reset']), /^\d{10}$/, `${where}: X-RateLimit-Reset is Unix seconds`)
+  assert.match(String(h['ratelimit-policy']), /^"minute";q=\d+;w=60(, "day";q=\d+;w=86400)?$/, `${where}: RateLimit-Policy`)
+  assert.match(String(h.ratelimit), /^"minute";r=\d+;t=\d+(, "day";r=\d+;t=\d+)?$/, `${where}: RateLimit`)
+}
+
 for (const operation of protectedOperations) {
   describe(`authentication of ${operation.operationId} (${operation.method.toUpperCase()} /v1${operation.path})`, () => {
     let clock: ManualClock
@@ -331,6 +342,41 @@ for (const operation of protectedOperations) {
         assert.equal(await countPets(setup.t), before, 'the operation did not run')
       })
     }
+
+    test('rate-limit headers on success and on 401; 429 with Retry-After past the plan limit', async () => {
+      const { t, owner } = setup
+      const ok = await t.request(requestFor(operation, context, bearer(owner.key)))
+      assertRateLimitHeaders(ok, { limit: 60 }, 'success')
+      const refused = await t.request(requestFor(operation, context, {}))
+      assert.equal(refused.statusCode, 401)
+      assertRateLimitHeaders(refused, { limit: 60, remaining: 59 }, '401, charged to the address')
+
+      const changed = await setProjectPlan(t.database.db, owner.slug, { plan: 'enterprise', perMinute: 5, perDay: 1_000 })
+      assert.ok(changed.ok)
+      let response = ok
+      for (let i = 0; i < 10 && response.statusCode !== 429; i++) response = await t.request(requestFor(operation, context, bearer(owner.key)))
+      assert.equal(response.statusCode, 429, response.body)
+      assert.equal(response.json().code, 'rate_limited')
+      assert.match(response.json().message, /enterprise plan allows 5 requests per minute/)
+      assert.match(String(response.headers['retry-after']), /^[1-9]\d*$/)
+      assertRateLimitHeaders(response, { limit: 5, remaining: 0 }, '429')
+    })
+
+    test('requests without a valid key are limited to 60 a minute per address', async () => {
+      const { t } = setup
+      for (let i = 0; i < 60; i++) {
+        const response = await t.request(requestFor(operation, context, bearer(generateApiKey('production').secret)))
+        assert.equal(response.statusCode, 401)
+        assert.equal(response.headers['x-ratelimit-remaining'], String(59 - i))
+      }
+      const limited = await t.request(requestFor(operation, context, bearer(generateApiKey('production').secret)))
+      assert.equal(limited.statusCode, 429)
+      assert.equal(limited.json().code, 'rate_limited')
+      assert.match(limited.json().message, /without a valid API key from your address: at most 60 requests per minute/)
+      // A valid key is counted by its project instead, and still works.
+      const valid = await t.request(requestFor(operation, context, bearer(setup.owner.key)))
+      assert.equal(valid.statusCode, FIXTURES[operation.operationId]?.success)
+    })
 
     for (const parameter of ['api_key', 'access_token']) {
       test(`a valid key in the query string (?${parameter}=) is never accepted`, async () => {

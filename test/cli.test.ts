@@ -8,7 +8,9 @@ import http from 'node:http'
 import path from 'node:path'
 import { afterEach, before, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
+import { randomUUID } from 'node:crypto'
 import { PLAN_LIMITS } from '../src/projects/plans.js'
+import { redisUrl } from './helpers/redis.js'
 import { assertBuilt, cleanup, type CliOptions, type CliResult, freePort, makeDataDir, runCli, type ServerProcess, startServer } from './helpers/process.js'
 
 interface Pet {
@@ -276,6 +278,46 @@ describe('operator commands against a running server', () => {
 
     assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.describe())
   })
+})
+
+describe('bans through the CLI', () => {
+  const modes = [{ name: 'in-process limits', env: {} as Record<string, string> }]
+  if (redisUrl) modes.push({ name: 'Redis limits', env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `adoption-store-test:${randomUUID()}:` } })
+  for (const mode of modes) {
+    test(`keys list shows a ban and its end; keys unban lifts it on the running server (${mode.name})`, { timeout: 60_000 }, async () => {
+      const dataDir = makeDataDir()
+      const server = await startServer({ dataDir, env: mode.env })
+      const cli = { dataDir, env: mode.env }
+      await cliJson(['projects', 'create', 'noisy', '--plan', 'enterprise', '--per-minute', '1', '--per-day', '1000', '--json'], cli)
+      const key = await cliJson<{ id: string; key: string }>(['keys', 'create', '--project', 'noisy', '--json'], cli)
+
+      let code: string | undefined
+      for (let i = 0; i < 40 && code !== 'api_key_banned'; i++) {
+        code = (await api<{ code?: string }>(server, 'GET', '/v1/pets', key.key)).body.code
+      }
+      assert.equal(code, 'api_key_banned')
+
+      const listed = await cliJson<{ id: string; bannedUntil: string | null }[]>(['keys', 'list', '--project', 'noisy', '--json'], cli)
+      const until = Date.parse(listed.find((k) => k.id === key.id)?.bannedUntil ?? '')
+      assert.ok(Math.abs(until - Date.now() - 600_000) < 30_000, 'banned for 10 minutes')
+      const human = await runCli(['keys', 'list', '--project', 'noisy'], cli)
+      assert.match(human.stdout, /BANNED UNTIL/)
+      assert.ok(human.stdout.includes(new Date(until).toISOString()))
+
+      assert.deepEqual(await cliJson(['keys', 'unban', key.id, '--json'], cli), { id: key.id, wasBanned: true })
+      let after: string | undefined = 'api_key_banned'
+      for (let i = 0; i < 30 && after === 'api_key_banned'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        after = (await api<{ code?: string }>(server, 'GET', '/v1/pets', key.key)).body.code
+      }
+      assert.notEqual(after, 'api_key_banned', 'the running server honours the unban within seconds')
+      const relisted = await cliJson<{ id: string; bannedUntil: string | null }[]>(['keys', 'list', '--project', 'noisy', '--json'], cli)
+      assert.equal(relisted.find((k) => k.id === key.id)?.bannedUntil, null)
+      const unknown = await runCli(['keys', 'unban', 'key_nope'], cli)
+      assert.equal(unknown.code, 1)
+      assert.match(unknown.stderr, /No API key with id "key_nope"/)
+    })
+  }
 })
 
 describe('durability', () => {

@@ -18,6 +18,10 @@ describe('loadConfig defaults', () => {
         stagingBaseUrl: 'http://staging.localhost:8080/v1',
         logLevel: 'info',
         bodyLimit: 1048576,
+        redisUrl: undefined,
+        redisKeyPrefix: 'adoption-store:',
+        redisTimeoutMs: 250,
+        trustProxy: false,
       },
     )
     assert.ok(path.isAbsolute(config.dataDir))
@@ -56,6 +60,10 @@ describe('loadConfig values', () => {
         STAGING_BASE_URL: 'https://staging.example.com/v1',
         LOG_LEVEL: 'debug',
         BODY_LIMIT: '2048',
+        REDIS_URL: 'redis://cache:6379/2',
+        REDIS_KEY_PREFIX: 'store-a:',
+        REDIS_TIMEOUT_MS: '100',
+        TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       },
     )
     assert.deepEqual(
@@ -70,8 +78,21 @@ describe('loadConfig values', () => {
         stagingBaseUrl: 'https://staging.example.com/v1',
         logLevel: 'debug',
         bodyLimit: 2048,
+        redisUrl: 'redis://cache:6379/2',
+        redisKeyPrefix: 'store-a:',
+        redisTimeoutMs: 100,
+        trustProxy: '10.0.0.0/8, 127.0.0.1',
       },
     )
+  })
+
+  test('TRUST_PROXY takes true, false, a hop count or a list of addresses', () => {
+    assert.equal(loadConfig({}, { TRUST_PROXY: 'true' }).trustProxy, true)
+    assert.equal(loadConfig({}, { TRUST_PROXY: 'false' }).trustProxy, false)
+    assert.equal(loadConfig({}, { TRUST_PROXY: '2' }).trustProxy, 2)
+    assert.equal(loadConfig({}, { TRUST_PROXY: '127.0.0.1,::1' }).trustProxy, '127.0.0.1,::1')
+    assert.throws(() => loadConfig({}, { TRUST_PROXY: 'yes please' }), /TRUST_PROXY/)
+    assert.throws(() => loadConfig({}, { REDIS_URL: 'http://cache' }), /REDIS_URL/)
   })
 
   test('postgresql:// is accepted as well as postgres://', () => {

@@ -28,7 +28,7 @@ describe('health', () => {
   test('/readyz is 200 with the database ok', async () => {
     const response = await t.request({ method: 'GET', url: '/readyz' })
     assert.equal(response.statusCode, 200)
-    assert.deepEqual(response.json(), { status: 'ready', checks: { database: 'ok' } })
+    assert.deepEqual(response.json(), { status: 'ready', checks: { database: 'ok', limiter: 'memory' } })
   })
 
   test('/readyz is 503 service_unavailable once the database handle is closed; /healthz stays 200', async () => {

@@ -6,27 +6,52 @@ import type { Environment } from '../config.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The caller; set by the authenticated scope's hook before any of its handlers run. */
+    /** Who sent the request, as far as its key tells; set by `identifyCaller` for every /v1 request. */
+    caller: Caller
+    /** The caller of an authenticated route; set by `requireApiKey` before any of its handlers run. */
     principal: Principal
   }
 }
+
+/** A key's verdict, or the failure that kept it from being checked (e.g. the database is down). */
+export type Caller = AuthResult | { ok: false; reason: 'error'; error: unknown }
 
 export const REALM = 'Bearer realm="adoption-store"'
 export const SECURITY_SCHEME = 'bearerAuth'
 
 /**
+ * Reads the API key of every request in a scope, once, before anything else needs it: rate
+ * limits count by project for a valid key and by address otherwise.
+ */
+export function identifyCaller(scope: FastifyInstance, authenticator: Authenticator): void {
+  scope.decorateRequest('caller', null as never)
+  scope.addHook('onRequest', async (request: FastifyRequest) => {
+    try {
+      request.caller = await authenticator.authenticate(request.headers.authorization)
+    } catch (error) {
+      // Rate limiting still answers with its headers; requireApiKey rethrows. Never fails open.
+      request.caller = { ok: false, reason: 'error', error }
+    }
+  })
+}
+
+/**
  * Makes an encapsulated scope authenticated: every route registered in it afterwards requires
  * a valid key, is documented with the bearer security requirement, and sees `request.principal`.
  */
-export function requireApiKey(scope: FastifyInstance, authenticator: Authenticator, environment: Environment): void {
+export function requireApiKey(scope: FastifyInstance, environment: Environment): void {
   scope.decorateRequest('principal', null as unknown as Principal)
   scope.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, security: [{ [SECURITY_SCHEME]: [] }] }
   })
   scope.addHook('onRequest', async (request: FastifyRequest) => {
-    const result = await authenticator.authenticate(request.headers.authorization)
-    if (!result.ok) throw unauthorized(result, environment)
-    request.principal = result.principal
+    const caller = request.caller
+    if (caller.ok) {
+      request.principal = caller.principal
+      return
+    }
+    if (caller.reason === 'error') throw caller.error
+    throw unauthorized(caller, environment)
   })
 }
 

@@ -37,8 +37,17 @@ export async function findKeyByHash(db: Db, hash: string): Promise<KeyWithProjec
     .executeTakeFirst()
 }
 
-export async function listApiKeys(db: Db, projectId: number): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute()
+/** A project's keys, each with the end of its ban when one is running at `now`. */
+export async function listApiKeys(db: Db, projectId: number, now: string): Promise<(ApiKeyRow & { banned_until: string | null })[]> {
+  return db
+    .selectFrom('api_keys')
+    .leftJoin('api_key_bans', (join) => join.onRef('api_key_bans.key_id', '=', 'api_keys.id').on('api_key_bans.until', '>', now))
+    .selectAll('api_keys')
+    .select('api_key_bans.until as banned_until')
+    .where('api_keys.project_id', '=', projectId)
+    .orderBy('api_keys.created_at')
+    .orderBy('api_keys.id')
+    .execute()
 }
 
 export async function findApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {

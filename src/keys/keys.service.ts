@@ -16,11 +16,13 @@ export interface ApiKey {
   lastUsedAt: string | null
   expiresAt: string | null
   revokedAt: string | null
+  /** The end of the temporary ban running now, if any. */
+  bannedUntil: string | null
 }
 
 export type KeyFailure = { ok: false; error: 'project_not_found' | 'key_not_found' | 'invalid_name'; message: string }
 
-export function toApiKey(row: ApiKeyRow, project: string): ApiKey {
+export function toApiKey(row: ApiKeyRow & { banned_until?: string | null }, project: string): ApiKey {
   return {
     id: row.id,
     project,
@@ -30,6 +32,7 @@ export function toApiKey(row: ApiKeyRow, project: string): ApiKey {
     lastUsedAt: row.last_used_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    bannedUntil: row.banned_until ?? null,
   }
 }
 
@@ -69,10 +72,11 @@ export async function createApiKey(
   return { ok: true, key: toApiKey(row, project.slug), secret }
 }
 
-export async function getApiKeys(db: Db, projectSlug: string): Promise<{ ok: true; keys: ApiKey[] } | KeyFailure> {
+export async function getApiKeys(db: Db, clock: Clock, projectSlug: string): Promise<{ ok: true; keys: ApiKey[] } | KeyFailure> {
   const project = await findProjectBySlug(db, projectSlug)
   if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${projectSlug}".` }
-  return { ok: true, keys: (await listApiKeys(db, project.id)).map((row) => toApiKey(row, project.slug)) }
+  const rows = await listApiKeys(db, project.id, new Date(clock.now()).toISOString())
+  return { ok: true, keys: rows.map((row) => toApiKey(row, project.slug)) }
 }
 
 export async function revokeKey(db: Db, clock: Clock, id: string): Promise<{ ok: true; key: ApiKey } | KeyFailure> {

@@ -2,12 +2,32 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { ApiError } from '../errors.js'
+import { findApiKey } from '../keys/keys.repository.js'
 import type { Principal } from '../keys/keys.service.js'
 import { deleteBan, findBan, listActiveBans, recordBan } from './bans.repository.js'
 import { FailoverLimiterStore, type FailoverEvents } from './failover.store.js'
 import { BAN_POLICY, banLength, bindingWindow, DAY_MS, type Decision, type LimiterStore, MINUTE_MS, type Window } from './limiter.js'
 import { MemoryLimiterStore } from './memory.store.js'
 import { RedisLimiterStore } from './redis.store.js'
+
+/**
+ * Lifts a key's ban from outside the server (the CLI): deletes its record, which in-process
+ * stores re-read within a second, and its Redis state when Redis is configured.
+ */
+export async function liftBan(db: Db, settings: LimiterSettings, keyId: string): Promise<{ ok: true; wasBanned: boolean } | { ok: false; message: string }> {
+  if (!(await findApiKey(db, keyId))) return { ok: false, message: `No API key with id "${keyId}".` }
+  const wasBanned = await deleteBan(db, keyId)
+  if (settings.redisUrl) {
+    const redis = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
+    try {
+      await redis.connect()
+      await redis.unban(keyId)
+    } finally {
+      await redis.close()
+    }
+  }
+  return { ok: true, wasBanned }
+}
 
 /** Requests without a valid key are limited per client address, so keys cannot be guessed at speed. */
 export const ADDRESS_LIMIT_PER_MINUTE = 60
@@ -47,8 +67,6 @@ export interface RateLimiterEvents {
 
 /** How often a banned key's record is re-read, to notice a ban lifted by the CLI. */
 const BAN_RECHECK_MS = 1_000
-/** A ban younger than this is trusted even before its record is written. */
-const BAN_RECORD_GRACE_MS = 5_000
 
 /** Applies plans and bans to requests; keeps the database record of bans. */
 export class RateLimiter {
@@ -113,17 +131,19 @@ export class RateLimiter {
     return recorded
   }
 
-  /** The CLI lifts a ban by deleting its record; a banned key's record is re-read once a second. */
+  /**
+   * A ban held in this process is lifted by the CLI deleting its record (it cannot reach into
+   * the server), so a banned key's record is re-read at most once a second. Bans in Redis are
+   * lifted in Redis by the CLI itself.
+   */
   private async liftedByOperator(keyId: string, ban: Extract<Decision, { outcome: 'banned' }>): Promise<boolean> {
-    const now = this.clock.now()
+    if (this.backend.status() === 'redis') return false
     const last = this.banChecks.get(keyId)
-    if (last !== undefined && now - last < BAN_RECHECK_MS) return false
-    this.banChecks.set(keyId, now)
+    if (last !== undefined && ban.now - last < BAN_RECHECK_MS) return false
     if (this.banChecks.size > 10_000) this.banChecks.clear()
-    const startedAt = ban.until - banLength(BAN_POLICY, ban.level)
-    if (now - startedAt < BAN_RECORD_GRACE_MS) return false
+    this.banChecks.set(keyId, ban.now)
     const record = await findBan(this.db, keyId)
-    return !record || Date.parse(record.until) <= now
+    return !record || Date.parse(record.until) <= ban.now
   }
 }
 

@@ -22,6 +22,9 @@ const ERROR_HEADERS: Record<number, HeaderDocs> = {
   401: {
     'WWW-Authenticate': { type: 'string', description: 'Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused' },
   },
+  429: {
+    'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying (at least 1); then back off exponentially' },
+  },
 }
 
 /** The documented error responses of an operation, with the codes each status can carry. */

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { DatabaseHandle } from '../db/database.js'
 import { ApiError } from '../errors.js'
+import type { LimiterBackend } from '../limits/limits.js'
 
 /** Liveness and readiness for load balancers and orchestrators; outside /v1, never rate limited. */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseHandle }> = async (app, { database }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseHandle; limiter: LimiterBackend }> = async (app, { database, limiter }) => {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
 
   app.get('/readyz', { schema: { hide: true } }, async (request) => {
@@ -13,6 +14,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseHandle 
       request.log.warn({ err }, 'readiness: database unreachable')
       throw new ApiError('service_unavailable', `Not ready: the ${database.dialect} database does not answer.`)
     }
-    return { status: 'ready', checks: { database: 'ok' } }
+    // Redis away is not a reason to take the instance out of service: limits hold per instance
+    // meanwhile (the outage policy). It is reported, for alerting.
+    const limits = limiter.status()
+    return {
+      status: limits === 'redis-degraded' ? 'degraded' : 'ready',
+      checks: { database: 'ok', limiter: limits === 'redis-degraded' ? 'degraded: Redis unavailable, limits kept per instance' : limits },
+    }
   })
 }

@@ -36,6 +36,8 @@ export interface TestApp {
   project(options?: ProjectOptions): Promise<{ slug: string; id: number; key: string }>
   /** Another key for an existing project. */
   key(project: string, options?: { expiresInMs?: number; name?: string }): Promise<{ id: string; secret: string }>
+  /** Closes the app and builds a new one on the same data, as a process restart would. */
+  restart(): Promise<TestApp>
   close(): Promise<void>
 }
 
@@ -50,6 +52,10 @@ let counter = 0
 /** A fresh app on a fresh database in a temporary directory. */
 export async function createTestApp(options: { clock?: Clock; config?: Partial<Config> } = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-test-'))
+  return startTestApp(dataDir, options)
+}
+
+async function startTestApp(dataDir: string, options: { clock?: Clock; config?: Partial<Config> }): Promise<TestApp> {
   const config = defineConfig({ dataDir, logLevel: 'silent', ...options.config })
   const clock = options.clock ?? new ManualClock()
   const database = openDatabase(config)
@@ -79,6 +85,10 @@ export async function createTestApp(options: { clock?: Clock; config?: Partial<C
       const key = await createApiKey(database.db, clock, config.environment, { project, ...keyOptions })
       if (!key.ok) throw new Error(key.message)
       return { id: key.key.id, secret: key.secret }
+    },
+    async restart() {
+      await app.close()
+      return startTestApp(dataDir, { ...options, clock })
     },
     async close() {
       await app.close()

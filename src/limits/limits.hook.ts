@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Metrics } from '../ops/metrics.js'
+import { errorResponses, type HeaderDocs } from '../openapi/responses.js'
+import { type RateLimiter, rateLimitHeaders, refusal } from './limits.js'
+
+/** The headers every /v1 response carries, as documented on every operation. */
+export const RATE_LIMIT_HEADER_DOCS: HeaderDocs = {
+  'X-RateLimit-Limit': { type: 'integer', description: 'The limit of the binding window (the one with the fewest requests remaining)' },
+  'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the binding window' },
+  'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) at which the binding window resets' },
+  'RateLimit-Policy': { type: 'string', description: 'Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400`' },
+  RateLimit: { type: 'string', description: 'Every window\'s remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`' },
+  'X-Request-Id': { type: 'string', description: 'The request id: the client\'s own when it sent a sane one, else generated' },
+}
+
+/**
+ * Rate limits for every request of a scope (all of /v1): a valid key is charged to its
+ * project's plan, anything else to the client's address. Every answer, errors included,
+ * carries the headers of the decision; a refusal is a 429.
+ * Runs after `identifyCaller`, before authentication is enforced.
+ */
+export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metrics: Metrics): void {
+  scope.addHook('onRoute', (route) => {
+    if (route.schema?.hide) return
+    const responses: Record<string, { headers?: HeaderDocs }> = { ...(route.schema?.response as object), ...errorResponses(429) }
+    for (const [status, response] of Object.entries(responses)) {
+      responses[status] = { ...response, headers: { ...response.headers, ...RATE_LIMIT_HEADER_DOCS } }
+    }
+    route.schema = { ...route.schema, response: responses }
+  })
+  scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    const caller = request.caller
+    const decision = caller.ok ? await limiter.forKey(caller.principal) : await limiter.forAddress(request.ip)
+    reply.headers(rateLimitHeaders(decision))
+    const refused = refusal(decision, caller.ok ? { plan: caller.principal.plan } : 'address')
+    if (refused) {
+      metrics.refused.inc({ reason: refused.code, subject: caller.ok ? 'project' : 'address' })
+      throw refused
+    }
+  })
+}
