@@ -38,6 +38,8 @@ export interface TestApp {
   key(project: string, options?: { expiresInMs?: number; name?: string }): Promise<{ id: string; secret: string }>
   /** Closes the app and builds a new one on the same data, as a process restart would. */
   restart(): Promise<TestApp>
+  /** A second instance on the same data and configuration; the caller closes it (its `close` keeps the data). */
+  sibling(): Promise<TestApp>
   close(): Promise<void>
 }
 
@@ -55,7 +57,7 @@ export async function createTestApp(options: { clock?: Clock; config?: Partial<C
   return startTestApp(dataDir, options)
 }
 
-async function startTestApp(dataDir: string, options: { clock?: Clock; config?: Partial<Config> }): Promise<TestApp> {
+async function startTestApp(dataDir: string, options: { clock?: Clock; config?: Partial<Config> }, owner = true): Promise<TestApp> {
   const config = defineConfig({ dataDir, logLevel: 'silent', ...options.config })
   const clock = options.clock ?? new ManualClock()
   const database = openDatabase(config)
@@ -88,11 +90,14 @@ async function startTestApp(dataDir: string, options: { clock?: Clock; config?: 
     },
     async restart() {
       await app.close()
-      return startTestApp(dataDir, { ...options, clock })
+      return startTestApp(dataDir, { ...options, clock }, owner)
+    },
+    async sibling() {
+      return startTestApp(dataDir, { ...options, clock }, false)
     },
     async close() {
       await app.close()
-      fs.rmSync(dataDir, { recursive: true, force: true })
+      if (owner) fs.rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
