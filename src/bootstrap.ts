@@ -13,9 +13,10 @@ export const DEFAULT_PROJECT = 'default'
  */
 export async function bootstrapEmptyStore(db: Db, clock: Clock, environment: Environment): Promise<string | undefined> {
   if ((await countProjects(db)) > 0) return undefined
-  const project = await createProject(db, clock, DEFAULT_PROJECT, { plan: 'free' })
-  // Another instance starting at the same moment won the race: it prints the key.
-  if (!project.ok) return undefined
+  // Another instance starting at the same moment may win the race (a taken slug, or the unique
+  // constraint): then it prints the key, and this one says nothing.
+  const project = await createProject(db, clock, DEFAULT_PROJECT, { plan: 'free' }).catch(() => undefined)
+  if (!project?.ok) return undefined
   const key = await createApiKey(db, clock, environment, { project: DEFAULT_PROJECT, name: 'first key' })
   return key.ok ? key.secret : undefined
 }

@@ -12,6 +12,10 @@ export interface Config {
   readonly dataDir: string
   /** Absent: an SQLite file in `dataDir`. */
   readonly databaseUrl: string | undefined
+  /** PostgreSQL: connections per instance. */
+  readonly databasePoolSize: number
+  /** PostgreSQL: longest a statement may run, and longest wait for a connection, in milliseconds. */
+  readonly databaseTimeoutMs: number
   readonly environment: Environment
   readonly publicBaseUrl: string
   readonly stagingBaseUrl: string
@@ -37,6 +41,8 @@ const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  DATABASE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 5000 }),
   ENVIRONMENT: Type.Enum(['production', 'staging'], { default: 'production' }),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$' })),
   STAGING_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$' })),
@@ -89,6 +95,8 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     host: env.HOST,
     dataDir: path.resolve(env.DATA_DIR),
     databaseUrl: env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    databaseTimeoutMs: env.DATABASE_TIMEOUT_MS,
     environment: env.ENVIRONMENT,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}/v1`,
     stagingBaseUrl: env.STAGING_BASE_URL ?? `http://staging.localhost:${port}/v1`,

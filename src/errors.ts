@@ -1,5 +1,6 @@
 import type { FastifyError } from 'fastify'
 import { Type, type Static } from 'typebox'
+import { isDatabaseUnavailable } from './db/unavailable.js'
 
 /**
  * The error catalog: every error the service answers with, its HTTP status, and what it means.
@@ -55,6 +56,9 @@ export class ApiError extends Error {
 /** Maps whatever was thrown (ours, Fastify's, a bug) to a catalog error. */
 export function toApiError(error: unknown, limits: { bodyLimit: number }): ApiError | undefined {
   if (error instanceof ApiError) return error
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('service_unavailable', 'The database is unavailable right now: retry in a moment.', { 'retry-after': '1' })
+  }
   const fastifyError = error as Partial<FastifyError>
   if (fastifyError.validation) {
     return new ApiError('invalid_request', describeValidation(fastifyError.validation, fastifyError.validationContext))

@@ -24,7 +24,7 @@ export const SQLITE_FILE = 'adoption-store.db'
 
 /** The one place that chooses the dialect: PostgreSQL when DATABASE_URL is set, else SQLite. */
 export function openDatabase(config: Config): DatabaseHandle {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir)
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config) : openSqlite(config.dataDir)
 }
 
 function openSqlite(dataDir: string): DatabaseHandle {
@@ -36,7 +36,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
   // An acknowledged write must survive, so every commit is synced.
   sqlite.pragma('synchronous = FULL')
   // The CLI and the server share the file; a writer waits for the other instead of failing.
-  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma('busy_timeout = 2000')
   sqlite.pragma('foreign_keys = ON')
   const journal = sqlite.pragma('journal_mode', { simple: true })
   const synchronous = sqlite.pragma('synchronous', { simple: true })
@@ -56,12 +56,27 @@ function openSqlite(dataDir: string): DatabaseHandle {
   }
 }
 
-function openPostgres(url: string): DatabaseHandle {
+function openPostgres(url: string, settings: { databasePoolSize: number; databaseTimeoutMs: number }): DatabaseHandle {
   // 64-bit integers: every id and category the service accepts is at most 2^53 - 1 (enforced on
   // input), so they are exact as JavaScript numbers.
   const int8 = 20
   const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === int8 ? Number : pg.types.getTypeParser(oid, format)) }
-  const pool = new pg.Pool({ connectionString: url, types })
+  const pool = new pg.Pool({
+    connectionString: url,
+    types,
+    max: settings.databasePoolSize,
+    // Every wait is bounded, so an unreachable or stuck server means a prompt 503, never a hang.
+    connectionTimeoutMillis: settings.databaseTimeoutMs,
+    statement_timeout: settings.databaseTimeoutMs,
+    query_timeout: settings.databaseTimeoutMs + 1_000,
+    idle_in_transaction_session_timeout: settings.databaseTimeoutMs * 2,
+    keepAlive: true,
+  })
+  // A connection that breaks (server restart, network cut) reports it as an 'error' event: on the
+  // pool while idle, on the client while checked out. Without listeners it would end the process;
+  // the query in flight fails on its own (503) and the pool replaces the connection.
+  pool.on('error', () => undefined)
+  pool.on('connect', (client) => client.on('error', () => undefined))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const { host, port, pathname } = new URL(url)
   return {

@@ -10,6 +10,7 @@ import type { Plan } from '../../src/db/schema.js'
 import { createApiKey } from '../../src/keys/keys.service.js'
 import { createProject } from '../../src/projects/projects.service.js'
 import { assertMatchesContract } from './contract.js'
+import { freshPostgresDatabase, testDialect } from './databases.js'
 
 /** A clock that stands still until a test moves it. */
 export class ManualClock implements Clock {
@@ -51,13 +52,26 @@ interface ProjectOptions {
 
 let counter = 0
 
-/** A fresh app on a fresh database in a temporary directory. */
+/**
+ * A fresh app on a fresh database: an SQLite file in a temporary directory, or a new PostgreSQL
+ * database when the suite runs with TEST_DIALECT=postgres.
+ */
 export async function createTestApp(options: { clock?: Clock; config?: Partial<Config> } = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-test-'))
-  return startTestApp(dataDir, options)
+  const postgres = testDialect === 'postgres' ? await freshPostgresDatabase() : undefined
+  const removeData = async () => {
+    fs.rmSync(dataDir, { recursive: true, force: true })
+    await postgres?.drop()
+  }
+  return startTestApp(dataDir, { ...options, config: { databaseUrl: postgres?.url, ...options.config } }, removeData)
 }
 
-async function startTestApp(dataDir: string, options: { clock?: Clock; config?: Partial<Config> }, owner = true): Promise<TestApp> {
+async function startTestApp(
+  dataDir: string,
+  options: { clock?: Clock; config?: Partial<Config> },
+  /** Present for the instance that owns the data: removes it when that instance closes. */
+  removeData?: () => Promise<void>,
+): Promise<TestApp> {
   const config = defineConfig({ dataDir, logLevel: 'silent', ...options.config })
   const clock = options.clock ?? new ManualClock()
   const database = openDatabase(config)
@@ -90,14 +104,14 @@ async function startTestApp(dataDir: string, options: { clock?: Clock; config?: 
     },
     async restart() {
       await app.close()
-      return startTestApp(dataDir, { ...options, clock }, owner)
+      return startTestApp(dataDir, { ...options, clock }, removeData)
     },
     async sibling() {
-      return startTestApp(dataDir, { ...options, clock }, false)
+      return startTestApp(dataDir, { ...options, clock })
     },
     async close() {
       await app.close()
-      if (owner) fs.rmSync(dataDir, { recursive: true, force: true })
+      await removeData?.()
     },
   }
 }

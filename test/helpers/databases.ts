@@ -38,32 +38,51 @@ const sqlite: Dialect = {
 
 let counter = 0
 
+/** A new, empty PostgreSQL database on the test server; `drop` deletes it. */
+export async function freshPostgresDatabase(adminUrl = postgresUrl): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!adminUrl) throw new Error('PostgreSQL is not configured: set TEST_DATABASE_URL')
+  const name = `adoption_store_test_${process.pid}_${++counter}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const cleanup = new pg.Client({ connectionString: adminUrl })
+      await cleanup.connect()
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await cleanup.end()
+    },
+  }
+}
+
 function postgres(adminUrl: string): Dialect {
   return {
     name: 'postgres',
     async create() {
-      const name = `adoption_store_test_${process.pid}_${++counter}`
-      const admin = new pg.Client({ connectionString: adminUrl })
-      await admin.connect()
-      await admin.query(`CREATE DATABASE ${name}`)
-      await admin.end()
-      const url = new URL(adminUrl)
-      url.pathname = `/${name}`
-      const handle = openDatabase(defineConfig({ databaseUrl: url.toString() }))
+      const database = await freshPostgresDatabase(adminUrl)
+      const handle = openDatabase(defineConfig({ databaseUrl: database.url }))
       await migrateToLatest(handle.db)
       return {
         handle,
         async drop() {
           await handle.close().catch(() => undefined)
-          const cleanup = new pg.Client({ connectionString: adminUrl })
-          await cleanup.connect()
-          await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-          await cleanup.end()
+          await database.drop()
         },
       }
     },
   }
 }
+
+/**
+ * The dialect the HTTP suites run on: SQLite, or PostgreSQL with TEST_DIALECT=postgres (the
+ * second leg of `npm test` when a server is configured).
+ */
+export const testDialect: 'sqlite' | 'postgres' = process.env.TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite'
+if (testDialect === 'postgres' && !postgresUrl) throw new Error('TEST_DIALECT=postgres needs TEST_DATABASE_URL (or DATABASE_URL)')
 
 /** Every dialect this run can test: SQLite always, PostgreSQL when a server is configured. */
 export const dialects: Dialect[] = postgresUrl ? [sqlite, postgres(postgresUrl)] : [sqlite]

@@ -5,12 +5,15 @@
  * still running and removes the temporary data directories. Every wait is bounded by a timeout.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
+import pg from 'pg'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const CLI = path.join(ROOT, 'dist', 'cli.js')
@@ -58,10 +61,27 @@ function childEnv(dataDir: string | undefined, overrides: EnvOverrides = {}): No
 
 const live = new Set<ChildProcess>()
 const tempDirs = new Set<string>()
+/**
+ * Process groups of servers started behind a wrapper (see `StartOptions.wrapper`): the wrapper
+ * may fork the server instead of exec'ing it, so signals go to the whole group. Kept after the
+ * wrapper exits, since its children may outlive it.
+ */
+const groups = new Set<number>()
+
+/** Sends `signal` to every process of a group; false when none is left. */
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal)
+    return true
+  } catch {
+    return false
+  }
+}
 
 // Last resort: never leave a server running after the test process ends, however it ends.
 process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL')
+  for (const pgid of groups) signalGroup(pgid, 'SIGKILL')
 })
 
 function track(child: ChildProcess): void {
@@ -124,6 +144,8 @@ export class ServerProcess {
     readonly child: ChildProcess,
     readonly port: number,
     readonly dataDir: string,
+    /** True when the child leads its own process group, which every signal then reaches whole. */
+    readonly group = false,
   ) {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk))
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.err += chunk))
@@ -207,7 +229,8 @@ export class ServerProcess {
   }
 
   signal(signal: NodeJS.Signals): void {
-    if (!this.child.kill(signal)) throw new Error(`could not send ${signal} to ${this.describe()}`)
+    const sent = this.group ? signalGroup(this.pid, signal) : this.child.kill(signal)
+    if (!sent) throw new Error(`could not send ${signal} to ${this.describe()}`)
   }
 
   waitForExit(timeoutMs = 12_000): Promise<Exit> {
@@ -230,7 +253,8 @@ export class ServerProcess {
   /** SIGKILL: no chance to clean up, like a crash or an OOM kill. */
   async kill(): Promise<Exit> {
     if (this.exit) return this.exit
-    this.child.kill('SIGKILL')
+    if (this.group) signalGroup(this.pid, 'SIGKILL')
+    else this.child.kill('SIGKILL')
     return this.waitForExit(5_000)
   }
 }
@@ -247,6 +271,12 @@ export interface StartOptions {
   /** Wait until /healthz answers (default true). */
   healthy?: boolean
   timeoutMs?: number
+  /**
+   * A program and its arguments to run `node dist/cli.js ...` under, e.g. `['faketime', '-f', '+40s']`.
+   * The server then leads its own process group, and `signal`, `stop`, `kill` and `cleanup()` reach
+   * the whole group (a wrapper that forks would otherwise leave the server running).
+   */
+  wrapper?: string[]
 }
 
 /** Starts `node dist/cli.js serve` on a free port with its own DATA_DIR. */
@@ -254,13 +284,17 @@ export async function startServer(options: StartOptions = {}): Promise<ServerPro
   assertBuilt()
   const dataDir = options.dataDir ?? makeDataDir()
   const port = options.port ?? (await freePort())
-  const child = spawn(process.execPath, [CLI, ...(options.args ?? ['serve'])], {
+  const [wrapper, ...wrapperArgs] = options.wrapper ?? []
+  const command = [process.execPath, CLI, ...(options.args ?? ['serve'])]
+  const child = spawn(wrapper ?? process.execPath, wrapper ? [...wrapperArgs, ...command] : command.slice(1), {
     cwd: dataDir,
     env: childEnv(dataDir, { PORT: String(port), ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: wrapper !== undefined,
   })
   track(child)
-  const server = new ServerProcess(child, port, dataDir)
+  if (wrapper && child.pid !== undefined) groups.add(child.pid)
+  const server = new ServerProcess(child, port, dataDir, wrapper !== undefined)
   if (options.healthy ?? true) await server.waitUntilHealthy(options.timeoutMs)
   return server
 }
@@ -316,6 +350,8 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 
 /** Kills every child still running (SIGKILL) and removes the temporary directories. */
 export async function cleanup(): Promise<void> {
+  for (const pgid of groups) signalGroup(pgid, 'SIGKILL')
+  groups.clear()
   await Promise.all(
     [...live].map(async (child) => {
       child.kill('SIGKILL')
@@ -324,4 +360,82 @@ export async function cleanup(): Promise<void> {
   )
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
   tempDirs.clear()
+}
+
+export interface PostgresDatabase {
+  /** The new database's URL: the server's URL with its own database name. */
+  url: string
+  name: string
+  /** Deletes the database, closing whatever connections are still open to it. */
+  drop(): Promise<void>
+}
+
+/**
+ * A new, empty (not migrated) PostgreSQL database on the server of `adminUrl`, for servers started
+ * with DATABASE_URL. The caller drops it; its name is unique across concurrent test processes.
+ */
+export async function createPostgresDatabase(adminUrl: string): Promise<PostgresDatabase> {
+  const name = `adoption_store_test_${process.pid}_${randomUUID().replaceAll('-', '').slice(0, 12)}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
+
+/** A Redis key prefix of its own, as REDIS_KEY_PREFIX: `adoption-store-test:<uuid>:`. */
+export function uniqueRedisPrefix(): string {
+  return `adoption-store-test:${randomUUID()}:`
+}
+
+/** Deletes every key under `prefix` (never anything else); answers how many there were. */
+export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<number> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 5_000 })
+  redis.on('error', () => undefined)
+  try {
+    await redis.connect()
+    let deleted = 0
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 1000)
+      cursor = next
+      if (keys.length) deleted += await redis.del(...keys)
+    } while (cursor !== '0')
+    return deleted
+  } finally {
+    redis.disconnect()
+  }
+}
+
+/**
+ * Waits, if needed, until the current fixed window of `lengthMs` (by Redis's clock, which the
+ * shared limiter uses) has at least `needMs` left, so a burst that must fit in one window does.
+ * Answers the Redis time (ms) when it returns.
+ */
+export async function waitForWindowRoom(redisUrl: string, lengthMs: number, needMs: number): Promise<number> {
+  if (needMs >= lengthMs) throw new Error(`${needMs} ms never fit in a ${lengthMs} ms window`)
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 5_000 })
+  redis.on('error', () => undefined)
+  try {
+    await redis.connect()
+    const now = async () => {
+      const [seconds, micros] = await redis.time()
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
+    }
+    const start = await now()
+    const left = lengthMs - (start % lengthMs)
+    if (left >= needMs) return start
+    await sleep(left + 50)
+    return await now()
+  } finally {
+    redis.disconnect()
+  }
 }

@@ -1,0 +1,17 @@
+/**
+ * Whether an error means the database cannot be reached or cannot serve right now (as opposed
+ * to a bug): such requests answer 503 and may be retried.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code === 'string') {
+    // Network failures, PostgreSQL's connection exceptions (08), operator intervention (57P0x:
+    // shutdown, crash recovery, too many connections 53300) and statement timeouts (57014);
+    // SQLite's busy and locked, after its busy timeout.
+    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|08\w{3}|57P0\d|57014|53300|SQLITE_BUSY\w*|SQLITE_LOCKED\w*)$/.test(code)) {
+      return true
+    }
+  }
+  // node-postgres reports pool and connection timeouts and dropped connections only in words.
+  return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated|connection timeout|Query read timeout/i.test(message)
+}

@@ -1,0 +1,227 @@
+/**
+ * Clock independence: the shared limiter takes its time from Redis (`TIME`), never from the
+ * instance, so instances whose clocks disagree still share the same windows and admit exactly
+ * the plan's limit. Three BUILT servers share one PostgreSQL database and one Redis; two run under
+ * libfaketime (`faketime -f '+40s'` and `'-40s'`), the third on the real clock.
+ *
+ * With per-instance clocks, ±40 s puts the instances in at least two different minute windows at
+ * any moment, so a burst of 120 would get 100 or more admitted instead of 60: the test would fail.
+ *
+ * Needs the `faketime` command (Debian package `faketime`), PostgreSQL and Redis; skipped without.
+ */
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { after, before, describe, test } from 'node:test'
+import { postgresUrl } from './helpers/databases.js'
+import {
+  assertBuilt,
+  cleanup,
+  type CliOptions,
+  createPostgresDatabase,
+  deleteRedisKeys,
+  type EnvOverrides,
+  type PostgresDatabase,
+  runCli,
+  type ServerProcess,
+  startServer,
+  uniqueRedisPrefix,
+  waitForWindowRoom,
+} from './helpers/process.js'
+import { redisUrl } from './helpers/redis.js'
+
+const REQUEST_TIMEOUT_MS = 10_000
+const MINUTE_MS = 60_000
+const DAY_MS = 86_400_000
+const SKEW_S = 40
+
+const faketime = (() => {
+  try {
+    return execFileSync('which', ['faketime'], { encoding: 'utf8' }).trim() || undefined
+  } catch {
+    return undefined
+  }
+})()
+
+const skip = !faketime
+  ? 'the faketime command is not installed (Debian/Ubuntu: apt-get install faketime)'
+  : !postgresUrl
+    ? 'PostgreSQL not configured (TEST_DATABASE_URL / DATABASE_URL): skewed instances need a shared database'
+    : !redisUrl
+      ? 'Redis not configured (TEST_REDIS_URL / REDIS_URL): skewed instances need a shared limiter'
+      : false
+
+/** The instances: each clock's offset from the real one, in seconds. */
+const OFFSETS = [SKEW_S, -SKEW_S, 0] as const
+
+interface ErrorBody {
+  code: string
+  message: string
+  status: number
+}
+interface CreatedKey {
+  id: string
+  key: string
+}
+interface Answer {
+  status: number
+  headers: Headers
+  body: unknown
+  instance: number
+}
+
+async function api(servers: ServerProcess[], instance: number, url: string, key: string): Promise<Answer> {
+  const server = servers[instance]
+  assert.ok(server, `no instance ${instance}`)
+  const response = await fetch(new URL(url, server.url), {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  })
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, instance }
+}
+
+async function cliJson<T>(args: string[], options: CliOptions): Promise<T> {
+  const result = await runCli(args, options)
+  assert.equal(result.code, 0, `${args.join(' ')} failed (${result.timedOut ? 'timed out' : `exit ${result.code}`}):\n${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+function tally<T>(values: T[]): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1
+  return counts
+}
+
+function codeOf(answer: Answer): string {
+  return answer.status === 200 ? 'ok' : (answer.body as ErrorBody).code
+}
+
+/**
+ * How far the server's clock is from ours, in seconds, from its `Date` header (whole seconds,
+ * truncated): the middle of the interval the offset must lie in. Several samples, the narrowest kept.
+ */
+async function clockOffset(server: ServerProcess): Promise<{ offset: number; uncertainty: number }> {
+  let best: { offset: number; uncertainty: number } | undefined
+  for (let i = 0; i < 5; i++) {
+    const sent = Date.now()
+    const response = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+    const received = Date.now()
+    await response.body?.cancel()
+    const date = Date.parse(response.headers.get('date') ?? '')
+    assert.ok(Number.isFinite(date), `no Date header from ${server.url}`)
+    // The server's time t was within [sent, received] + offset, and date is t truncated to the second.
+    const low = date - received
+    const high = date + 1_000 - sent
+    const estimate = { offset: (low + high) / 2 / 1000, uncertainty: (high - low) / 2 / 1000 }
+    if (!best || estimate.uncertainty < best.uncertainty) best = estimate
+  }
+  return best!
+}
+
+describe('instances with skewed clocks share one limiter through Redis time', { skip }, () => {
+  let database: PostgresDatabase | undefined
+  let prefix = ''
+  let env: EnvOverrides = {}
+  let servers: ServerProcess[] = []
+  const cli = (): CliOptions => ({ env, timeoutMs: 20_000 })
+
+  before(
+    async () => {
+      assertBuilt()
+      database = await createPostgresDatabase(postgresUrl!)
+      prefix = uniqueRedisPrefix()
+      env = {
+        DATABASE_URL: database.url,
+        REDIS_URL: redisUrl!,
+        REDIS_KEY_PREFIX: prefix,
+        // Only the wall clock moves: timers (libuv's monotonic clock) keep running true.
+        FAKETIME_DONT_FAKE_MONOTONIC: '1',
+        FAKETIME_NO_CACHE: '1',
+      }
+      // The CLI (on the real clock) migrates the database first, so the instances do not race.
+      await cliJson(['migrate', '--json'], cli())
+      servers = []
+      for (const offset of OFFSETS) {
+        const wrapper = offset === 0 ? undefined : [faketime!, '-f', `${offset > 0 ? '+' : ''}${offset}s`]
+        servers.push(await startServer({ env, wrapper, timeoutMs: 30_000 }))
+      }
+    },
+    { timeout: 60_000 },
+  )
+
+  after(
+    async () => {
+      await cleanup()
+      await database?.drop()
+      if (prefix) await deleteRedisKeys(redisUrl!, prefix)
+    },
+    { timeout: 30_000 },
+  )
+
+  test('the wrapped instances really run ±40 s off the real clock', { timeout: 30_000 }, async (t) => {
+    for (const [instance, expected] of OFFSETS.entries()) {
+      const { offset, uncertainty } = await clockOffset(servers[instance]!)
+      t.diagnostic(`instance ${instance + 1}: clock ${offset >= 0 ? '+' : ''}${offset.toFixed(2)} s (±${uncertainty.toFixed(2)} s), expected ${expected} s`)
+      assert.ok(Math.abs(offset - expected) <= 2, `instance ${instance + 1} runs ${offset.toFixed(2)} s off the real clock, expected ${expected} s`)
+    }
+  })
+
+  test('120 concurrent requests spread over the skewed instances admit exactly the free plan\'s 60', { timeout: 90_000 }, async (t) => {
+    await cliJson(['projects', 'create', 'burst', '--plan', 'free', '--json'], cli())
+    const { key } = await cliJson<CreatedKey>(['keys', 'create', '--project', 'burst', '--json'], cli())
+    await waitForWindowRoom(redisUrl!, MINUTE_MS, 20_000)
+
+    const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => api(servers, i % servers.length, '/v1/pets', key)))
+    const admitted = answers.filter((a) => a.status === 200)
+    t.diagnostic(`admitted per instance: ${JSON.stringify(tally(admitted.map((a) => OFFSETS[a.instance])))} (by clock offset)`)
+    assert.deepEqual(tally(answers.map((a) => a.status)), { 200: 60, 429: 60 })
+    const remaining = admitted.map((a) => Number(a.headers.get('x-ratelimit-remaining')))
+    assert.deepEqual(
+      [...remaining].sort((a, b) => a - b),
+      Array.from({ length: 60 }, (_, i) => i),
+      'each admitted request had its own place in the one shared count',
+    )
+    // One window, the same end for every instance whatever its clock.
+    assert.equal(new Set(answers.map((a) => a.headers.get('x-ratelimit-reset'))).size, 1, 'every instance reports the same window end')
+    // The ban (31st refusal) is shared, and its length is measured on Redis's clock: a skewed
+    // instance would otherwise report 10 minutes ± 40 s.
+    const refused = answers.filter((a) => a.status !== 200)
+    assert.deepEqual(tally(refused.map(codeOf)), { rate_limited: 30, api_key_banned: 30 })
+    for (const answer of refused.filter((a) => codeOf(a) === 'api_key_banned')) {
+      const retryAfter = Number(answer.headers.get('retry-after'))
+      assert.ok(retryAfter > 590 && retryAfter <= 600, `instance ${answer.instance + 1} (clock ${OFFSETS[answer.instance]} s): Retry-After ${retryAfter}`)
+    }
+  })
+
+  test('an enterprise project allowing 5 a day gets exactly 5 across the skewed instances', { timeout: 90_000 }, async () => {
+    const args = ['projects', 'create', 'daily', '--plan', 'enterprise', '--per-minute', '1000', '--per-day', '5', '--json']
+    await cliJson(args, cli())
+    // Several keys, so that no key collects the 31 refusals that would ban it.
+    const keys = await Promise.all(
+      Array.from({ length: 3 }, (_, i) => cliJson<CreatedKey>(['keys', 'create', '--project', 'daily', '--name', `k${i}`, '--json'], cli())),
+    )
+    const redisNow = await waitForWindowRoom(redisUrl!, DAY_MS, 20_000)
+
+    const answers = await Promise.all(
+      Array.from({ length: 45 }, (_, i) => api(servers, i % servers.length, '/v1/pets', keys[Math.floor(i / servers.length) % keys.length]!.key)),
+    )
+    assert.deepEqual(tally(answers.map(codeOf)), { ok: 5, rate_limited: 40 })
+    for (const answer of answers) assert.equal(answer.headers.get('x-ratelimit-limit'), '5', 'the day window binds')
+    // The day ends at the next UTC midnight of Redis's clock, for every instance.
+    const midnight = (Math.floor(redisNow / DAY_MS) + 1) * DAY_MS
+    for (const answer of answers) {
+      assert.equal(Number(answer.headers.get('x-ratelimit-reset')), midnight / 1000, `instance ${answer.instance + 1} (clock ${OFFSETS[answer.instance]} s)`)
+    }
+    // Retry-After counts to that midnight from Redis's now, not from the instance's own clock.
+    const finishedAt = Date.now()
+    for (const answer of answers.filter((a) => a.status === 429)) {
+      const retryAfter = Number(answer.headers.get('retry-after'))
+      const expected = (midnight - finishedAt) / 1000
+      assert.ok(Math.abs(retryAfter - expected) <= 5, `instance ${answer.instance + 1} (clock ${OFFSETS[answer.instance]} s): Retry-After ${retryAfter}, expected about ${Math.round(expected)}`)
+    }
+    // And the next one, on any instance, is still refused.
+    for (let instance = 0; instance < servers.length; instance++) {
+      assert.equal(codeOf(await api(servers, instance, '/v1/pets', keys[0]!.key)), 'rate_limited')
+    }
+  })
+})
