@@ -18,6 +18,9 @@ import { createLimiterBackend, RateLimiter } from './limits/limits.js'
 import { registerOpenApi } from './openapi/openapi.js'
 import { healthRoutes } from './ops/health.routes.js'
 import { installMetrics, Metrics } from './ops/metrics.js'
+import { ordersRoutes } from './orders/orders.routes.js'
+import { NewOrderSchema, OrderSchema, OrdersSchema } from './orders/orders.schemas.js'
+import { OrdersService } from './orders/orders.service.js'
 import { petsRoutes } from './pets/pets.routes.js'
 import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
 import { PetsService } from './pets/pets.service.js'
@@ -70,12 +73,15 @@ export async function buildApp({ config, database, clock = systemClock, logger }
   await limiter.restoreBans()
   const idempotency = new Idempotency(db, clock)
   const pets = new PetsService(db, clock, idempotency)
+  const orders = new OrdersService(db, clock, idempotency)
 
   app.setValidatorCompiler(validatorCompiler)
   installErrorHandling(app, config)
   // Only JSON bodies: anything else is 415, not a string that fails validation.
   installJsonBodyParser(app)
-  for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema]) app.addSchema(schema)
+  for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema, NewOrderSchema, OrderSchema, OrdersSchema]) {
+    app.addSchema(schema)
+  }
 
   let closing = false
   app.addHook('preClose', async () => {
@@ -120,6 +126,7 @@ export async function buildApp({ config, database, clock = systemClock, logger }
       await v1.register(async (scope) => {
         requireApiKey(scope, config.environment)
         await scope.register(petsRoutes, { pets, clock })
+        await scope.register(ordersRoutes, { orders })
       })
       finishMethods()
     },

@@ -12,6 +12,8 @@ export const ERROR_CATALOG = {
   not_found: { status: 404, summary: 'No such route, or no such resource in your project.' },
   method_not_allowed: { status: 405, summary: 'The route exists but not for this method; see the Allow header.' },
   idempotency_in_flight: { status: 409, summary: 'A request with this Idempotency-Key is still being processed; retry later.' },
+  pet_unavailable: { status: 409, summary: 'The animal is not available for adoption (it is pending or sold).' },
+  invalid_transition: { status: 409, summary: "The order's status does not allow this move." },
   gone: { status: 410, summary: 'The operation has passed its sunset date and was removed.' },
   payload_too_large: { status: 413, summary: 'The body exceeds the size limit.' },
   unsupported_media_type: { status: 415, summary: 'The body must be sent as application/json.' },

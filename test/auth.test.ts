@@ -26,14 +26,19 @@ interface DocumentedOperation extends Operation {
 
 interface Context {
   t: TestApp
-  /** A pet of the project whose key the request uses. */
+  /** A pet of the project whose key the request uses, ordered and pending. */
   petId: number
+  /** An available pet of that project, free to order. */
+  availablePetId: number
+  /** Orders of that project, one placed and one approved. */
+  placedOrderId: number
+  approvedOrderId: number
 }
 
 interface Fixture {
   /** Path parameters of a request that succeeds with a valid key. */
   params?: (context: Context) => Record<string, string | number>
-  body?: object
+  body?: object | ((context: Context) => object)
   /** The status of that request with a valid key. */
   success: number
 }
@@ -43,6 +48,12 @@ const FIXTURES: Record<string, Fixture> = {
   listPets: { success: 200 },
   createPet: { body: { name: 'Rex', categoryId: 1 }, success: 201 },
   getPet: { params: ({ petId }) => ({ petId }), success: 200 },
+  listOrders: { success: 200 },
+  placeOrder: { body: ({ availablePetId }) => ({ petId: availablePetId }), success: 201 },
+  getOrder: { params: ({ placedOrderId }) => ({ orderId: placedOrderId }), success: 200 },
+  approveOrder: { params: ({ placedOrderId }) => ({ orderId: placedOrderId }), success: 200 },
+  deliverOrder: { params: ({ approvedOrderId }) => ({ orderId: approvedOrderId }), success: 200 },
+  cancelOrder: { params: ({ placedOrderId }) => ({ orderId: placedOrderId }), success: 200 },
 }
 
 /** Operations documented without a security requirement on purpose (none today). */
@@ -72,6 +83,22 @@ const allOperations: DocumentedOperation[] = Object.entries(doc.paths).flatMap((
 )
 const protectedOperations: DocumentedOperation[] = allOperations.filter((operation) => operation.security.length > 0)
 
+/** Animals and orders in the states the fixtures need, made through the API with the given key. */
+async function prepareContext(t: TestApp, key: string): Promise<Context> {
+  const created = async (url: string, payload: object) => {
+    const response = await t.request({ method: 'POST', url, headers: bearer(key), payload })
+    assert.ok(response.statusCode === 201 || response.statusCode === 200, response.body)
+    return response.json<{ id: number }>().id
+  }
+  const petId = await created('/v1/pets', { name: 'Mia', categoryId: 2 })
+  const secondPet = await created('/v1/pets', { name: 'Max', categoryId: 2 })
+  const availablePetId = await created('/v1/pets', { name: 'Rex', categoryId: 2 })
+  const placedOrderId = await created('/v1/store/orders', { petId })
+  const approvedOrderId = await created('/v1/store/orders', { petId: secondPet })
+  await created(`/v1/store/orders/${approvedOrderId}/approve`, {})
+  return { t, petId, availablePetId, placedOrderId, approvedOrderId }
+}
+
 function requestFor(operation: Operation, context: Context, headers: Record<string, string>, query = ''): InjectOptions {
   const fixture = FIXTURES[operation.operationId]
   if (!fixture) assert.fail(`No fixture for the protected operation ${operation.operationId}: add one to FIXTURES in test/auth.test.ts.`)
@@ -85,7 +112,7 @@ function requestFor(operation: Operation, context: Context, headers: Record<stri
     method: operation.method.toUpperCase() as InjectOptions['method'],
     url: `/v1${path}${query}`,
     headers,
-    ...(fixture.body && { payload: fixture.body }),
+    ...(fixture.body && { payload: typeof fixture.body === 'function' ? fixture.body(context) : fixture.body }),
   }
 }
 
@@ -307,10 +334,8 @@ for (const operation of protectedOperations) {
       const owner = await t.project()
       const other = await t.project()
       slugs = [owner.slug, other.slug]
-      const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(owner.key), payload: { name: 'Mia', categoryId: 2 } })
-      assert.equal(pet.statusCode, 201, pet.body)
+      context = await prepareContext(t, owner.key)
       setup = { t, clock, owner }
-      context = { t, petId: pet.json<{ id: number }>().id }
     })
     afterEach(async () => {
       await setup.t.close()
@@ -395,14 +420,12 @@ for (const operation of protectedOperations) {
 describe('the staging environment', () => {
   let t: TestApp
   let owner: { slug: string; id: number; key: string }
-  let petId: number
+  let context: Context
 
   beforeEach(async () => {
     t = await createTestApp({ config: { environment: 'staging' } })
     owner = await t.project()
-    const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(owner.key), payload: { name: 'Mia', categoryId: 2 } })
-    assert.equal(pet.statusCode, 201, pet.body)
-    petId = pet.json<{ id: number }>().id
+    context = await prepareContext(t, owner.key)
   })
   afterEach(async () => {
     await t.close()
@@ -411,7 +434,7 @@ describe('the staging environment', () => {
   test('issues as_test_ keys and accepts them on every protected operation', async () => {
     assert.match(owner.key, /^as_test_[0-9A-Za-z]{28}_[0-9A-Za-z]{6}$/)
     for (const operation of protectedOperations) {
-      const response = await t.request(requestFor(operation, { t, petId }, bearer(owner.key)))
+      const response = await t.request(requestFor(operation, context, bearer(owner.key)))
       assert.equal(response.statusCode, FIXTURES[operation.operationId]?.success, `${operation.operationId}: ${response.body}`)
     }
   })
@@ -419,7 +442,7 @@ describe('the staging environment', () => {
   test('refuses as_live_ keys on every protected operation, even one stored in the database', async () => {
     const live = await storeKey(t, owner.id, 'production')
     for (const operation of protectedOperations) {
-      const response = await t.request(requestFor(operation, { t, petId }, bearer(live)))
+      const response = await t.request(requestFor(operation, context, bearer(live)))
       assertUnauthorized(
         response,
         INVALID_TOKEN,

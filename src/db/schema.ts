@@ -11,10 +11,12 @@ export interface Database {
   pets: PetTable
   idempotency_keys: IdempotencyKeyTable
   api_key_bans: ApiKeyBanTable
+  orders: OrderTable
 }
 
 export type Plan = 'free' | 'pro' | 'business' | 'enterprise'
 export type PetStatus = 'available' | 'pending' | 'sold'
+export type OrderStatus = 'placed' | 'approved' | 'delivered' | 'cancelled'
 
 export interface ProjectTable {
   id: Generated<number>
@@ -69,9 +71,20 @@ export interface ApiKeyBanTable {
   until: string
 }
 
+/** A request to adopt one animal; its status moves the animal's (see orders.service.ts). */
+export interface OrderTable {
+  id: Generated<number>
+  project_id: number
+  pet_id: number
+  status: OrderStatus
+  created_at: string
+  updated_at: string
+}
+
 export type ProjectRow = Selectable<ProjectTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type PetRow = Selectable<PetTable>
 export type NewPetRow = Insertable<PetTable>
 export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>
 export type ApiKeyBanRow = Selectable<ApiKeyBanTable>
+export type OrderRow = Selectable<OrderTable>

@@ -32,7 +32,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         { url: config.publicBaseUrl, description: 'Production' },
         { url: config.stagingBaseUrl, description: 'Staging' },
       ],
-      tags: [{ name: 'pets', description: 'Animals available for adoption' }],
+      tags: [
+        { name: 'pets', description: 'Animals available for adoption' },
+        { name: 'store', description: 'Adoption orders (experimental). The live testing panel of the reference is disabled for this group.' },
+      ],
       components: {
         securitySchemes: {
           [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: 'An API key: `as_live_…` in production, `as_test_…` in staging' },

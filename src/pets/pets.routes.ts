@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Clock } from '../clock.js'
 import { ApiError } from '../errors.js'
+import { linkNextPage, NEXT_LINK_DOC } from '../http/pagination.js'
+import { IDEMPOTENT_REPLAYED_DOC, idempotencyError, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ListPetsQuerySchema, NewPetSchema, PetIdParamsSchema } from './pets.schemas.js'
 import type { PetsService } from './pets.service.js'
@@ -9,8 +11,6 @@ import type { PetsService } from './pets.service.js'
 /** getPet is deprecated (RFC 9745) as of this instant, and removed at the sunset (RFC 8594). */
 export const GET_PET_DEPRECATED_AT = Date.UTC(2026, 0, 1)
 export const GET_PET_SUNSET_AT = Date.UTC(2030, 11, 5)
-
-const IDEMPOTENCY_KEY = /^"?([\x21\x23-\x7e][\x20\x21\x23-\x7e]{0,253}[\x21\x23-\x7e]|[\x21\x23-\x7e])"?$/
 
 export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: Clock }> = async (app, { pets, clock }) => {
   app.get(
@@ -24,11 +24,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
           'Animals of your project in ascending id order, optionally filtered by status. When more exist, the `Link` header carries the URL of the next page (`rel="next"`).',
         querystring: ListPetsQuerySchema,
         response: {
-          200: {
-            description: 'A page of animals',
-            headers: { Link: { type: 'string', description: 'RFC 8288 link to the next page, `<...>; rel="next"`, when more results exist' } },
-            ...Type.Ref('Pets'),
-          },
+          200: { description: 'A page of animals', headers: NEXT_LINK_DOC, ...Type.Ref('Pets') },
           ...errorResponses(400, 401, 500, 503),
         },
       },
@@ -36,10 +32,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
     async (request, reply) => {
       const { limit, status, after } = request.query
       const page = await pets.list(request.principal.projectId, { limit, status, after })
-      if (page.nextAfter !== undefined) {
-        const next = new URLSearchParams({ limit: String(limit), ...(status && { status }), after: String(page.nextAfter) })
-        reply.header('link', `</v1/pets?${next.toString()}>; rel="next"`)
-      }
+      linkNextPage(reply, '/v1/pets', { limit, status }, page.nextAfter)
       return page.pets
     },
   )
@@ -53,22 +46,12 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
         summary: 'Add an animal',
         description:
           'Adds an animal to your project; `status` defaults to `available`. Send an `Idempotency-Key` to make retries safe: the same key and body within 24 hours replay the first response instead of adding a second animal.',
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({
-              pattern: IDEMPOTENCY_KEY.source,
-              description: 'A unique value per intended creation (a UUID works), 1 to 255 printable ASCII characters',
-            }),
-          ),
-        }),
+        headers: IdempotencyKeyHeaders,
         body: NewPetSchema,
         response: {
           201: {
             description: 'Animal added; the body carries the assigned `id`',
-            headers: {
-              Location: { type: 'string', description: 'Path of the new animal' },
-              'Idempotent-Replayed': { type: 'string', description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key' },
-            },
+            headers: { Location: { type: 'string', description: 'Path of the new animal' }, ...IDEMPOTENT_REPLAYED_DOC },
             ...Type.Ref('Pet'),
           },
           ...errorResponses(400, 401, 409, 413, 415, 422, 500, 503),
@@ -81,14 +64,8 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
       },
     },
     async (request, reply) => {
-      const header = request.headers['idempotency-key']
-      const idempotencyKey = header === undefined ? undefined : IDEMPOTENCY_KEY.exec(header)?.[1]
-      const result = await pets.create(request.principal.projectId, request.body, idempotencyKey)
-      if (!result.ok) {
-        throw result.error === 'idempotency_key_reused'
-          ? new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different body: use a new key for a new animal.')
-          : new ApiError('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed: retry in a moment.')
-      }
+      const result = await pets.create(request.principal.projectId, request.body, idempotencyKeyOf(request.headers['idempotency-key']))
+      if (!result.ok) throw idempotencyError(result.error)
       if (result.replayed) reply.header('idempotent-replayed', 'true')
       return reply.code(201).header('location', `/v1/pets/${result.pet.id}`).send(result.pet)
     },

@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely'
 import * as initial from './0001-initial.js'
 import * as apiKeyBans from './0002-api-key-bans.js'
+import * as orders from './0003-orders.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-api-key-bans': apiKeyBans,
+  '0003-orders': orders,
 }

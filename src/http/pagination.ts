@@ -1,0 +1,17 @@
+import type { FastifyReply } from 'fastify'
+
+/**
+ * Sets `Link: <…>; rel="next"` (RFC 8288) when another page exists. The target is a path,
+ * resolved by clients against the request URL, so it is right behind any proxy.
+ */
+export function linkNextPage(reply: FastifyReply, path: string, query: Record<string, string | number | undefined>, nextAfter: number | undefined): void {
+  if (nextAfter === undefined) return
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value))
+  params.set('after', String(nextAfter))
+  reply.header('link', `<${path}?${params.toString()}>; rel="next"`)
+}
+
+export const NEXT_LINK_DOC = {
+  Link: { type: 'string', description: 'RFC 8288 link to the next page, `<...>; rel="next"`, when more results exist' },
+} as const

@@ -1,0 +1,32 @@
+import { Type } from 'typebox'
+import { ApiError } from '../errors.js'
+
+/** 1 to 255 printable ASCII characters, bare or as a structured-field string in double quotes. */
+const IDEMPOTENCY_KEY = /^"?([\x21\x23-\x7e][\x20\x21\x23-\x7e]{0,253}[\x21\x23-\x7e]|[\x21\x23-\x7e])"?$/
+
+/** The `Idempotency-Key` request header of an unsafe operation, for its route schema. */
+export const IdempotencyKeyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY.source,
+      description:
+        'Makes retries safe: the same key and body within 24 hours replay the first response. A unique value per intended operation (a UUID works), 1 to 255 printable ASCII characters.',
+    }),
+  ),
+})
+
+export const IDEMPOTENT_REPLAYED_DOC = {
+  'Idempotent-Replayed': { type: 'string', description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key' },
+} as const
+
+/** The key itself, without the structured-field quotes; the header was validated by the schema. */
+export function idempotencyKeyOf(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : IDEMPOTENCY_KEY.exec(header)?.[1]
+}
+
+/** The answer to a request whose key cannot be used now. */
+export function idempotencyError(error: 'idempotency_key_reused' | 'idempotency_in_flight'): ApiError {
+  return error === 'idempotency_key_reused'
+    ? new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different body: use a new key for a new request.')
+    : new ApiError('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed: retry in a moment.')
+}

@@ -1,0 +1,55 @@
+import { Type, type Static } from 'typebox'
+import { MAX_INT53 } from '../pets/pets.schemas.js'
+
+const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const
+const statusField = Type.Enum(ORDER_STATUSES, { description: 'Where the adoption stands' })
+
+export const NewOrderSchema = Type.Object(
+  {
+    petId: Type.Integer({
+      format: 'int64',
+      minimum: 1,
+      maximum: MAX_INT53,
+      description: 'The animal to adopt; it must be `available`',
+      examples: [1],
+    }),
+  },
+  { $id: 'NewOrder', additionalProperties: false, description: 'A request to adopt one animal' },
+)
+
+export const OrderSchema = Type.Object(
+  {
+    id: Type.Integer({ format: 'int64', minimum: 1, description: 'Unique identifier assigned by the service' }),
+    petId: Type.Integer({ format: 'int64', description: 'The animal being adopted' }),
+    status: statusField,
+    createdAt: Type.String({ format: 'date-time', description: 'When the order was placed' }),
+    complete: Type.Boolean({ description: 'True once the animal was delivered' }),
+  },
+  { $id: 'Order', additionalProperties: false, description: 'An adoption order for one animal' },
+)
+
+export const OrdersSchema = Type.Array(Type.Ref('Order'), { $id: 'Orders', description: 'A page of orders, in ascending id order' })
+
+export const ListOrdersQuerySchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of orders returned' }),
+    status: Type.Optional({ ...statusField, description: 'Only orders with this status' }),
+    after: Type.Optional(
+      Type.Integer({
+        format: 'int64',
+        minimum: 0,
+        maximum: MAX_INT53,
+        description: 'Cursor: only orders with an id greater than this. Follow the `Link: rel="next"` header instead of building it.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const OrderIdParamsSchema = Type.Object({
+  orderId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the order' }),
+})
+
+export type OrderStatus = (typeof ORDER_STATUSES)[number]
+export type Order = Static<typeof OrderSchema>
+export type ListOrdersQuery = Static<typeof ListOrdersQuerySchema>
