@@ -4,6 +4,7 @@ import type { Db } from './db/database.js'
 import { createApiKey } from './keys/keys.service.js'
 import { countProjects } from './projects/projects.repository.js'
 import { createProject } from './projects/projects.service.js'
+import { isUniqueViolation } from './db/errors.js'
 
 export const DEFAULT_PROJECT = 'default'
 
@@ -14,8 +15,11 @@ export const DEFAULT_PROJECT = 'default'
 export async function bootstrapEmptyStore(db: Db, clock: Clock, environment: Environment): Promise<string | undefined> {
   if ((await countProjects(db)) > 0) return undefined
   // Another instance starting at the same moment may win the race (a taken slug, or the unique
-  // constraint): then it prints the key, and this one says nothing.
-  const project = await createProject(db, clock, DEFAULT_PROJECT, { plan: 'free' }).catch(() => undefined)
+  // constraint): then it prints the key, and this one says nothing. Any other failure stops start-up.
+  const project = await createProject(db, clock, DEFAULT_PROJECT, { plan: 'free' }).catch((error: unknown) => {
+    if (isUniqueViolation(error)) return undefined
+    throw error
+  })
   if (!project?.ok) return undefined
   const key = await createApiKey(db, clock, environment, { project: DEFAULT_PROJECT, name: 'first key' })
   return key.ok ? key.secret : undefined

@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { isDatabaseUnavailable } from './db/unavailable.js'
+import { isDatabaseUnavailable } from './db/errors.js'
 
 /**
  * The error catalog: every error the service answers with, its HTTP status, and what it means.

@@ -8,10 +8,10 @@ import http from 'node:http'
 import path from 'node:path'
 import { afterEach, before, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
-import { randomUUID } from 'node:crypto'
+import pg from 'pg'
 import { PLAN_LIMITS } from '../src/projects/plans.js'
 import { redisUrl } from './helpers/redis.js'
-import { assertBuilt, cleanup, type CliOptions, type CliResult, freePort, makeDataDir, runCli, type ServerProcess, startServer } from './helpers/process.js'
+import { assertBuilt, cleanup, databaseUrlOf, deleteRedisKeys, processDialect, uniqueRedisPrefix, type CliOptions, type CliResult, freePort, makeDataDir, runCli, type ServerProcess, startServer } from './helpers/process.js'
 
 interface Pet {
   id: number
@@ -282,7 +282,7 @@ describe('operator commands against a running server', () => {
 
 describe('bans through the CLI', () => {
   const modes = [{ name: 'in-process limits', env: {} as Record<string, string> }]
-  if (redisUrl) modes.push({ name: 'Redis limits', env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `adoption-store-test:${randomUUID()}:` } })
+  if (redisUrl) modes.push({ name: 'Redis limits', env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: uniqueRedisPrefix() } })
   for (const mode of modes) {
     test(`keys list shows a ban and its end; keys unban lifts it on the running server (${mode.name})`, { timeout: 60_000 }, async () => {
       const dataDir = makeDataDir()
@@ -316,12 +316,15 @@ describe('bans through the CLI', () => {
       const unknown = await runCli(['keys', 'unban', 'key_nope'], cli)
       assert.equal(unknown.code, 1)
       assert.match(unknown.stderr, /No API key with id "key_nope"/)
+      if (mode.env.REDIS_KEY_PREFIX) await deleteRedisKeys(redisUrl!, mode.env.REDIS_KEY_PREFIX)
     })
   }
 })
 
 describe('durability', () => {
-  test('every acknowledged create survives kill -9; the file is intact and in WAL mode', { timeout: 60_000 }, async () => {
+  // durability.test.ts repeats this under concurrent load on both back ends; this one checks the file.
+  const sqliteOnly = processDialect === 'sqlite' ? false : 'checks the SQLite file; durability.test.ts covers PostgreSQL'
+  test('every acknowledged create survives kill -9; the file is intact and in WAL mode', { timeout: 60_000, skip: sqliteOnly }, async () => {
     const dataDir = makeDataDir()
     const server = await startServer({ dataDir })
     const { key } = await firstStartWelcome(server)
@@ -550,21 +553,29 @@ describe('configuration', () => {
 })
 
 describe('migrate', () => {
-  test('applies the migrations to a fresh DATA_DIR, then reports nothing to apply', { timeout: 30_000 }, async () => {
+  test('applies the migrations to a fresh database, then reports nothing to apply', { timeout: 30_000 }, async () => {
     const dataDir = makeDataDir()
-    const file = path.join(dataDir, DB_FILE)
+    const postgres = await databaseUrlOf(dataDir)
     const first = await cliJson<{ database: string; applied: string[] }>(['migrate', '--json'], { dataDir })
-    assert.equal(first.database, file)
     assert.ok(first.applied.length > 0, 'a fresh database gets at least one migration')
-    // What it reports is what it recorded in the file, in order.
-    const sqlite = new SQLite(file, { readonly: true, fileMustExist: true })
-    try {
-      const recorded = sqlite.prepare('select name from schema_migrations order by name').pluck().all()
-      assert.deepEqual(first.applied, recorded)
-    } finally {
+    // What it reports is what it recorded in the database, in order.
+    let recorded: unknown[]
+    if (postgres) {
+      const url = new URL(postgres)
+      assert.equal(first.database, `postgresql://${url.host}${url.pathname}`, 'the location, without credentials')
+      const client = new pg.Client({ connectionString: postgres })
+      await client.connect()
+      recorded = (await client.query('select name from schema_migrations order by name')).rows.map((row: { name: string }) => row.name)
+      await client.end()
+    } else {
+      const file = path.join(dataDir, DB_FILE)
+      assert.equal(first.database, file)
+      const sqlite = new SQLite(file, { readonly: true, fileMustExist: true })
+      recorded = sqlite.prepare('select name from schema_migrations order by name').pluck().all()
       sqlite.close()
     }
+    assert.deepEqual(first.applied, recorded)
     const second = await cliJson<{ database: string; applied: string[] }>(['migrate', '--json'], { dataDir })
-    assert.deepEqual(second, { database: file, applied: [] })
+    assert.deepEqual(second, { database: first.database, applied: [] })
   })
 })

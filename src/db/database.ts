@@ -78,11 +78,11 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
   pool.on('error', () => undefined)
   pool.on('connect', (client) => client.on('error', () => undefined))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  const { host, port, pathname } = new URL(url)
+  const { host, pathname } = new URL(url)
   return {
     db,
     dialect: 'postgres',
-    location: `postgresql://${host}${port ? `:${port}` : ''}${pathname}`,
+    location: `postgresql://${host}${pathname}`,
     ping: async () => {
       await sql`select 1`.execute(db)
     },

@@ -13,7 +13,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
-import pg from 'pg'
+import { freshPostgresDatabase, testDialect } from './databases.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const CLI = path.join(ROOT, 'dist', 'cli.js')
@@ -46,12 +46,38 @@ const ISOLATED_ENV = [
 
 export type EnvOverrides = Record<string, string | undefined>
 
-function childEnv(dataDir: string | undefined, overrides: EnvOverrides = {}): NodeJS.ProcessEnv {
+/**
+ * On the PostgreSQL leg of the suite (TEST_DIALECT=postgres), each data directory stands for a
+ * fresh PostgreSQL database of its own, created on first use and dropped by `cleanup()`.
+ */
+const databases = new Map<string, Promise<{ url: string; drop(): Promise<void> }>>()
+
+async function databaseUrlFor(dataDir: string | undefined, overrides: EnvOverrides): Promise<string | undefined> {
+  if (testDialect !== 'postgres' || dataDir === undefined || 'DATABASE_URL' in overrides) return undefined
+  let database = databases.get(dataDir)
+  if (!database) {
+    database = freshPostgresDatabase()
+    databases.set(dataDir, database)
+  }
+  return (await database).url
+}
+
+/** The back end the process tests run on: the dialect of this leg of the suite. */
+export const processDialect = testDialect
+
+/** The PostgreSQL database a data directory stands for on the PostgreSQL leg; nothing on SQLite. */
+export async function databaseUrlOf(dataDir: string): Promise<string | undefined> {
+  return databaseUrlFor(dataDir, {})
+}
+
+async function childEnv(dataDir: string | undefined, overrides: EnvOverrides = {}): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of ISOLATED_ENV) delete env[name]
   env.HOST = '127.0.0.1'
   env.LOG_LEVEL = 'error'
   if (dataDir !== undefined) env.DATA_DIR = dataDir
+  const databaseUrl = await databaseUrlFor(dataDir, overrides)
+  if (databaseUrl) env.DATABASE_URL = databaseUrl
   for (const [name, value] of Object.entries(overrides)) {
     if (value === undefined) delete env[name]
     else env[name] = value
@@ -274,7 +300,8 @@ export interface StartOptions {
   /**
    * A program and its arguments to run `node dist/cli.js ...` under, e.g. `['faketime', '-f', '+40s']`.
    * The server then leads its own process group, and `signal`, `stop`, `kill` and `cleanup()` reach
-   * the whole group (a wrapper that forks would otherwise leave the server running).
+   * the whole group (a wrapper that forks would otherwise leave the server running). The exit
+   * reported is the wrapper's; `faketime` waits for its child and exits with its status.
    */
   wrapper?: string[]
 }
@@ -286,9 +313,10 @@ export async function startServer(options: StartOptions = {}): Promise<ServerPro
   const port = options.port ?? (await freePort())
   const [wrapper, ...wrapperArgs] = options.wrapper ?? []
   const command = [process.execPath, CLI, ...(options.args ?? ['serve'])]
+  const env = await childEnv(dataDir, { PORT: String(port), ...options.env })
   const child = spawn(wrapper ?? process.execPath, wrapper ? [...wrapperArgs, ...command] : command.slice(1), {
     cwd: dataDir,
-    env: childEnv(dataDir, { PORT: String(port), ...options.env }),
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: wrapper !== undefined,
   })
@@ -317,9 +345,10 @@ export interface CliOptions {
 }
 
 /** Runs `node dist/cli.js ...args` to completion (killed after `timeoutMs`); never rejects on a failing command. */
-export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   assertBuilt()
   const timeoutMs = options.timeoutMs ?? 15_000
+  const env = await childEnv(options.dataDir, options.env)
   const started = performance.now()
   return new Promise((resolve) => {
     const child = execFile(
@@ -327,7 +356,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
       [CLI, ...args],
       {
         cwd: options.dataDir ?? os.tmpdir(),
-        env: childEnv(options.dataDir, options.env),
+        env,
         timeout: timeoutMs,
         killSignal: 'SIGKILL',
         maxBuffer: 16 * 1024 * 1024,
@@ -360,35 +389,9 @@ export async function cleanup(): Promise<void> {
   )
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
   tempDirs.clear()
-}
-
-export interface PostgresDatabase {
-  /** The new database's URL: the server's URL with its own database name. */
-  url: string
-  name: string
-  /** Deletes the database, closing whatever connections are still open to it. */
-  drop(): Promise<void>
-}
-
-/**
- * A new, empty (not migrated) PostgreSQL database on the server of `adminUrl`, for servers started
- * with DATABASE_URL. The caller drops it; its name is unique across concurrent test processes.
- */
-export async function createPostgresDatabase(adminUrl: string): Promise<PostgresDatabase> {
-  const name = `adoption_store_test_${process.pid}_${randomUUID().replaceAll('-', '').slice(0, 12)}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  return { url: url.toString(), name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+  const dropping = [...databases.values()].map(async (database) => (await database).drop())
+  databases.clear()
+  await Promise.all(dropping)
 }
 
 /** A Redis key prefix of its own, as REDIS_KEY_PREFIX: `adoption-store-test:<uuid>:`. */

@@ -15,3 +15,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // node-postgres reports pool and connection timeouts and dropped connections only in words.
   return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated|connection timeout|Query read timeout/i.test(message)
 }
+
+/** Whether an error is a unique constraint refusing a duplicate, on either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown }
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+}
