@@ -45,3 +45,23 @@ npx adoption-store projects list
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null
 curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
 echo "smoke: README commands passed"
+
+# The scale-out section, against the PostgreSQL and Redis the suite uses, when there are some.
+if [ -n "${TEST_DATABASE_URL:-}" ] && [ -n "${TEST_REDIS_URL:-}" ]; then
+  db="adoption_store_smoke_$$"
+  psql "$TEST_DATABASE_URL" -qc "CREATE DATABASE $db"
+  trap 'cleanup; [ -n "${scaled:-}" ] && kill -TERM "$scaled" 2>/dev/null; psql "$TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"' EXIT
+  export DATABASE_URL="${TEST_DATABASE_URL%/*}/$db"
+  export REDIS_URL="$TEST_REDIS_URL" REDIS_KEY_PREFIX="adoption-store-smoke-$$:"
+  export HOST=127.0.0.1 TRUST_PROXY=10.0.0.0/8 PORT=$((PORT + 1))
+  npx adoption-store migrate
+  npx adoption-store projects create shelter --plan pro
+  SHELTER_KEY=$(npx adoption-store keys create --project shelter --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).key))")
+  npx adoption-store serve >/dev/null 2>&1 &
+  scaled=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
+  curl -sf "http://127.0.0.1:$PORT/readyz" | grep -q '"limiter":"redis"'
+  [ "$(curl -s -H "Authorization: Bearer $SHELTER_KEY" "http://127.0.0.1:$PORT/v1/pets")" = "[]" ]
+  redis-cli -u "$REDIS_URL" --scan --pattern "$REDIS_KEY_PREFIX*" | xargs -r redis-cli -u "$REDIS_URL" del >/dev/null
+  echo "smoke: README scale-out commands passed"
+fi
