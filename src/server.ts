@@ -1,3 +1,4 @@
+import { pino } from 'pino'
 import { buildApp } from './app.js'
 import { bootstrapEmptyStore } from './bootstrap.js'
 import { systemClock } from './clock.js'
@@ -12,7 +13,15 @@ export async function serve(config: Config): Promise<void> {
   const database = openDatabase(config)
   await migrateToLatest(database.db)
   const firstKey = await bootstrapEmptyStore(database.db, systemClock, config.environment)
-  const app = await buildApp({ config, database })
+  // Log lines are written asynchronously, off the request path: under load, lines that arrive
+  // while a write is in flight go out together in the next one. Flushed at exit.
+  const destination = pino.destination({ dest: 1, sync: false })
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, destination)
+  const exit = (code: number) => {
+    destination.flushSync()
+    process.exit(code)
+  }
+  const app = await buildApp({ config, database, logger })
 
   // Slow or idle clients must not hold sockets forever.
   app.server.headersTimeout = 10_000
@@ -26,13 +35,13 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
     setTimeout(() => {
       app.log.error('in-flight requests did not finish in time; exiting')
-      process.exit(1)
+      exit(1)
     }, SHUTDOWN_GRACE_MS).unref()
     app.close().then(
-      () => process.exit(0),
+      () => exit(0),
       (err: unknown) => {
         app.log.error({ err }, 'error while shutting down')
-        process.exit(1)
+        exit(1)
       },
     )
   }

@@ -44,7 +44,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
     sqlite.close()
     throw new Error(`SQLite at ${file} refused durable settings (journal_mode=${journal}, synchronous=${synchronous}); expected wal and FULL (2)`)
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
   return {
     db,
     dialect: 'sqlite',
@@ -53,6 +53,30 @@ function openSqlite(dataDir: string): DatabaseHandle {
       sqlite.prepare('select 1').get()
     },
     close: () => db.destroy(),
+  }
+}
+
+/** Most statements the cache keeps; the service has far fewer query shapes than this. */
+const STATEMENT_CACHE_SIZE = 500
+
+/**
+ * Kysely's SQLite driver prepares every statement anew, which costs as much as running it.
+ * The same SQL text always gets the same prepared statement back (statements run to completion
+ * one at a time on the one connection, so reuse is safe).
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const statements = new Map<string, SQLite.Statement>()
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql)
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear()
+        statement = sqlite.prepare(sql)
+        statements.set(sql, statement)
+      }
+      return statement
+    },
   }
 }
 

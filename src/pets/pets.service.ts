@@ -1,11 +1,10 @@
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import type { PetRow } from '../db/schema.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
-import { findPet, insertPet, listPets, type PetFilter } from './pets.repository.js'
+import { findPet, insertPet, listPets, type PetFields, type PetFilter } from './pets.repository.js'
 import type { NewPet, Pet } from './pets.schemas.js'
 
-export function toPet(row: PetRow): Pet {
+export function toPet(row: PetFields): Pet {
   return { id: row.id, name: row.name, categoryId: row.category_id, status: row.status }
 }
 
