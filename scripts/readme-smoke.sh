@@ -50,14 +50,14 @@ echo "smoke: README commands passed"
 if [ -n "${TEST_DATABASE_URL:-}" ] && [ -n "${TEST_REDIS_URL:-}" ]; then
   db="adoption_store_smoke_$$"
   psql "$TEST_DATABASE_URL" -qc "CREATE DATABASE $db"
-  trap 'cleanup; [ -n "${scaled:-}" ] && kill -TERM "$scaled" 2>/dev/null; psql "$TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"' EXIT
+  trap 'cleanup; [ -n "${scaled:-}" ] && kill -TERM -- "-$scaled" 2>/dev/null; sleep 0.5; psql "$TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"' EXIT
   export DATABASE_URL="${TEST_DATABASE_URL%/*}/$db"
   export REDIS_URL="$TEST_REDIS_URL" REDIS_KEY_PREFIX="adoption-store-smoke-$$:"
   export HOST=127.0.0.1 TRUST_PROXY=10.0.0.0/8 PORT=$((PORT + 1))
   npx adoption-store migrate
   npx adoption-store projects create shelter --plan pro
   SHELTER_KEY=$(npx adoption-store keys create --project shelter --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).key))")
-  npx adoption-store serve >/dev/null 2>&1 &
+  setsid npx adoption-store serve >/dev/null 2>&1 &
   scaled=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
   curl -sf "http://127.0.0.1:$PORT/readyz" | grep -q '"limiter":"redis"'
