@@ -32,6 +32,12 @@ added=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/js
 echo "smoke: added $added"
 echo "$added" | grep -q '"name":"Rex"'
 
+ordered=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+  -d '{"petId":1}' "http://127.0.0.1:$PORT/v1/store/orders")
+echo "smoke: ordered $ordered"
+echo "$ordered" | grep -q '"status":"placed"'
+curl -s -X POST -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/store/orders/1/approve" | grep -q '"status":"approved"'
+
 npx adoption-store migrate --json
 npx adoption-store projects create acme --plan pro --json
 npx adoption-store projects create bigco --plan enterprise --per-minute 5000 --per-day 2000000
