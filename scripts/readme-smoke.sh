@@ -38,6 +38,22 @@ echo "smoke: ordered $ordered"
 echo "$ordered" | grep -q '"status":"placed"'
 curl -s -X POST -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/store/orders/1/approve" | grep -q '"status":"approved"'
 
+# Data commands, through the client.
+export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"
+pet=$(npx adoption-store pets create Rex --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
+npx adoption-store pets list --status available --limit 50 --json >/dev/null
+npx adoption-store pets get "$pet" --json | grep -q '"name": *"Rex"'
+order=$(npx adoption-store orders create "$pet" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
+npx adoption-store orders list --status placed --json | grep -q "\"id\": *$order"
+npx adoption-store orders get "$order" --json >/dev/null
+npx adoption-store orders approve "$order" --json | grep -q approved
+npx adoption-store orders deliver "$order" --json | grep -q delivered
+# A delivered order cannot be cancelled: one line on stderr, exit status 1.
+if refused=$(npx adoption-store orders cancel "$order" 2>&1); then echo "smoke: cancel of a delivered order succeeded" >&2; exit 1; fi
+echo "$refused" | grep -q invalid_transition
+unset ADOPTION_STORE_URL ADOPTION_STORE_KEY
+echo "smoke: README data commands passed"
+
 npx adoption-store migrate --json
 npx adoption-store projects create acme --plan pro --json
 npx adoption-store projects create bigco --plan enterprise --per-minute 5000 --per-day 2000000

@@ -90,7 +90,9 @@ export async function buildApp({ config, database, clock = systemClock, logger }
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
     // Requests still arriving on open connections during shutdown are turned away, politely.
-    if (closing) throw new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.')
+    if (closing) {
+      throw new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.', { 'retry-after': '1' })
+    }
   })
   // A request in flight when shutdown began ends its keep-alive connection with its answer: an
   // idle connection left open would hold `close()` (and the process) until the keep-alive timeout.

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { registerDataCommands } from './cli/data-commands.js'
 import { systemClock } from './clock.js'
 import { type Config, ConfigError, type ConfigOverrides, loadConfig } from './config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
@@ -8,7 +9,6 @@ import { createApiKey, getApiKeys, revokeKey } from './keys/keys.service.js'
 import { liftBan } from './limits/limits.js'
 import { PLANS } from './projects/plans.js'
 import { createProject, getProjects, type Project, setProjectPlan } from './projects/projects.service.js'
-import { serve } from './server.js'
 
 /** An expected failure: printed as one line to stderr, exit status 1. */
 class CliError extends Error {}
@@ -30,6 +30,8 @@ program
   .command('serve', { isDefault: true })
   .description('run the HTTP service (the default command)')
   .action(async () => {
+    // Loaded only here: the other commands start faster without the HTTP stack.
+    const { serve } = await import('./server.js')
     await serve(config())
   })
 
@@ -180,6 +182,8 @@ keys
       print(options.json, { id, wasBanned: result.wasBanned }, () => (result.wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
     }),
   )
+
+registerDataCommands(program)
 
 let parsedConfig: Config | undefined
 /** The configuration: environment variables, overridden by the global flags. */

@@ -46,13 +46,16 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       // Shared schemas keep their names in components.schemas.
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
-    transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/v1(?=\/)/, '') }),
+    // The admin API (/admin/v1) has its own document; this one describes /v1.
+    transform: ({ schema, url }) => ({ schema: url.startsWith('/admin/') ? { ...schema, hide: true } : schema, url: url.replace(/^\/v1(?=\/)/, '') }),
   })
 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: {
       deepLinking: true,
+      // No calls to the public validator service.
+      validatorUrl: null,
       // Swagger UI runs these in the browser from their source text; they are written as text so
       // no build step (a bundler's helpers) can slip into them.
       plugins: [
@@ -67,5 +70,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       ] as never[],
     },
     staticCSP: true,
+    // Everything comes from this service: no outside host, no inline script. Swagger UI sets a
+    // few inline styles, which are harmless. No upgrade-insecure-requests: plain-HTTP
+    // deployments (behind a TLS proxy, or local) must keep working.
+    transformStaticCSP: () =>
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
   })
 }

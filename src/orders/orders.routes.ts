@@ -24,7 +24,8 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService }> 
       },
     },
     async (request, reply) => {
-      const { limit, status, after } = request.query
+      // The schema's default fills `limit` in; the type cannot know it.
+      const { limit = 20, status, after } = request.query
       const page = await orders.list(request.principal.projectId, { limit, status, after })
       linkNextPage(reply, '/v1/store/orders', { limit, status }, page.nextAfter)
       return page.orders

@@ -32,7 +32,7 @@ export const OrdersSchema = Type.Array(Type.Ref('Order'), { $id: 'Orders', descr
 
 export const ListOrdersQuerySchema = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of orders returned' }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of orders returned' })),
     status: Type.Optional({ ...statusField, description: 'Only orders with this status' }),
     after: Type.Optional(
       Type.Integer({

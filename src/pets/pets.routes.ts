@@ -30,7 +30,8 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
       },
     },
     async (request, reply) => {
-      const { limit, status, after } = request.query
+      // The schema's default fills `limit` in; the type cannot know it.
+      const { limit = 20, status, after } = request.query
       const page = await pets.list(request.principal.projectId, { limit, status, after })
       linkNextPage(reply, '/v1/pets', { limit, status }, page.nextAfter)
       return page.pets

@@ -48,7 +48,7 @@ export const PetsSchema = Type.Array(Type.Ref('Pet'), { $id: 'Pets', description
 
 export const ListPetsQuerySchema = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned' }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned' })),
     status: Type.Optional({ ...statusField, description: 'Only animals with this status' }),
     after: Type.Optional(
       Type.Integer({

@@ -1,0 +1,145 @@
+/**
+ * One load run: autocannon against one target, in this process, with our own latency record.
+ *
+ * autocannon's own histogram keeps whole milliseconds, which is too coarse for a service that
+ * answers in a fraction of one; so every response time (fractional ms, as autocannon measures
+ * it) is also kept here and percentiles are computed exactly from them.
+ */
+import autocannon, { type Instance, type RequestSpec, type Result } from 'autocannon'
+import { cpuMsOf, machineBusyMs } from './proc.js'
+
+export interface RequestShape {
+  method: 'GET' | 'POST'
+  path: string
+  headers: Record<string, string>
+  body?: string
+  /** Give every request a different X-Forwarded-For (see `forwardedFor`). */
+  rotateForwardedFor?: boolean
+}
+
+export interface LoadOptions {
+  seconds: number
+  connections: number
+  /** Fixed overall request rate (latency runs); absent means as fast as the target answers. */
+  rate?: number
+}
+
+export interface Percentiles {
+  p50: number
+  p90: number
+  p99: number
+  p999: number
+  max: number
+}
+
+export interface LoadResult {
+  seconds: number
+  responses: number
+  rps: number
+  statuses: Record<string, number>
+  /** Responses whose status was not the scenario's expected one. */
+  unexpected: number
+  /** Connection errors and timeouts, as autocannon counts them. */
+  errors: number
+  timeouts: number
+  /** Exact percentiles of every response's time, in milliseconds. */
+  latencyMs: Percentiles
+  /** Fixed-rate runs: p99 measured from each request's place in the schedule (see rate.ts). */
+  scheduledP99Ms?: number | undefined
+  bytesPerResponse: number
+  /** CPU the server process used during the run, per response, in microseconds. */
+  serverCpuUsPerResponse: number
+  /** CPU this process (the load generator) used, as a share of one core. */
+  loadgenCpuShare: number
+  /** Cores' worth of CPU used by everything else on the machine during the run. */
+  otherCpuCores: number
+}
+
+let current: Instance | undefined
+/** Stops the run in progress (Ctrl-C). */
+export function stopCurrentLoad(): void {
+  current?.stop()
+}
+
+/**
+ * A different client address for each request: 65,536 addresses in 10.0.0.0/16, round robin.
+ * Each sees far fewer than the service's 60 unauthenticated requests a minute at any rate this
+ * machine reaches, and the service's per-address table stays bounded.
+ */
+let addressCounter = 0
+export function forwardedFor(): string {
+  const i = addressCounter++ & 0xffff
+  return `10.0.${i >> 8}.${i & 0xff}`
+}
+
+export async function runLoad(baseUrl: string, shape: RequestShape, expectedStatus: number, serverPid: number, options: LoadOptions): Promise<LoadResult> {
+  const times: number[] = []
+  const statuses: Record<string, number> = {}
+  const requests: RequestSpec[] | undefined = shape.rotateForwardedFor
+    ? [
+        {
+          method: shape.method,
+          path: shape.path,
+          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': forwardedFor() } }),
+        },
+      ]
+    : undefined
+
+  const cpuBefore = cpuMsOf(serverPid)
+  const busyBefore = machineBusyMs()
+  const ownBefore = process.cpuUsage()
+  const wallBefore = process.hrtime.bigint()
+  const result = await new Promise<Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: baseUrl + shape.path,
+        method: shape.method,
+        headers: shape.headers,
+        ...(shape.body !== undefined && { body: shape.body }),
+        ...(requests && { requests }),
+        connections: options.connections,
+        duration: options.seconds,
+        timeout: 10,
+        // autocannon only notices the end of a run at its sampling tick (default 1 s, which would
+        // round every run up to whole seconds); a 100 ms tick keeps durations as asked.
+        sampleInt: 100,
+        ...(options.rate !== undefined && { overallRate: options.rate }),
+      },
+      (error, res) => (error ? reject(error) : resolve(res)),
+    )
+    current = instance
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      times.push(responseTime)
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1
+    })
+  }).finally(() => {
+    current = undefined
+  })
+  const wallMs = Number(process.hrtime.bigint() - wallBefore) / 1e6
+  const own = process.cpuUsage(ownBefore)
+  const cpuAfter = cpuMsOf(serverPid)
+  const busyAfter = machineBusyMs()
+
+  const responses = times.length
+  return {
+    seconds: result.duration,
+    responses,
+    rps: responses / result.duration,
+    statuses,
+    unexpected: responses - (statuses[expectedStatus] ?? 0),
+    errors: result.errors,
+    timeouts: result.timeouts,
+    latencyMs: percentiles(times),
+    bytesPerResponse: responses ? result.throughput.total / responses : 0,
+    serverCpuUsPerResponse: responses ? ((cpuAfter - cpuBefore) * 1000) / responses : NaN,
+    loadgenCpuShare: (own.user + own.system) / 1000 / wallMs,
+    otherCpuCores: (busyAfter - busyBefore - (cpuAfter - cpuBefore) - (own.user + own.system) / 1000) / wallMs,
+  }
+}
+
+export function percentiles(values: number[]): Percentiles {
+  if (values.length === 0) return { p50: NaN, p90: NaN, p99: NaN, p999: NaN, max: NaN }
+  const sorted = Float64Array.from(values).sort()
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: sorted[sorted.length - 1] ?? NaN }
+}

@@ -1,0 +1,286 @@
+/**
+ * The servers under test, and what each needs before it is measured: the built service
+ * (embedded, and on PostgreSQL + Redis when configured), the bare node:http baseline, and Prism.
+ */
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
+import { freePort, type Managed, onCleanup, startNode, stopProcess, waitUntil } from './proc.js'
+
+const run = promisify(execFile)
+
+export interface Paths {
+  root: string
+  cli: string
+  openapi: string
+  prismBin: string
+  baselineScript: string
+}
+
+/** What the scenarios need to address one target. */
+export interface Target {
+  id: 'service' | 'baseline' | 'pg' | 'prism'
+  label: string
+  baseUrl: string
+  process: Managed
+  /** '/v1' for the service and the baseline; '' for Prism, which serves the spec's paths without the server's base path. */
+  prefix: string
+  key: string
+  exhaustedKey: string
+  unknownKey: string
+  petId: number
+}
+
+/** Every variable the service reads: children start from a clean slate so only ours apply. */
+const SERVICE_VARIABLES = [
+  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_TIMEOUT_MS', 'ENVIRONMENT',
+  'PUBLIC_BASE_URL', 'STAGING_BASE_URL', 'LOG_LEVEL', 'BODY_LIMIT', 'REDIS_URL', 'REDIS_KEY_PREFIX',
+  'REDIS_TIMEOUT_MS', 'TRUST_PROXY', 'NODE_OPTIONS',
+]
+
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of SERVICE_VARIABLES) delete env[name]
+  return { ...env, ...extra }
+}
+
+export interface ServiceOptions {
+  name: string
+  paths: Paths
+  logDir: string
+  dataDir: string
+  databaseUrl?: string | undefined
+  redisUrl?: string | undefined
+  redisKeyPrefix?: string | undefined
+  /** Extra node flags, e.g. --cpu-prof. */
+  nodeFlags?: string[]
+}
+
+export interface ServiceInstance {
+  process: Managed
+  baseUrl: string
+  env: NodeJS.ProcessEnv
+}
+
+/** `node dist/cli.js serve` on a free loopback port, LOG_LEVEL at its default (info), stdout to /dev/null. */
+export async function startService(options: ServiceOptions): Promise<ServiceInstance> {
+  const port = await freePort()
+  const env = cleanEnv({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: options.dataDir,
+    // Lets the 401 scenario vary the client address through X-Forwarded-For, so the per-address
+    // limit (60 a minute) does not turn it into a 429 scenario. Costs one proxy-addr lookup a request.
+    TRUST_PROXY: 'true',
+    ...(options.databaseUrl && { DATABASE_URL: options.databaseUrl }),
+    ...(options.redisUrl && { REDIS_URL: options.redisUrl }),
+    ...(options.redisKeyPrefix && { REDIS_KEY_PREFIX: options.redisKeyPrefix }),
+  })
+  const managed = startNode(options.name, [...(options.nodeFlags ?? []), options.paths.cli, 'serve'], { env, cwd: options.paths.root, logDir: options.logDir })
+  const baseUrl = `http://127.0.0.1:${port}`
+  await waitUntil(managed, 'GET /healthz to answer 200', async () => (await fetch(`${baseUrl}/healthz`)).status === 200)
+  return { process: managed, baseUrl, env }
+}
+
+/** Runs an operator command of the built CLI with the instance's environment; parses its --json output. */
+export async function cli<T>(paths: Paths, env: NodeJS.ProcessEnv, args: string[]): Promise<T> {
+  try {
+    const { stdout } = await run(process.execPath, [paths.cli, ...args, '--json'], { env, cwd: paths.root })
+    return JSON.parse(stdout) as T
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr ?? ''
+    throw new Error(`adoption-store ${args.join(' ')} failed: ${stderr.trim() || String(error)}`)
+  }
+}
+
+export const SEED_ANIMALS = 1_000
+const STATUSES = ['available', 'available', 'available', 'pending', 'sold'] as const
+
+/**
+ * Prepares a running service: an enterprise project whose limits never bind and its key, a free
+ * project whose key is exhausted (banned, in fact: see `exhaust`), 1,000 animals posted through
+ * the API (60 % available, so `status=available&limit=20` is always a full page).
+ */
+export async function prepareService(
+  id: 'service' | 'pg',
+  label: string,
+  paths: Paths,
+  instance: ServiceInstance,
+  log: (line: string) => void,
+): Promise<Target & { exhaustion: string }> {
+  const suffix = randomBytes(3).toString('hex')
+  await cli(paths, instance.env, ['projects', 'create', `bench-${suffix}`, '--plan', 'enterprise', '--per-minute', '1000000000', '--per-day', '1000000000'])
+  const { key } = await cli<{ key: string }>(paths, instance.env, ['keys', 'create', '--project', `bench-${suffix}`, '--name', 'bench'])
+  await cli(paths, instance.env, ['projects', 'create', `bench-free-${suffix}`, '--plan', 'free'])
+  const { key: exhaustedKey } = await cli<{ key: string }>(paths, instance.env, ['keys', 'create', '--project', `bench-free-${suffix}`, '--name', 'exhausted'])
+
+  const started = Date.now()
+  const ids = await seed(instance.baseUrl, key)
+  log(`  ${label}: seeded ${ids.length} animals through POST /v1/pets in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  const exhaustion = await exhaust(instance.baseUrl, exhaustedKey)
+  log(`  ${label}: free key exhausted: ${exhaustion}`)
+  return {
+    id,
+    label,
+    baseUrl: instance.baseUrl,
+    process: instance.process,
+    prefix: '/v1',
+    key,
+    exhaustedKey,
+    unknownKey: await unknownKey(paths),
+    // The first animal: always "available", so GET by id answers a full animal.
+    petId: ids[0] ?? 1,
+    exhaustion,
+  }
+}
+
+async function seed(baseUrl: string, key: string): Promise<number[]> {
+  const ids: number[] = new Array<number>(SEED_ANIMALS)
+  let next = 0
+  const worker = async () => {
+    while (next < SEED_ANIMALS) {
+      const i = next++
+      const response = await fetch(`${baseUrl}/v1/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Animal ${String(i + 1).padStart(4, '0')}`, categoryId: (i % 7) + 1, status: STATUSES[i % STATUSES.length] }),
+      })
+      if (response.status !== 201) throw new Error(`seeding: POST /v1/pets answered ${response.status}: ${await response.text()}`)
+      ids[i] = ((await response.json()) as { id: number }).id
+    }
+  }
+  await Promise.all(Array.from({ length: 10 }, worker))
+  return ids
+}
+
+/**
+ * Spends the free key's 60 requests of this minute, then keeps sending while refused until the
+ * service bans the key (after 30 refused requests, for 10 minutes): from then on every request
+ * with it is the 429 `api_key_banned`, whatever minute the measurement falls in.
+ */
+async function exhaust(baseUrl: string, key: string): Promise<string> {
+  const codes = new Map<string, number>()
+  for (let i = 0; i < 500; i++) {
+    const response = await fetch(`${baseUrl}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })
+    const body = (await response.json()) as { code?: string }
+    const label = `${response.status}${body.code ? ` ${body.code}` : ''}`
+    codes.set(label, (codes.get(label) ?? 0) + 1)
+    if (body.code === 'api_key_banned') break
+  }
+  return [...codes].map(([label, n]) => `${n} × ${label}`).join(', ')
+}
+
+/** A well-formed key with a valid checksum that no database holds: the 401 "unknown" path, which does a lookup. */
+async function unknownKey(paths: Paths): Promise<string> {
+  const module = (await import(pathToFileURL(path.join(paths.root, 'dist/keys/api-key.js')).href)) as {
+    generateApiKey(environment: 'production'): { secret: string }
+  }
+  return module.generateApiKey('production').secret
+}
+
+// ---- PostgreSQL and Redis --------------------------------------------------------------------
+
+/** Creates a fresh database on the server of `adminUrl` and drops it at cleanup. */
+export async function freshDatabase(adminUrl: string, log: (line: string) => void): Promise<string> {
+  const { default: pg } = await import('pg')
+  const name = `adoption_bench_${Date.now()}_${randomBytes(3).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`)
+  } finally {
+    await admin.end()
+  }
+  onCleanup(async () => {
+    const client = new pg.Client({ connectionString: adminUrl })
+    await client.connect()
+    try {
+      // WITH (FORCE) (PostgreSQL 13+) also ends sessions a killed server may have left behind.
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      log(`dropped database ${name}`)
+    } finally {
+      await client.end()
+    }
+  })
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/** A unique REDIS_KEY_PREFIX; its keys are deleted at cleanup. */
+export function freshRedisPrefix(redisUrl: string, log: (line: string) => void): string {
+  const prefix = `adoption-bench-${Date.now()}-${randomBytes(3).toString('hex')}:`
+  onCleanup(async () => {
+    const { Redis } = await import('ioredis')
+    const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    await redis.connect()
+    try {
+      let cursor = '0'
+      let deleted = 0
+      do {
+        const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+        cursor = nextCursor
+        if (keys.length) deleted += await redis.del(...keys)
+      } while (cursor !== '0')
+      log(`deleted ${deleted} Redis keys under ${prefix}`)
+    } finally {
+      redis.disconnect()
+    }
+  })
+  return prefix
+}
+
+// ---- baseline and Prism -----------------------------------------------------------------------
+
+export interface BaselineBodies {
+  list: unknown
+  pet: unknown
+  created: unknown
+  unauthorized: unknown
+  limited: unknown
+}
+
+/**
+ * The bare node:http server, in its own process, answering the service's own bodies (captured
+ * from it), re-serialised with JSON.stringify on every request. It tells the scenarios apart by
+ * the Authorization header, as the service does, and by method and path.
+ */
+export async function startBaseline(paths: Paths, logDir: string, service: Target, bodies: BaselineBodies): Promise<Target> {
+  const port = await freePort()
+  const configPath = path.join(logDir, 'baseline.json')
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      port,
+      unauthorizedAuth: `Bearer ${service.unknownKey}`,
+      limitedAuth: `Bearer ${service.exhaustedKey}`,
+      bodies,
+    }),
+  )
+  const managed = startNode('baseline', [paths.baselineScript, configPath], { env: cleanEnv({}), cwd: paths.root, logDir })
+  const baseUrl = `http://127.0.0.1:${port}`
+  await waitUntil(managed, 'an HTTP answer', async () => (await fetch(`${baseUrl}/`)).status > 0)
+  return { ...service, id: 'baseline', label: 'baseline (node:http)', baseUrl, process: managed }
+}
+
+/** `prism mock openapi.json` (static examples, its default log level), for the two GET scenarios. */
+export async function startPrism(paths: Paths, logDir: string, key: string): Promise<Target> {
+  const port = await freePort()
+  const managed = startNode('prism', [paths.prismBin, 'mock', paths.openapi, '--port', String(port), '--host', '127.0.0.1'], {
+    env: cleanEnv({}),
+    cwd: paths.root,
+    logDir,
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  // (`limit` must be sent: the document marks it required, though it has a default.)
+  const ready = async () => (await fetch(`${baseUrl}/pets?limit=20`, { headers: { authorization: `Bearer ${key}` } })).status === 200
+  await waitUntil(managed, 'GET /pets?limit=20 to answer 200', ready, 60_000)
+  return { id: 'prism', label: 'Prism mock', baseUrl, process: managed, prefix: '', key, exhaustedKey: key, unknownKey: key, petId: 1 }
+}
+
+export async function stopTarget(target: { process: Managed }): Promise<void> {
+  await stopProcess(target.process)
+}

@@ -1,0 +1,242 @@
+/**
+ * The data commands: `pets …` and `orders …` call a running service's API through the typed
+ * client, as any API user would. They never open the database nor read the service's own
+ * configuration: only `--url`/ADOPTION_STORE_URL and `--key`/ADOPTION_STORE_KEY.
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander'
+import {
+  type AdoptionStoreClient,
+  AdoptionStoreError,
+  createClient,
+  type Order,
+  type OrderStatus,
+  type Page,
+  type Pet,
+  type PetStatus,
+  servers,
+} from '../client/index.js'
+
+const PET_STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold']
+const ORDER_STATUSES: readonly OrderStatus[] = ['placed', 'approved', 'delivered', 'cancelled']
+
+interface ApiOptions {
+  url?: string
+  key?: string
+  json?: boolean
+}
+
+/** An expected failure of a data command: one line on stderr, exit status 1. */
+class DataCommandError extends Error {}
+
+export function registerDataCommands(program: Command): void {
+  const pets = program.command('pets').description("list, add and fetch animals through a running service's API")
+
+  apiOptions(
+    pets
+      .command('list')
+      .description('list animals in ascending id order, one page (or every page with --all)')
+      .addOption(new Option('--status <status>', 'only animals with this status').choices(PET_STATUSES))
+      .option('--limit <n>', 'animals per page, 1 to 100 (default 20)', wholeNumber(1))
+      .option('--after <id>', 'the cursor: only animals with a greater id', wholeNumber(0))
+      .option('--all', 'follow the pages to the end'),
+  ).action((options: ApiOptions & { status?: PetStatus; limit?: number; after?: number; all?: boolean }) =>
+    run(options, async (client) => {
+      const query = { status: options.status, limit: options.limit, after: options.after }
+      const page = options.all ? { items: await collect(client.iteratePets(query)), next: undefined } : await client.listPets(query)
+      print(options.json, page.items, () => petTable(page))
+    }),
+  )
+
+  apiOptions(
+    pets
+      .command('create <name>')
+      .description('add an animal (safe to retry: sent with an Idempotency-Key)')
+      .requiredOption('--category <id>', 'its category id', wholeNumber(1))
+      .addOption(new Option('--status <status>', 'its status (default available)').choices(PET_STATUSES))
+      .option('--idempotency-key <key>', 'your own Idempotency-Key, to repeat this command safely (default: a new UUID)'),
+  ).action((name: string, options: ApiOptions & { category: number; status?: PetStatus; idempotencyKey?: string }) =>
+    run(options, async (client) => {
+      const pet = await client.createPet({ name, categoryId: options.category, status: options.status }, { idempotencyKey: options.idempotencyKey })
+      print(options.json, pet, () => `Created pet ${describePet(pet)}`)
+    }),
+  )
+
+  apiOptions(pets.command('get <id>').description('show one animal (GET /v1/pets/{id}, deprecated: removed 5 December 2030)')).action(
+    (petId: string, options: ApiOptions) =>
+      run(options, async (client) => {
+        const pet = await client.getPet(idArgument(petId))
+        print(options.json, pet, () => `Pet ${describePet(pet)}`)
+      }),
+  )
+
+  const orders = program.command('orders').description("list, place and move adoption orders through a running service's API")
+
+  apiOptions(
+    orders
+      .command('list')
+      .description('list orders in ascending id order, one page (or every page with --all)')
+      .addOption(new Option('--status <status>', 'only orders with this status').choices(ORDER_STATUSES))
+      .option('--limit <n>', 'orders per page, 1 to 100 (default 20)', wholeNumber(1))
+      .option('--after <id>', 'the cursor: only orders with a greater id', wholeNumber(0))
+      .option('--all', 'follow the pages to the end'),
+  ).action((options: ApiOptions & { status?: OrderStatus; limit?: number; after?: number; all?: boolean }) =>
+    run(options, async (client) => {
+      const query = { status: options.status, limit: options.limit, after: options.after }
+      const page = options.all ? { items: await collect(client.iterateOrders(query)), next: undefined } : await client.listOrders(query)
+      print(options.json, page.items, () => orderTable(page))
+    }),
+  )
+
+  apiOptions(
+    orders
+      .command('create <petId>')
+      .description('order an available animal (safe to retry: sent with an Idempotency-Key)')
+      .option('--idempotency-key <key>', 'your own Idempotency-Key, to repeat this command safely (default: a new UUID)'),
+  ).action((petId: string, options: ApiOptions & { idempotencyKey?: string }) =>
+    run(options, async (client) => {
+      const order = await client.placeOrder({ petId: idArgument(petId) }, { idempotencyKey: options.idempotencyKey })
+      print(options.json, order, () => `Placed order ${describeOrder(order)}`)
+    }),
+  )
+
+  apiOptions(orders.command('get <id>').description('show one order')).action((orderId: string, options: ApiOptions) =>
+    run(options, async (client) => {
+      const order = await client.getOrder(idArgument(orderId))
+      print(options.json, order, () => `Order ${describeOrder(order)}`)
+    }),
+  )
+
+  const moves = {
+    approve: { description: 'approve a placed order', call: (c: AdoptionStoreClient, id: number) => c.approveOrder(id) },
+    deliver: { description: 'deliver an approved order: the animal is sold', call: (c: AdoptionStoreClient, id: number) => c.deliverOrder(id) },
+    cancel: { description: 'cancel a placed or approved order: the animal is available again', call: (c: AdoptionStoreClient, id: number) => c.cancelOrder(id) },
+  }
+  for (const [action, move] of Object.entries(moves)) {
+    apiOptions(orders.command(`${action} <id>`).description(`${move.description} (not retried)`)).action((orderId: string, options: ApiOptions) =>
+      run(options, async (client) => {
+        const order = await move.call(client, idArgument(orderId))
+        print(options.json, order, () => `Order ${describeOrder(order)}`)
+      }),
+    )
+  }
+}
+
+function apiOptions(command: Command): Command {
+  return command
+    .option('--url <url>', `the API's base URL (env ADOPTION_STORE_URL, default ${servers.production})`)
+    .option('--key <key>', 'the API key (env ADOPTION_STORE_KEY; prefer the variable: flags show in the process list)')
+    .option('--json', 'print JSON')
+}
+
+/** Runs a command with a client; any failure becomes one line on stderr and exit status 1. */
+async function run(options: ApiOptions, work: (client: AdoptionStoreClient) => Promise<void>): Promise<void> {
+  try {
+    await work(clientFor(options))
+  } catch (error) {
+    process.stderr.write(`adoption-store: ${oneLine(describeFailure(error))}\n`)
+    process.exitCode = 1
+  }
+}
+
+function clientFor(options: ApiOptions): AdoptionStoreClient {
+  const url = options.url ?? nonEmpty(process.env.ADOPTION_STORE_URL) ?? servers.production
+  const apiKey = options.key ?? nonEmpty(process.env.ADOPTION_STORE_KEY)
+  if (!apiKey) throw new DataCommandError('no API key: pass --key or set ADOPTION_STORE_KEY.')
+  try {
+    return createClient({
+      baseUrl: url,
+      apiKey,
+      retry: {
+        onRetry: ({ attempt, delayMs, code, status }) =>
+          process.stderr.write(`adoption-store: ${code || `HTTP ${status}`}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1})\n`),
+      },
+    })
+  } catch (error) {
+    throw new DataCommandError(`${(error as Error).message.replace(/^createClient: /, '')} (from --url or ADOPTION_STORE_URL).`)
+  }
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof DataCommandError) return error.message
+  if (error instanceof AdoptionStoreError) {
+    const where = error.status ? `${error.code}, HTTP ${error.status}` : error.code
+    const bannedUntil = error.bannedUntil ? `; banned until ${error.bannedUntil.toISOString()}` : ''
+    const retry = !error.bannedUntil && error.retryAfter !== undefined ? `; retry after ${error.retryAfter} s` : ''
+    return `${error.message} (${where}${bannedUntil}${retry})`
+  }
+  if (error instanceof TypeError) return error.message
+  throw error
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = []
+  for await (const item of items) all.push(item)
+  return all
+}
+
+function print(json: boolean | undefined, data: unknown, human: () => string): void {
+  process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`)
+}
+
+function describePet(pet: Pet): string {
+  return `${pet.id}: ${pet.name} (category ${pet.categoryId}, ${pet.status})`
+}
+
+function describeOrder(order: Order): string {
+  return `${order.id} for pet ${order.petId}: ${order.status}${order.complete ? ', complete' : ''} (placed ${order.createdAt})`
+}
+
+function petTable(page: Page<Pet>): string {
+  return withMore(
+    table(
+      ['ID', 'NAME', 'CATEGORY', 'STATUS'],
+      page.items.map((p) => [String(p.id), p.name, String(p.categoryId), p.status]),
+    ),
+    page,
+  )
+}
+
+function orderTable(page: Page<Order>): string {
+  return withMore(
+    table(
+      ['ID', 'PET', 'STATUS', 'COMPLETE', 'CREATED'],
+      page.items.map((o) => [String(o.id), String(o.petId), o.status, o.complete ? 'yes' : 'no', o.createdAt]),
+    ),
+    page,
+  )
+}
+
+function withMore(text: string, page: Page<{ id: number }>): string {
+  const last = page.items.at(-1)
+  return page.next && last ? `${text}\nMore: --after ${last.id} for the next page, or --all.` : text
+}
+
+function table(header: string[], rows: string[][]): string {
+  if (rows.length === 0) return '(none)'
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')
+}
+
+function wholeNumber(min: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
+      throw new InvalidArgumentError(`a whole number of at least ${min} is needed.`)
+    }
+    return Number(value)
+  }
+}
+
+function idArgument(value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) {
+    throw new DataCommandError(`"${value}" is not an id: a whole number of at least 1 is needed.`)
+  }
+  return Number(value)
+}

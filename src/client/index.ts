@@ -1,0 +1,27 @@
+/**
+ * `adoption-store/client`: a typed client of the Adoption Store API, with retries that honour
+ * Retry-After, automatic idempotency keys, rate-limit state and pagination. Types come from the
+ * committed OpenAPI document (`npm run client:types`). No dependencies: it uses the global `fetch`.
+ */
+export {
+  AdoptionStoreClient,
+  type CallOptions,
+  type ClientOptions,
+  createClient,
+  type Environment,
+  type ErrorBody,
+  type IdempotentCallOptions,
+  type ListOrdersQuery,
+  type ListPetsQuery,
+  type NewOrder,
+  type NewPet,
+  type Order,
+  type OrderStatus,
+  type Page,
+  type Pet,
+  type PetStatus,
+  type RateLimitState,
+} from './client.js'
+export { AdoptionStoreError, type AdoptionStoreErrorCode, ApiKeyBannedError, type ClientErrorCode, isAdoptionStoreError, RateLimitedError } from './errors.js'
+export { backoffMs, type Clock, parseRetryAfter, RETRY_DEFAULTS, retryDelayMs, type RetryEvent, type RetryOptions, systemClock } from './retry.js'
+export { type components, type ErrorCode, errorCodes, type operations, type paths, servers } from './schema.js'

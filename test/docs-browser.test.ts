@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { after, before, describe, test } from 'node:test'
+import { type Browser, chromium } from 'playwright-core'
+import { createTestApp, type TestApp } from './helpers/app.js'
+
+/**
+ * The interactive reference at /docs, in a real browser: it renders every operation from the
+ * app's own document, served without any outside host, and the store group's operations have no
+ * "Try it out" panel while the others do.
+ */
+
+const CHROMIUM = '/usr/bin/chromium'
+const skip = fs.existsSync(CHROMIUM) ? false : 'Chromium is not installed (Debian package chromium)'
+
+describe('the /docs reference in Chromium', { skip }, () => {
+  let t: TestApp
+  let browser: Browser
+  let base: string
+
+  before(async () => {
+    t = await createTestApp()
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    })
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  test('renders every operation; "Try it out" exists for pets and not for the store group', async () => {
+    const page = await browser.newPage()
+    const problems: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text())
+    })
+    page.on('requestfailed', (request) => problems.push(`${request.url()}: ${request.failure()?.errorText}`))
+    const outside: string[] = []
+    page.on('request', (request) => {
+      if (!request.url().startsWith(base) && !request.url().startsWith('data:')) outside.push(request.url())
+    })
+
+    await page.goto(`${base}/docs/`)
+    await page.waitForSelector('.opblock', { timeout: 15_000 })
+    const operations = await page.$$eval('.opblock', (blocks) =>
+      blocks.map((block) => ({ id: block.id, path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '' })),
+    )
+    const doc = t.app.swagger() as unknown as { paths: Record<string, object> }
+    const expected = Object.entries(doc.paths).reduce((count, [, item]) => count + Object.keys(item).length, 0)
+    assert.equal(operations.length, expected, 'every operation of the document is shown')
+
+    for (const { id, path } of operations) {
+      const block = page.locator(`#${id}`)
+      await block.locator('.opblock-summary').first().click()
+      await block.locator('.opblock-body').waitFor({ timeout: 5_000 })
+      const tryOut = await block.locator('button.try-out__btn').count()
+      if (path.startsWith('/store')) assert.equal(tryOut, 0, `${path}: the store group has no live testing panel`)
+      else assert.equal(tryOut, 1, `${path}: "Try it out" is offered`)
+    }
+    assert.deepEqual(outside, [], 'nothing is loaded from another host')
+    assert.deepEqual(problems, [], 'no errors in the page (CSP included)')
+    await page.close()
+  })
+})
