@@ -275,7 +275,7 @@ export async function startPrism(paths: Paths, logDir: string, key: string): Pro
     logDir,
   })
   const baseUrl = `http://127.0.0.1:${port}`
-  // (`limit` must be sent: the document marks it required, though it has a default.)
+  // (With `limit`, as the scenarios send it: older documents marked it required.)
   const ready = async () => (await fetch(`${baseUrl}/pets?limit=20`, { headers: { authorization: `Bearer ${key}` } })).status === 200
   await waitUntil(managed, 'GET /pets?limit=20 to answer 200', ready, 60_000)
   return { id: 'prism', label: 'Prism mock', baseUrl, process: managed, prefix: '', key, exhaustedKey: key, unknownKey: key, petId: 1 }
