@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { MAX_INT53 } from '../pets/pets.schemas.js'
+import { MAX_INT53, pageQuerySchema } from '../http/schemas.js'
 
 const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const
 const statusField = Type.Enum(ORDER_STATUSES, { description: 'Where the adoption stands' })
@@ -30,21 +30,7 @@ export const OrderSchema = Type.Object(
 
 export const OrdersSchema = Type.Array(Type.Ref('Order'), { $id: 'Orders', description: 'A page of orders, in ascending id order' })
 
-export const ListOrdersQuerySchema = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of orders returned' })),
-    status: Type.Optional({ ...statusField, description: 'Only orders with this status' }),
-    after: Type.Optional(
-      Type.Integer({
-        format: 'int64',
-        minimum: 0,
-        maximum: MAX_INT53,
-        description: 'Cursor: only orders with an id greater than this. Follow the `Link: rel="next"` header instead of building it.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-)
+export const ListOrdersQuerySchema = pageQuerySchema('orders', statusField)
 
 export const OrderIdParamsSchema = Type.Object({
   orderId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the order' }),

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
+import { MAX_INT53, pageQuerySchema } from '../http/schemas.js'
 
-export const MAX_INT53 = Number.MAX_SAFE_INTEGER
 
 export const PetStatusSchema = Type.Enum(['available', 'pending', 'sold'], {
   $id: 'PetStatus',
@@ -46,21 +46,7 @@ export const PetSchema = Type.Object(
 
 export const PetsSchema = Type.Array(Type.Ref('Pet'), { $id: 'Pets', description: 'A page of animals, in ascending id order' })
 
-export const ListPetsQuerySchema = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned' })),
-    status: Type.Optional({ ...statusField, description: 'Only animals with this status' }),
-    after: Type.Optional(
-      Type.Integer({
-        format: 'int64',
-        minimum: 0,
-        maximum: MAX_INT53,
-        description: 'Cursor: only animals with an id greater than this. Follow the `Link: rel="next"` header instead of building it.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-)
+export const ListPetsQuerySchema = pageQuerySchema('animals', statusField)
 
 export const PetIdParamsSchema = Type.Object({
   petId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the animal' }),
