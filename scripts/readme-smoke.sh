@@ -66,6 +66,19 @@ npx adoption-store keys revoke "$id"
 npx adoption-store projects list
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null
 curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
+# Custom domains (the CLI side; DNS is asked of a closed loopback port, so verify must fail).
+(
+  export PLATFORM_DOMAIN=platform.example PLATFORM_DNS_TARGET=edge.platform.example DNS_RESOLVERS=127.0.0.1:9
+  npx adoption-store domains add shop.example.com --project acme | grep -q 'CNAME *shop *edge.platform.example *3600'
+  npx adoption-store domains add www.example.com --project acme >/dev/null
+  if npx adoption-store domains verify shop.example.com --project acme >/dev/null 2>&1; then echo "smoke: verify without DNS succeeded" >&2; exit 1; fi
+  npx adoption-store domains list --project acme --json | grep -q '"state": *"failed"'
+  npx adoption-store domains set-primary shop.example.com --project acme >/dev/null
+  npx adoption-store domains add-redirect www.example.com shop.example.com --project acme >/dev/null
+  npx adoption-store domains remove-redirect www.example.com --project acme >/dev/null
+  npx adoption-store domains remove shop.example.com --project acme >/dev/null
+  echo "smoke: README domain commands passed"
+)
 echo "smoke: README commands passed"
 
 # The scale-out section, against the PostgreSQL and Redis the suite uses, when there are some.

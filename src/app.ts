@@ -4,6 +4,7 @@ import { identifyCaller, requireApiKey } from './auth/auth.scope.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
+import { createDomains, type DomainsOptions, installDomains, restrictToSite } from './domains/domains.module.js'
 import { ApiError, ErrorSchema } from './errors.js'
 import { frameworkErrorHandler, installErrorHandling, notFound, sendError } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body.js'
@@ -32,13 +33,15 @@ export interface AppOptions {
   clock?: Clock
   /** Pino options or an instance; defaults to JSON logs at `config.logLevel`. */
   logger?: FastifyServerOptions['loggerInstance'] | false
+  /** Custom domains' back ends (DNS, certificate authority); default: from configuration. */
+  domains?: DomainsOptions
 }
 
 /**
  * Builds the service: the one composition root. It never listens; `server.ts` does, and tests
  * call `inject` on what this returns.
  */
-export async function buildApp({ config, database, clock = systemClock, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, clock = systemClock, logger, domains: domainsOptions }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger === undefined
       ? { logger: { level: config.logLevel, redact: ['req.headers.authorization'] } }
@@ -74,6 +77,7 @@ export async function buildApp({ config, database, clock = systemClock, logger }
   const idempotency = new Idempotency(db, clock)
   const pets = new PetsService(db, clock, idempotency)
   const orders = new OrdersService(db, clock, idempotency)
+  const domains = await createDomains(config, db, clock, app.log, domainsOptions)
 
   app.setValidatorCompiler(validatorCompiler)
   installErrorHandling(app, config)
@@ -115,6 +119,8 @@ export async function buildApp({ config, database, clock = systemClock, logger }
   const finishMethods = trackMethods(app)
   installMetrics(app, metrics)
   await registerOpenApi(app, config)
+  // Host routing runs before every other route's hooks; the admin API is its own scope.
+  await installDomains(app, domains, config, db)
   await app.register(healthRoutes, { database, limiter: limiterBackend })
 
   await app.register(
@@ -122,6 +128,7 @@ export async function buildApp({ config, database, clock = systemClock, logger }
       const finishMethods = trackMethods(v1)
       // Every /v1 request is identified and rate limited, unknown routes included.
       identifyCaller(v1, authenticator)
+      restrictToSite(v1, domains.router)
       limitRequests(v1, limiter, metrics)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

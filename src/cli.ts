@@ -5,6 +5,7 @@ import { systemClock } from './clock.js'
 import { type Config, ConfigError, type ConfigOverrides, loadConfig } from './config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
 import type { Plan } from './db/schema.js'
+import { registerDomainCommands } from './domains/domains.cli.js'
 import { createApiKey, getApiKeys, revokeKey } from './keys/keys.service.js'
 import { liftBan } from './limits/limits.js'
 import { PLANS } from './projects/plans.js'
@@ -184,6 +185,7 @@ keys
   )
 
 registerDataCommands(program)
+registerDomainCommands(program, { config, withDatabase, print, table, fail: (message) => new CliError(message) })
 
 let parsedConfig: Config | undefined
 /** The configuration: environment variables, overridden by the global flags. */

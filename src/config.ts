@@ -29,12 +29,36 @@ export interface Config {
   readonly redisTimeoutMs: number
   /** Fastify's trustProxy: whether (or which) proxies' X-Forwarded-For gives the client address. */
   readonly trustProxy: boolean | number | string
+  /** Custom domains and host routing: each project is served at `<slug>.<platformDomain>`. Absent: no host routing. */
+  readonly platformDomain: string | undefined
+  /** The name customers point their CNAME (or ALIAS/ANAME) records at; defaults to `platformDomain`. */
+  readonly platformDnsTarget: string | undefined
+  /** DNS servers (`ip` or `ip:port`) that domain verification and CAA checks ask; empty: the system's. */
+  readonly dnsResolvers: readonly string[]
+  /** Bearer token of the operator's admin API (`/admin/v1`); absent: the admin API is disabled. */
+  readonly adminToken: string | undefined
+  /** Port of the HTTPS listener that serves custom domains with their certificates (SNI); absent: none. */
+  readonly httpsPort: number | undefined
+  /** ACME directory of the certificate authority. */
+  readonly acmeDirectoryUrl: string
+  /** Contact address given to the certificate authority, if any. */
+  readonly acmeEmail: string | undefined
+  /** A PEM file of extra CA certificates trusted for the ACME directory's own HTTPS (a private CA). */
+  readonly acmeCaFile: string | undefined
+  /** Issuer domain names of the CA, as CAA records name it (`issue "letsencrypt.org"`). */
+  readonly acmeCaaDomains: readonly string[]
+  /** 32-byte key (base64 or hex) that encrypts certificate and ACME account private keys; absent: no certificates. */
+  readonly certificateEncryptionKey: string | undefined
+  /** How often each instance looks for due domain checks and certificate work. */
+  readonly domainWorkerIntervalMs: number
 }
 
 export type Environment = 'production' | 'staging'
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+/** A lowercase DNS name of at least two labels, without a trailing dot. */
+const HOSTNAME_PATTERN = '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'
 
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
@@ -52,6 +76,17 @@ const EnvSchema = Type.Object({
   REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{0,64}$', default: 'adoption-store:' }),
   REDIS_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10000, default: 250 }),
   TRUST_PROXY: Type.String({ pattern: '^(true|false|[0-9]{1,2}|[0-9A-Fa-f.:/, ]+)$', default: 'false' }),
+  PLATFORM_DOMAIN: Type.Optional(Type.String({ pattern: HOSTNAME_PATTERN })),
+  PLATFORM_DNS_TARGET: Type.Optional(Type.String({ pattern: HOSTNAME_PATTERN })),
+  DNS_RESOLVERS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:\\[\\], ]+$' })),
+  ADMIN_TOKEN: Type.Optional(Type.String({ pattern: '^[\\x21-\\x7e]{32,512}$' })),
+  HTTPS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  ACME_DIRECTORY_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://acme-v02.api.letsencrypt.org/directory' }),
+  ACME_EMAIL: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' })),
+  ACME_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  ACME_CAA_DOMAINS: Type.String({ pattern: '^[a-z0-9.-]+(,[a-z0-9.-]+)*$', default: 'letsencrypt.org' }),
+  CERTIFICATE_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$' })),
+  DOMAIN_WORKER_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 15000 }),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -106,8 +141,23 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     redisTimeoutMs: env.REDIS_TIMEOUT_MS,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    platformDomain: env.PLATFORM_DOMAIN,
+    platformDnsTarget: values.platformDnsTarget ?? env.PLATFORM_DNS_TARGET ?? values.platformDomain ?? env.PLATFORM_DOMAIN,
+    dnsResolvers: splitList(env.DNS_RESOLVERS),
+    adminToken: env.ADMIN_TOKEN,
+    httpsPort: env.HTTPS_PORT,
+    acmeDirectoryUrl: env.ACME_DIRECTORY_URL,
+    acmeEmail: env.ACME_EMAIL,
+    acmeCaFile: env.ACME_CA_FILE,
+    acmeCaaDomains: splitList(env.ACME_CAA_DOMAINS),
+    certificateEncryptionKey: env.CERTIFICATE_ENCRYPTION_KEY,
+    domainWorkerIntervalMs: env.DOMAIN_WORKER_INTERVAL_MS,
     ...values,
   })
+}
+
+function splitList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((item) => item.trim()).filter(Boolean)
 }
 
 /** `true`/`false`, a hop count, or a comma-separated list of proxy addresses and CIDR ranges. */

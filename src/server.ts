@@ -4,6 +4,7 @@ import { bootstrapEmptyStore } from './bootstrap.js'
 import { systemClock } from './clock.js'
 import type { Config } from './config.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
+import { listenHttps } from './domains/https.js'
 
 /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -49,6 +50,8 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGINT', shutdown)
 
   await app.listen({ port: config.port, host: config.host })
+  // Custom domains over HTTPS, certificates picked by SNI; closes with the app.
+  if (config.httpsPort !== undefined) await listenHttps(app, { port: config.httpsPort, host: config.host })
   app.log.info({ database: database.location, environment: config.environment }, 'adoption store ready')
   if (firstKey) printWelcome(firstKey, config)
 }

@@ -24,6 +24,17 @@ describe('loadConfig defaults', () => {
         redisKeyPrefix: 'adoption-store:',
         redisTimeoutMs: 250,
         trustProxy: false,
+        platformDomain: undefined,
+        platformDnsTarget: undefined,
+        dnsResolvers: [],
+        adminToken: undefined,
+        httpsPort: undefined,
+        acmeDirectoryUrl: 'https://acme-v02.api.letsencrypt.org/directory',
+        acmeEmail: undefined,
+        acmeCaFile: undefined,
+        acmeCaaDomains: ['letsencrypt.org'],
+        certificateEncryptionKey: undefined,
+        domainWorkerIntervalMs: 15000,
       },
     )
     assert.ok(path.isAbsolute(config.dataDir))
@@ -68,6 +79,17 @@ describe('loadConfig values', () => {
         REDIS_KEY_PREFIX: 'store-a:',
         REDIS_TIMEOUT_MS: '100',
         TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+        PLATFORM_DOMAIN: 'stores.example.com',
+        PLATFORM_DNS_TARGET: 'edge.example.net',
+        DNS_RESOLVERS: '192.0.2.53, [2001:db8::53]:5353',
+        ADMIN_TOKEN: 'x'.repeat(40),
+        HTTPS_PORT: '8443',
+        ACME_DIRECTORY_URL: 'https://acme.example.net/directory',
+        ACME_EMAIL: 'ops@example.com',
+        ACME_CA_FILE: '/etc/ssl/acme-ca.pem',
+        ACME_CAA_DOMAINS: 'example.net,example.org',
+        CERTIFICATE_ENCRYPTION_KEY: 'ab'.repeat(32),
+        DOMAIN_WORKER_INTERVAL_MS: '5000',
       },
     )
     assert.deepEqual(
@@ -88,6 +110,17 @@ describe('loadConfig values', () => {
         redisKeyPrefix: 'store-a:',
         redisTimeoutMs: 100,
         trustProxy: '10.0.0.0/8, 127.0.0.1',
+        platformDomain: 'stores.example.com',
+        platformDnsTarget: 'edge.example.net',
+        dnsResolvers: ['192.0.2.53', '[2001:db8::53]:5353'],
+        adminToken: 'x'.repeat(40),
+        httpsPort: 8443,
+        acmeDirectoryUrl: 'https://acme.example.net/directory',
+        acmeEmail: 'ops@example.com',
+        acmeCaFile: '/etc/ssl/acme-ca.pem',
+        acmeCaaDomains: ['example.net', 'example.org'],
+        certificateEncryptionKey: 'ab'.repeat(32),
+        domainWorkerIntervalMs: 5000,
       },
     )
   })
@@ -175,3 +208,26 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     )
   })
 })
+
+describe('loadConfig custom domains', () => {
+  test('the DNS target defaults to the platform domain', () => {
+    const config = loadConfig({}, { PLATFORM_DOMAIN: 'stores.example.com' })
+    assert.equal(config.platformDnsTarget, 'stores.example.com')
+  })
+
+  test('invalid values stop start-up naming the variable', () => {
+    for (const [name, value] of [
+      ['PLATFORM_DOMAIN', 'Stores.Example.com'],
+      ['PLATFORM_DOMAIN', 'localhost'],
+      ['PLATFORM_DNS_TARGET', 'https://edge.example.net'],
+      ['DNS_RESOLVERS', 'dns.google'],
+      ['ADMIN_TOKEN', 'short'],
+      ['HTTPS_PORT', '70000'],
+      ['CERTIFICATE_ENCRYPTION_KEY', 'not-a-key'],
+      ['ACME_CAA_DOMAINS', 'Lets Encrypt'],
+    ]) {
+      assert.throws(() => loadConfig({}, { [name as string]: value }), new RegExp(name as string), `${name}=${value}`)
+    }
+  })
+})
+

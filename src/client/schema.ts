@@ -511,7 +511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -757,7 +757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The requested resource could not be found (code: not_found) */
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
                     /** @description RFC 9745: when this operation was deprecated, `@<unix seconds>` */
@@ -1133,7 +1133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The requested resource could not be found (code: not_found) */
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1154,7 +1154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1382,7 +1382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The requested resource could not be found (code: not_found) */
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1547,7 +1547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The requested resource could not be found (code: not_found) */
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1568,7 +1568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1733,7 +1733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The requested resource could not be found (code: not_found) */
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1754,7 +1754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1919,7 +1919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The requested resource could not be found (code: not_found) */
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1940,7 +1940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2040,11 +2040,15 @@ export const servers = {
 export const errorCodes = {
     invalid_request: 400,
     unauthorized: 401,
+    plan_required: 403,
     not_found: 404,
+    unknown_host: 404,
     method_not_allowed: 405,
     idempotency_in_flight: 409,
     pet_unavailable: 409,
     invalid_transition: 409,
+    domain_taken: 409,
+    domain_conflict: 409,
     gone: 410,
     payload_too_large: 413,
     unsupported_media_type: 415,

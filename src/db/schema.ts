@@ -12,6 +12,11 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable
   api_key_bans: ApiKeyBanTable
   orders: OrderTable
+  domains: DomainTable
+  certificates: CertificateTable
+  acme_challenges: AcmeChallengeTable
+  acme_accounts: AcmeAccountTable
+  routing_state: RoutingStateTable
 }
 
 export type Plan = 'free' | 'pro' | 'business' | 'enterprise'
@@ -81,6 +86,71 @@ export interface OrderTable {
   updated_at: string
 }
 
+export type DomainState = 'pending' | 'verified' | 'failed'
+export type CertificateState = 'pending' | 'issuing' | 'issued' | 'failed' | 'renewing'
+
+/** A project's custom domain: its DNS verification and its certificate, each with a state (see src/domains). */
+export interface DomainTable {
+  id: Generated<number>
+  project_id: number
+  /** ASCII (IDNA) form, lowercase, no trailing dot. */
+  name: string
+  /** 1 for a registrable domain (ALIAS/ANAME, compared by addresses), 0 for a subdomain (CNAME). */
+  apex: number
+  is_primary: Generated<number>
+  /** This domain answers 301 to the same path on `redirect_to`. */
+  redirect_to: string | null
+  redirect_status: number | null
+  state: DomainState
+  reason: string | null
+  checks: Generated<number>
+  /** Start of the current verification schedule (added or re-verified): sets the backoff. */
+  checks_since: string
+  checked_at: string | null
+  next_check_at: string | null
+  verified_at: string | null
+  cert_state: CertificateState
+  cert_reason: string | null
+  cert_attempts: Generated<number>
+  cert_checked_at: string | null
+  cert_next_at: string | null
+  lease_holder: string | null
+  lease_until: string | null
+  created_at: string
+}
+
+export interface CertificateTable {
+  domain_id: number
+  /** The leaf certificate and its chain, PEM. */
+  certificate_pem: string
+  /** The private key, encrypted (see src/domains/secret-box.ts). */
+  private_key: string
+  not_before: string
+  not_after: string
+  renew_at: string
+  issued_at: string
+}
+
+export interface AcmeChallengeTable {
+  token: string
+  domain_id: number
+  host: string
+  key_authorization: string
+  created_at: string
+}
+
+export interface AcmeAccountTable {
+  directory_url: string
+  private_key: string
+  account_url: string | null
+  created_at: string
+}
+
+export interface RoutingStateTable {
+  id: number
+  generation: number
+}
+
 export type ProjectRow = Selectable<ProjectTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type PetRow = Selectable<PetTable>
@@ -88,3 +158,5 @@ export type NewPetRow = Insertable<PetTable>
 export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>
 export type ApiKeyBanRow = Selectable<ApiKeyBanTable>
 export type OrderRow = Selectable<OrderTable>
+export type DomainRow = Selectable<DomainTable>
+export type CertificateRow = Selectable<CertificateTable>

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely'
 import * as initial from './0001-initial.js'
 import * as apiKeyBans from './0002-api-key-bans.js'
 import * as orders from './0003-orders.js'
+import * as domains from './0004-domains.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-api-key-bans': apiKeyBans,
   '0003-orders': orders,
+  '0004-domains': domains,
 }

@@ -1,0 +1,99 @@
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import type { DomainRow } from '../db/schema.js'
+import type { CertificateAuthority } from './acme.js'
+import { checkCaa, type DnsLookup } from './dns.js'
+import { bumpGeneration, deleteChallenge, findCertificate, insertChallenge, releaseDomain, saveCertificate, updateDomain } from './domains.repository.js'
+import { nextCertificateAttempt, type ChangeListener } from './domains.service.js'
+import type { SecretBox } from './secret-box.js'
+
+export const NOT_CONFIGURED = 'Certificates are not issued by this service: set CERTIFICATE_ENCRYPTION_KEY (and HTTPS_PORT) to enable them.'
+
+/** The context a certificate's private key is sealed under: it only decrypts for its own domain. */
+export function certificateContext(domainId: number, name: string): string {
+  return `certificate:${domainId}:${name}`
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+const MIN_RENEWAL_DELAY_MS = 60 * 60_000
+
+/** Renewal is due two thirds into a certificate's lifetime (day 60 of Let's Encrypt's 90). */
+export function renewalTime(notBefore: Date, notAfter: Date): number {
+  return notBefore.getTime() + ((notAfter.getTime() - notBefore.getTime()) * 2) / 3
+}
+
+/**
+ * Obtains and renews the certificate of a verified domain: CAA first (a blocking record is named),
+ * then an ACME order whose HTTP-01 challenge every instance answers from the database. The key is
+ * stored encrypted. Failures are kept as the certificate's state with their reason and retried
+ * with backoff; a certificate still valid keeps being served while its renewal fails.
+ */
+export class CertificatesService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly dns: DnsLookup,
+    private readonly authority: CertificateAuthority | undefined,
+    private readonly box: SecretBox | undefined,
+    private readonly caaDomains: readonly string[],
+    private readonly onChange: ChangeListener,
+  ) {}
+
+  /** Works on a domain whose lease `holder` has; answers the row after, or nothing if the lease was lost. */
+  async process(row: DomainRow, holder: string): Promise<DomainRow | undefined> {
+    const started = this.clock.now()
+    if (!this.authority || !this.box) {
+      return this.finish(row.id, holder, { cert_state: 'pending', cert_reason: NOT_CONFIGURED, cert_next_at: null, cert_checked_at: iso(started) })
+    }
+    const existing = await findCertificate(this.db, row.id)
+    const renewing = existing !== undefined && Date.parse(existing.not_after) > started
+    await updateDomain(this.db, row.id, { cert_state: renewing ? 'renewing' : 'issuing', cert_checked_at: iso(started) })
+
+    const failed = async (reason: string) => {
+      const attempts = row.cert_attempts + 1
+      return this.finish(row.id, holder, {
+        cert_state: 'failed',
+        cert_reason: renewing ? `Renewal failed (the current certificate is served until ${existing?.not_after}): ${reason}` : reason,
+        cert_attempts: attempts,
+        cert_next_at: iso(nextCertificateAttempt(attempts, this.clock.now())),
+      })
+    }
+
+    const caa = await checkCaa(this.dns, row.name, this.caaDomains)
+    if (!caa.ok) return failed(caa.reason)
+
+    let issued
+    try {
+      const at = iso(this.clock.now())
+      issued = await this.authority.issue(row.name, {
+        publish: (token, keyAuthorization) => insertChallenge(this.db, { token, domainId: row.id, host: row.name, keyAuthorization, at }),
+        withdraw: (token) => deleteChallenge(this.db, token),
+      })
+    } catch (error) {
+      return failed(`The certificate authority refused or failed: ${(error as Error).message}`)
+    }
+    if (issued.certificatePem.length === 0) return failed('The certificate authority returned no certificate.')
+    // Never sooner than an hour from now, even for a certificate the CA dated oddly: no renewal loop.
+    const renewAt = Math.max(renewalTime(issued.notBefore, issued.notAfter), this.clock.now() + MIN_RENEWAL_DELAY_MS)
+    const box = this.box
+    const generation = await this.db.transaction().execute(async (trx) => {
+      await saveCertificate(trx, {
+        domain_id: row.id,
+        certificate_pem: issued.certificatePem,
+        private_key: box.seal(issued.privateKeyPem, certificateContext(row.id, row.name)),
+        not_before: issued.notBefore.toISOString(),
+        not_after: issued.notAfter.toISOString(),
+        renew_at: iso(renewAt),
+        issued_at: iso(this.clock.now()),
+      })
+      return bumpGeneration(trx)
+    })
+    const after = await this.finish(row.id, holder, { cert_state: 'issued', cert_reason: null, cert_attempts: 0, cert_next_at: iso(renewAt) })
+    await this.onChange(generation)
+    return after
+  }
+
+  private finish(id: number, holder: string, changes: Parameters<typeof releaseDomain>[3]) {
+    return releaseDomain(this.db, id, holder, changes)
+  }
+}

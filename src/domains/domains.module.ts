@@ -1,0 +1,96 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { registerAdminApi } from '../admin/admin.scope.js'
+import type { Clock } from '../clock.js'
+import type { Config } from '../config.js'
+import type { Db } from '../db/database.js'
+import { ApiError } from '../errors.js'
+import { AcmeAuthority, type CertificateAuthority } from './acme.js'
+import { CertificatesService } from './certificates.service.js'
+import { NodeDnsLookup, type DnsLookup } from './dns.js'
+import { normalizeHost } from './domain-name.js'
+import { findChallenge } from './domains.repository.js'
+import { domainsRoutes } from './domains.routes.js'
+import { DomainsService } from './domains.service.js'
+import { ACME_CHALLENGE_PREFIX, HostRouter, installHostRouting, restrictToSite } from './host-routing.js'
+import { CertificateStore, closeHttps } from './https.js'
+import { createRoutingChanges, DatabaseRoutingChanges, type RoutingChanges } from './routing-changes.js'
+import { SecretBox } from './secret-box.js'
+import { DomainWorker } from './worker.js'
+
+/** Custom domains, wired: what the app, the HTTPS listener and tests reach. */
+export interface Domains {
+  service: DomainsService
+  router: HostRouter
+  certificates: CertificateStore
+  worker: DomainWorker
+  changes: RoutingChanges
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Custom domains: host routing, the certificate store of the HTTPS listener, the background worker. */
+    domains: Domains
+  }
+}
+
+export interface DomainsOptions {
+  /** The DNS the checks ask; default: `node:dns` to DNS_RESOLVERS. */
+  dns?: DnsLookup
+  /** The certificate authority; default: ACME at ACME_DIRECTORY_URL when CERTIFICATE_ENCRYPTION_KEY is set. */
+  authority?: CertificateAuthority
+}
+
+/** Builds the feature from configuration: the one place its back ends (DNS, CA, change feed) are chosen. */
+export async function createDomains(config: Config, db: Db, clock: Clock, log: FastifyBaseLogger, options: DomainsOptions = {}): Promise<Domains> {
+  const dns = options.dns ?? new NodeDnsLookup(config.dnsResolvers)
+  // Without PLATFORM_DOMAIN nothing is routed by host: no subscription is worth its connections.
+  const changes = config.platformDomain ? await createRoutingChanges(db, config, log) : new DatabaseRoutingChanges(db)
+  const box = config.certificateEncryptionKey ? new SecretBox(config.certificateEncryptionKey) : undefined
+  const authority = options.authority ?? (box ? new AcmeAuthority(db, box, clock, config) : undefined)
+  const announce = (generation: number) => changes.announce(generation)
+  const service = new DomainsService(db, clock, config, dns, announce)
+  const certificates = new CertificatesService(db, clock, dns, authority, box, config.acmeCaaDomains, announce)
+  return {
+    service,
+    router: new HostRouter(db, config, changes),
+    certificates: new CertificateStore(db, box, changes),
+    worker: new DomainWorker(db, clock, service, certificates, log, config.domainWorkerIntervalMs),
+    changes,
+  }
+}
+
+/**
+ * Installs custom domains on the app, before its other routes: host routing of every request,
+ * the ACME HTTP-01 challenge route, the admin API, and the background worker while the app runs.
+ */
+export async function installDomains(app: FastifyInstance, domains: Domains, config: Config, db: Db): Promise<void> {
+  app.decorate('domains', domains)
+  installHostRouting(app, domains.router)
+
+  app.get(
+    `${ACME_CHALLENGE_PREFIX}:token`,
+    { schema: { hide: true, params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 255 }) }) } },
+    async (request, reply) => {
+      const { token } = request.params as { token: string }
+      // Only the answer for this very host: a token never answers on another project's domain.
+      const answer = await findChallenge(db, token, normalizeHost(request.host))
+      if (answer === undefined) throw new ApiError('not_found', 'No ACME challenge with this token for this host.')
+      return reply.type('text/plain; charset=utf-8').send(answer)
+    },
+  )
+
+  await registerAdminApi(app, config.adminToken, async (admin) => {
+    await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
+  })
+
+  if (config.platformDomain) app.addHook('onReady', async () => domains.worker.start())
+  app.addHook('preClose', async () => {
+    await Promise.all([domains.worker.stop(), closeHttps(app)])
+  })
+  app.addHook('onClose', async () => {
+    await domains.changes.close()
+  })
+}
+
+export { restrictToSite }

@@ -1,0 +1,138 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { Redis } from 'ioredis'
+import type { Db } from '../db/database.js'
+import { readGeneration } from './domains.repository.js'
+
+/**
+ * How an instance learns that routing data (domains, redirects, certificates) changed anywhere:
+ * every change bumps a generation number in the database, in the same transaction, and then
+ * announces it. Caches compare the generation before they answer.
+ */
+export interface RoutingChanges {
+  /** The current generation: a cache built at another generation is stale. */
+  generation(): Promise<number>
+  /** Tells every instance, after the change is committed. */
+  announce(generation: number): Promise<void>
+  close(): Promise<void>
+}
+
+/** Without Redis: the generation is read from the database, one primary-key read per routed request. */
+export class DatabaseRoutingChanges implements RoutingChanges {
+  constructor(private readonly db: Db) {}
+  generation(): Promise<number> {
+    return readGeneration(this.db)
+  }
+  async announce(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+/** How often the Redis variant re-reads the generation anyway, in case an announcement was lost. */
+const RESYNC_MS = 5_000
+
+export interface RedisChangesSettings {
+  redisUrl: string
+  redisKeyPrefix: string
+  redisTimeoutMs: number
+}
+
+export function routingChannel(prefix: string): string {
+  return `${prefix}domains:routing`
+}
+
+/**
+ * With Redis: announcements are published on a channel every instance subscribes to, so a
+ * routed request costs no database read. While the subscription is down (Redis away, or not yet
+ * resynchronised) the generation is read from the database instead, so a change never goes
+ * unnoticed; a periodic re-read covers a lost announcement.
+ */
+export class RedisRoutingChanges implements RoutingChanges {
+  private readonly subscriber: Redis
+  private readonly publisher: Redis
+  private readonly channel: string
+  /** The generation known from the subscription; undefined while it cannot be trusted. */
+  private known: number | undefined
+  private resync: NodeJS.Timeout | undefined
+  private closed = false
+
+  constructor(
+    private readonly db: Db,
+    settings: RedisChangesSettings,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    const options = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: Math.max(settings.redisTimeoutMs, 1_000) }
+    this.subscriber = new Redis(settings.redisUrl, { ...options, commandTimeout: undefined })
+    this.publisher = new Redis(settings.redisUrl, options)
+    this.channel = routingChannel(settings.redisKeyPrefix)
+    for (const client of [this.subscriber, this.publisher]) client.on('error', () => undefined)
+    this.subscriber.on('message', (_channel: string, message: string) => {
+      const generation = Number(message)
+      if (this.known !== undefined && Number.isSafeInteger(generation)) this.known = Math.max(this.known, generation)
+    })
+    this.subscriber.on('close', () => {
+      this.known = undefined
+    })
+    this.subscriber.on('ready', () => void this.synchronise())
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.subscriber.connect(), this.publisher.connect()]).catch((err: unknown) => {
+      this.log.warn({ err }, 'domains: Redis unavailable; routing changes are read from the database until it returns')
+    })
+    this.resync = setInterval(() => void this.synchronise(), RESYNC_MS)
+    this.resync.unref()
+  }
+
+  /** Subscribes (again), then reads the generation: nothing committed before is missed. */
+  private async synchronise(): Promise<void> {
+    if (this.closed || this.subscriber.status !== 'ready') return
+    try {
+      await this.subscriber.subscribe(this.channel)
+      const generation = await readGeneration(this.db)
+      if (this.subscriber.status === 'ready') this.known = Math.max(this.known ?? 0, generation)
+    } catch (err) {
+      this.known = undefined
+      this.log.warn({ err }, 'domains: could not resynchronise routing changes')
+    }
+  }
+
+  async generation(): Promise<number> {
+    return this.known ?? readGeneration(this.db)
+  }
+
+  async announce(generation: number): Promise<void> {
+    if (this.known !== undefined) this.known = Math.max(this.known, generation)
+    await this.publisher.publish(this.channel, String(generation)).catch((err: unknown) => {
+      this.log.warn({ err }, 'domains: could not announce a routing change; other instances see it within seconds')
+    })
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    clearInterval(this.resync)
+    this.subscriber.disconnect()
+    this.publisher.disconnect()
+  }
+}
+
+/** The one place that chooses how changes travel: Redis when configured, else the database. */
+export async function createRoutingChanges(db: Db, settings: { redisUrl: string | undefined; redisKeyPrefix: string; redisTimeoutMs: number }, log: FastifyBaseLogger): Promise<RoutingChanges> {
+  if (!settings.redisUrl) return new DatabaseRoutingChanges(db)
+  const changes = new RedisRoutingChanges(db, { ...settings, redisUrl: settings.redisUrl }, log)
+  await changes.start()
+  return changes
+}
+
+/** For a process without a subscription (the CLI): publishes one announcement, if Redis is configured. */
+export async function announceOnce(settings: { redisUrl: string | undefined; redisKeyPrefix: string }, generation: number): Promise<void> {
+  if (!settings.redisUrl) return
+  const redis = new Redis(settings.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 2_000 })
+  redis.on('error', () => undefined)
+  try {
+    await redis.connect()
+    await redis.publish(routingChannel(settings.redisKeyPrefix), String(generation))
+  } catch {
+    // The servers re-read the generation within seconds anyway.
+  } finally {
+    redis.disconnect()
+  }
+}

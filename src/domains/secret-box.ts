@@ -1,0 +1,35 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+
+const VERSION = 'v1'
+
+/**
+ * Encrypts private keys at rest (certificates, the ACME account) with AES-256-GCM under the key
+ * from configuration. Each value is bound to its context (e.g. `certificate:shop.example.com`) as
+ * additional authenticated data, so a ciphertext copied to another row does not decrypt.
+ */
+export class SecretBox {
+  private readonly key: Buffer
+
+  constructor(key: string) {
+    this.key = /^[0-9a-fA-F]{64}$/.test(key) ? Buffer.from(key, 'hex') : Buffer.from(key, 'base64')
+    if (this.key.length !== 32) throw new Error('The encryption key must be 32 bytes, as 64 hex digits or 44 base64 characters')
+  }
+
+  seal(plaintext: string, context: string): string {
+    const iv = randomBytes(12)
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv)
+    cipher.setAAD(Buffer.from(context))
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+    return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), ciphertext.toString('base64')].join(':')
+  }
+
+  /** Throws when the value was sealed under another key or another context, or was altered. */
+  open(sealed: string, context: string): string {
+    const [version, iv, tag, ciphertext] = sealed.split(':')
+    if (version !== VERSION || !iv || !tag || ciphertext === undefined) throw new Error('Not a sealed value')
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'))
+    decipher.setAAD(Buffer.from(context))
+    decipher.setAuthTag(Buffer.from(tag, 'base64'))
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8')
+  }
+}

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto'
+import os from 'node:os'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import type { CertificatesService } from './certificates.service.js'
+import { claimDomain, findDueDomains, releaseDomain, type WorkKind } from './domains.repository.js'
+import type { DomainsService } from './domains.service.js'
+
+/** How long a claimed DNS check may take before another instance may take it over. */
+const DNS_LEASE_MS = 2 * 60_000
+/** How long a claimed certificate order may take (an ACME order polls for a while). */
+const CERTIFICATE_LEASE_MS = 10 * 60_000
+const BATCH = 20
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * The background work of custom domains, on every instance: re-checks pending and failed domains
+ * on their backoff schedule, and obtains, retries and renews certificates. Each row is worked on
+ * under a lease taken with one conditional update, so instances sharing a database never do the
+ * same work twice; a lease left by a crashed instance expires and is taken over.
+ */
+export class DomainWorker {
+  readonly holder = `${os.hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private again = false
+  private stopped = true
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly domains: DomainsService,
+    private readonly certificates: CertificatesService,
+    private readonly log: FastifyBaseLogger,
+    private readonly intervalMs: number,
+  ) {}
+
+  start(): void {
+    this.stopped = false
+    this.timer = setInterval(() => this.kick(), this.intervalMs)
+    this.timer.unref()
+    this.kick()
+  }
+
+  /** Runs a pass soon (e.g. right after a domain was verified), or again after the current one. */
+  kick(): void {
+    if (this.stopped) return
+    if (this.running) {
+      this.again = true
+      return
+    }
+    this.running = this.runOnce()
+      .then(() => undefined)
+      .catch((err: unknown) => this.log.warn({ err }, 'domains: background pass failed'))
+      .finally(() => {
+        this.running = undefined
+        if (this.again) {
+          this.again = false
+          this.kick()
+        }
+      })
+  }
+
+  /** Stops scheduling and waits for the pass in flight, at most `graceMs`; its leases expire if cut short. */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.stopped = true
+    clearInterval(this.timer)
+    if (this.running) await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, graceMs).unref())])
+  }
+
+  /** One pass over the due work; answers how many rows it worked on. */
+  async runOnce(): Promise<{ dns: number; certificates: number }> {
+    let dns = 0
+    let certificates = 0
+    for (const row of await findDueDomains(this.db, 'dns', iso(this.clock.now()), BATCH)) {
+      if (!(await this.claim(row.id, 'dns', DNS_LEASE_MS))) continue
+      dns++
+      await this.guard(row.id, () => this.domains.recheck(row, this.holder))
+    }
+    for (const row of await findDueDomains(this.db, 'certificate', iso(this.clock.now()), BATCH)) {
+      if (!(await this.claim(row.id, 'certificate', CERTIFICATE_LEASE_MS))) continue
+      certificates++
+      await this.guard(row.id, () => this.certificates.process(row, this.holder))
+    }
+    return { dns, certificates }
+  }
+
+  private claim(id: number, kind: WorkKind, leaseMs: number): Promise<boolean> {
+    const now = this.clock.now()
+    return claimDomain(this.db, id, kind, this.holder, iso(now), iso(now + leaseMs))
+  }
+
+  /** An unexpected failure is logged and the lease given back, so the row is tried again. */
+  private async guard(id: number, work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work()
+    } catch (err) {
+      this.log.warn({ err, domainId: id }, 'domains: background work on a domain failed')
+      await releaseDomain(this.db, id, this.holder, {}).catch(() => undefined)
+    }
+  }
+}

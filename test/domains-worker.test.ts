@@ -1,0 +1,143 @@
+/**
+ * The background work of custom domains: DNS re-checks on their backoff schedule, and leases in
+ * the database so that instances sharing it never do the same work twice. Runs on the suite's
+ * dialect; the clock is the test's.
+ */
+import assert from 'node:assert/strict'
+import { after, afterEach, before, describe, test } from 'node:test'
+import type { Domain } from '../src/domains/domains.schemas.js'
+import { claimDomain } from '../src/domains/domains.repository.js'
+import { GAVE_UP } from '../src/domains/domains.service.js'
+import { NOT_CONFIGURED } from '../src/domains/certificates.service.js'
+import { admin } from './helpers/admin.js'
+import { ManualClock, type TestApp } from './helpers/app.js'
+import { testDialect } from './helpers/databases.js'
+import { addDomain, createDomainsApp, DNS_TARGET, uniqueDomain, verifyDomain } from './helpers/domains.js'
+import { type ChallTestSrv, pebbleMissing, startChallTestSrv, stopAll } from './helpers/pebble.js'
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+
+let dns: ChallTestSrv
+let apps: TestApp[] = []
+
+async function app(clock: ManualClock): Promise<TestApp> {
+  const t = await createDomainsApp(dns, {}, { clock })
+  apps.push(t)
+  return t
+}
+
+async function get(t: TestApp, slug: string, name: string): Promise<Domain> {
+  return (await admin(t, 'GET', `/projects/${slug}/domains/${name}`)).json<Domain>()
+}
+
+describe('custom domains in the background', { skip: pebbleMissing }, () => {
+  before(async () => {
+    dns = await startChallTestSrv()
+  })
+  afterEach(async () => {
+    await Promise.all(apps.map((t) => t.close()))
+    apps = []
+  })
+  after(stopAll)
+
+  test('pending domains are re-checked every 10 minutes for a day, then hourly, then given up with a reason', async () => {
+    const clock = new ManualClock()
+    const t = await app(clock)
+    const pro = await t.project({ plan: 'pro' })
+    const { name } = uniqueDomain()
+    const added = await addDomain(t, pro.slug, name)
+    assert.equal(added.status.nextCheckAt, new Date(clock.now()).toISOString(), 'first checked as soon as the worker runs')
+
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 0 })
+    let domain = await get(t, pro.slug, name)
+    assert.equal(domain.status.state, 'failed')
+    assert.match(domain.status.reason ?? '', /No CNAME record/)
+    assert.equal(domain.status.checkedAt, new Date(clock.now()).toISOString())
+    assert.equal(domain.status.nextCheckAt, new Date(clock.now() + 10 * MINUTE).toISOString())
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 0, certificates: 0 }, 'not due yet')
+
+    clock.advance(23 * HOUR)
+    await t.app.domains.worker.runOnce()
+    domain = await get(t, pro.slug, name)
+    assert.equal(domain.status.nextCheckAt, new Date(clock.now() + 10 * MINUTE).toISOString(), 'still every 10 minutes within the first day')
+
+    clock.advance(2 * HOUR)
+    await t.app.domains.worker.runOnce()
+    domain = await get(t, pro.slug, name)
+    assert.equal(domain.status.nextCheckAt, new Date(clock.now() + HOUR).toISOString(), 'hourly after the first day')
+
+    clock.advance(48 * HOUR)
+    await t.app.domains.worker.runOnce()
+    domain = await get(t, pro.slug, name)
+    assert.equal(domain.status.state, 'failed')
+    assert.equal(domain.status.nextCheckAt, null)
+    assert.ok(domain.status.reason?.endsWith(GAVE_UP), domain.status.reason ?? '')
+    clock.advance(24 * HOUR)
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 0, certificates: 0 }, 'no more checks after giving up')
+
+    // Re-verify starts a new schedule.
+    await dns.setCname(name, DNS_TARGET)
+    assert.equal((await verifyDomain(t, pro.slug, name)).status.state, 'verified')
+  })
+
+  test('a background check verifies a domain once its CNAME appears; without a key no certificate is attempted, and the state says why', async () => {
+    const clock = new ManualClock()
+    const t = await app(clock)
+    const pro = await t.project({ plan: 'pro' })
+    const { name } = uniqueDomain()
+    await addDomain(t, pro.slug, name)
+    await t.app.domains.worker.runOnce()
+    await dns.setCname(name, DNS_TARGET)
+    clock.advance(10 * MINUTE)
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 1 })
+    const domain = await get(t, pro.slug, name)
+    assert.equal(domain.status.state, 'verified')
+    assert.equal(domain.status.nextCheckAt, null)
+    assert.equal(domain.certificate.state, 'pending')
+    assert.equal(domain.certificate.reason, NOT_CONFIGURED)
+    assert.equal(domain.certificate.nextCheckAt, null)
+  })
+
+  test('instances sharing the database never check the same domain twice; a lease left by a crashed instance is taken over', async () => {
+    const clock = new ManualClock()
+    const t = await app(clock)
+    const sibling = await t.sibling()
+    await sibling.app.domains.worker.stop()
+    try {
+      const pro = await t.project({ plan: 'pro' })
+      const names = Array.from({ length: 8 }, () => uniqueDomain().name)
+      for (const name of names) await addDomain(t, pro.slug, name)
+
+      // On PostgreSQL the two passes race. Two SQLite connections in one process cannot: a write
+      // waiting for the other's lock blocks the event loop the other needs to commit (separate
+      // processes, as in production, just wait), so there they run one after the other.
+      const [a, b] =
+        testDialect === 'postgres'
+          ? await Promise.all([t.app.domains.worker.runOnce(), sibling.app.domains.worker.runOnce()])
+          : [await t.app.domains.worker.runOnce(), await sibling.app.domains.worker.runOnce()]
+      assert.equal(a.dns + b.dns, names.length, `each domain checked once: ${JSON.stringify({ a, b })}`)
+      const rows = await t.database.db.selectFrom('domains').select(['name', 'checks', 'lease_holder']).execute()
+      assert.deepEqual(
+        rows.map((row) => [row.checks, row.lease_holder]),
+        names.map(() => [1, null]),
+      )
+
+      // A crashed instance's lease: nobody works on the row until it expires, then someone does.
+      clock.advance(10 * MINUTE)
+      const [crashed] = names
+      const id = (await t.database.db.selectFrom('domains').select('id').where('name', '=', crashed!).executeTakeFirstOrThrow()).id
+      const now = clock.now()
+      assert.equal(await claimDomain(t.database.db, id, 'dns', 'crashed-instance', new Date(now).toISOString(), new Date(now + 2 * MINUTE).toISOString()), true)
+      assert.equal(await claimDomain(t.database.db, id, 'dns', 'another', new Date(now).toISOString(), new Date(now + 2 * MINUTE).toISOString()), false)
+      const held = await t.app.domains.worker.runOnce()
+      assert.equal(held.dns, names.length - 1)
+      clock.advance(3 * MINUTE)
+      assert.equal((await sibling.app.domains.worker.runOnce()).dns, 1)
+      const taken = await t.database.db.selectFrom('domains').select(['checks', 'lease_holder']).where('id', '=', id).executeTakeFirstOrThrow()
+      assert.deepEqual(taken, { checks: 2, lease_holder: null })
+    } finally {
+      await sibling.app.close()
+    }
+  })
+})

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { TestApp } from './app.js'
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop'
+
+interface Operation {
+  operationId: string
+  responses: Record<string, { content?: Record<string, unknown> }>
+}
+interface AdminDoc {
+  paths: Record<string, Record<string, Operation>>
+}
+
+const contracts = new WeakMap<FastifyInstance, { doc: AdminDoc; ajv: Ajv2020 }>()
+
+async function contractOf(app: FastifyInstance) {
+  let contract = contracts.get(app)
+  if (!contract) {
+    const response = await app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    assert.equal(response.statusCode, 200, `the admin document: ${response.body}`)
+    const doc = response.json<AdminDoc>()
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+    ajv.addSchema(doc as object, 'admin')
+    contract = { doc, ajv }
+    contracts.set(app, contract)
+  }
+  return contract
+}
+
+/**
+ * Checks an admin API response against the admin OpenAPI document (`/admin/v1/openapi.json`):
+ * the status is documented for the operation, and a JSON body matches its schema.
+ */
+export async function assertMatchesAdminContract(app: FastifyInstance, method: string, url: string, response: LightMyRequestResponse): Promise<void> {
+  const { doc, ajv } = await contractOf(app)
+  const pathname = new URL(url, 'http://localhost').pathname
+  const where = `${method} ${pathname} -> ${response.statusCode}`
+  assert.ok(pathname.startsWith('/admin/v1/'), `${where}: not an admin path`)
+  const relative = pathname.slice('/admin/v1'.length)
+  const match = Object.entries(doc.paths)
+    .map(([path, item]) => ({ path, operation: item[method.toLowerCase()], pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }))
+    // Static segments win over parameters, as in the router.
+    .sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0))
+    .find(({ pattern, operation }) => operation && pattern.test(relative))
+  if (!match?.operation) return
+  const documented = match.operation.responses[String(response.statusCode)]
+  assert.ok(documented, `${where}: status ${response.statusCode} is not documented for ${match.operation.operationId}`)
+  if (documented.content?.['application/json']) {
+    const pointer = `admin#/paths/${match.path.replace(/~/g, '~0').replace(/\//g, '~1').replace(/\{/g, '%7B').replace(/\}/g, '%7D')}/${method.toLowerCase()}/responses/${response.statusCode}/content/application~1json/schema`
+    assert.ok(ajv.validate({ $ref: pointer }, response.json()), `${where}: body does not match the documented schema: ${ajv.errorsText()}\n${response.body}`)
+  }
+}
+
+/** Calls the admin API with the operator token, checked against both documents' rules. */
+export async function admin(t: TestApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, token = ADMIN_TOKEN): Promise<LightMyRequestResponse> {
+  const response = await t.request({
+    method,
+    url: `/admin/v1${url}`,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { payload: JSON.stringify(body) }),
+  })
+  await assertMatchesAdminContract(t.app, method, `/admin/v1${url}`, response)
+  return response
+}
