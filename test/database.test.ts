@@ -52,7 +52,7 @@ for (const dialect of dialects) {
         ]
         const theirs = await insertPet(db, b.id, { name: 'Max', categoryId: 3, status: 'available', createdAt: at })
         assert.equal(typeof mine[0]?.id, 'number')
-        assert.equal(mine[0]?.category_id, 9007199254740991, 'int64 values up to 2^53-1 come back exact, as numbers')
+        assert.equal(mine[0]?.categoryId, 9007199254740991, 'int64 values up to 2^53-1 come back exact, as numbers')
         assert.deepEqual(
           (await listPets(db, a.id, { limit: 10 })).map((p) => p.name),
           ['Rex', 'Mia'],

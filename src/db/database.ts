@@ -5,6 +5,7 @@ import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDiale
 import pg from 'pg'
 import type { Config } from '../config.js'
 import { migrations } from './migrations/index.js'
+import { type CompiledTemplate, registerFastPath, runThroughKysely } from './prepared.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -45,6 +46,23 @@ function openSqlite(dataDir: string): DatabaseHandle {
     throw new Error(`SQLite at ${file} refused durable settings (journal_mode=${journal}, synchronous=${synchronous}); expected wal and FULL (2)`)
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
+  const prepared = new Map<CompiledTemplate, SQLite.Statement>()
+  registerFastPath(db, {
+    dialect: 'sqlite',
+    run: <R>(template: CompiledTemplate, parameters: unknown[]) => {
+      // While a transaction holds the one connection, a statement run beside it would see its
+      // uncommitted changes and become part of it: such a query waits its turn through Kysely.
+      if (sqlite.inTransaction) return runThroughKysely<R>(db, template, parameters)
+      let statement = prepared.get(template)
+      if (!statement) {
+        statement = sqlite.prepare(template.sql)
+        prepared.set(template, statement)
+      }
+      if (statement.reader) return Promise.resolve(statement.all(parameters) as R[])
+      statement.run(parameters)
+      return Promise.resolve([])
+    },
+  })
   return {
     db,
     dialect: 'sqlite',
@@ -102,6 +120,12 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
   pool.on('error', () => undefined)
   pool.on('connect', (client) => client.on('error', () => undefined))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  registerFastPath(db, {
+    dialect: 'postgres',
+    // A named statement is parsed and planned once per connection, not once per request.
+    run: async <R>(template: CompiledTemplate, parameters: unknown[]) =>
+      (await pool.query({ name: template.name, text: template.sql, values: parameters })).rows as R[],
+  })
   const { host, pathname } = new URL(url)
   return {
     db,

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js'
+import { prepare } from '../db/prepared.js'
 import type { ApiKeyRow, Plan } from '../db/schema.js'
 
 /** What authentication needs in one read: the key and the plan of its project. */
@@ -18,8 +19,8 @@ export async function insertApiKey(db: Db, key: ApiKeyRow): Promise<ApiKeyRow> {
   return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function findKeyByHash(db: Db, hash: string): Promise<KeyWithProject | undefined> {
-  return db
+const findByHash = prepare((db, hash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('projects', 'projects.id', 'api_keys.project_id')
     .select([
@@ -33,8 +34,13 @@ export async function findKeyByHash(db: Db, hash: string): Promise<KeyWithProjec
       'projects.per_minute',
       'projects.per_day',
     ])
-    .where('api_keys.hash', '=', hash)
-    .executeTakeFirst()
+    .where('api_keys.hash', '=', hash),
+)
+
+/** Runs on every request: a prepared query. */
+export async function findKeyByHash(db: Db, hash: string): Promise<KeyWithProject | undefined> {
+  const [key] = await findByHash(db, hash)
+  return key
 }
 
 /** A project's keys, each with the end of its ban when one is running at `now`. */

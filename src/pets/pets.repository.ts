@@ -1,9 +1,10 @@
 import type { Db } from '../db/database.js'
-import type { PetRow, PetStatus } from '../db/schema.js'
+import { prepare } from '../db/prepared.js'
+import type { PetStatus } from '../db/schema.js'
+import type { Pet } from './pets.schemas.js'
 
-/** What an animal's API shape needs: reading less makes fewer and smaller row objects. */
-const PET_COLUMNS = ['id', 'name', 'category_id', 'status'] as const
-export type PetFields = Pick<PetRow, (typeof PET_COLUMNS)[number]>
+/** An animal is read in the API's own shape: one object per row, handed to the serialiser as is. */
+const PET = ['id', 'name', 'category_id as categoryId', 'status'] as const
 
 export interface PetFilter {
   status?: PetStatus | undefined
@@ -12,25 +13,46 @@ export interface PetFilter {
   limit: number
 }
 
+const insert = prepare((db, projectId: number, name: string, categoryId: number, status: PetStatus, createdAt: string) =>
+  db.insertInto('pets').values({ project_id: projectId, name, category_id: categoryId, status, created_at: createdAt }).returning(PET),
+)
+
+// Ids start at 1, so `after` 0 means from the start: one query shape per filter, not two.
+const listAll = prepare((db, projectId: number, after: number, limit: number) =>
+  db.selectFrom('pets').select(PET).where('project_id', '=', projectId).where('id', '>', after).orderBy('id').limit(limit),
+)
+
+const listByStatus = prepare((db, projectId: number, status: PetStatus, after: number, limit: number) =>
+  db
+    .selectFrom('pets')
+    .select(PET)
+    .where('project_id', '=', projectId)
+    .where('status', '=', status)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit),
+)
+
+const find = prepare((db, projectId: number, id: number) =>
+  db.selectFrom('pets').select(PET).where('project_id', '=', projectId).where('id', '=', id),
+)
+
 export async function insertPet(
   db: Db,
   projectId: number,
   pet: { name: string; categoryId: number; status: PetStatus; createdAt: string },
-): Promise<PetFields> {
-  return db
-    .insertInto('pets')
-    .values({ project_id: projectId, name: pet.name, category_id: pet.categoryId, status: pet.status, created_at: pet.createdAt })
-    .returning(PET_COLUMNS)
-    .executeTakeFirstOrThrow()
+): Promise<Pet> {
+  const [row] = await insert(db, projectId, pet.name, pet.categoryId, pet.status, pet.createdAt)
+  if (!row) throw new Error('insert into pets returned no row')
+  return row
 }
 
-export async function listPets(db: Db, projectId: number, filter: PetFilter): Promise<PetFields[]> {
-  let query = db.selectFrom('pets').select(PET_COLUMNS).where('project_id', '=', projectId)
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status)
-  if (filter.after !== undefined) query = query.where('id', '>', filter.after)
-  return query.orderBy('id').limit(filter.limit).execute()
+export async function listPets(db: Db, projectId: number, filter: PetFilter): Promise<Pet[]> {
+  const after = filter.after ?? 0
+  return filter.status === undefined ? listAll(db, projectId, after, filter.limit) : listByStatus(db, projectId, filter.status, after, filter.limit)
 }
 
-export async function findPet(db: Db, projectId: number, id: number): Promise<PetFields | undefined> {
-  return db.selectFrom('pets').select(PET_COLUMNS).where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+export async function findPet(db: Db, projectId: number, id: number): Promise<Pet | undefined> {
+  const [row] = await find(db, projectId, id)
+  return row
 }

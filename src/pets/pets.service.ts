@@ -1,12 +1,8 @@
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
-import { findPet, insertPet, listPets, type PetFields, type PetFilter } from './pets.repository.js'
+import { findPet, insertPet, listPets, type PetFilter } from './pets.repository.js'
 import type { NewPet, Pet } from './pets.schemas.js'
-
-export function toPet(row: PetFields): Pet {
-  return { id: row.id, name: row.name, categoryId: row.category_id, status: row.status }
-}
 
 export type CreatePetResult =
   | { ok: true; pet: Pet; replayed: boolean }
@@ -22,20 +18,19 @@ export class PetsService {
   /** One page in ascending id order, and the cursor of the next page when there is one. */
   async list(projectId: number, filter: PetFilter): Promise<{ pets: Pet[]; nextAfter: number | undefined }> {
     // One row more than asked tells whether another page exists, without a count.
-    const rows = await listPets(this.db, projectId, { ...filter, limit: filter.limit + 1 })
-    const page = rows.slice(0, filter.limit)
-    const more = rows.length > filter.limit
-    return { pets: page.map(toPet), nextAfter: more ? page[page.length - 1]?.id : undefined }
+    const pets = await listPets(this.db, projectId, { ...filter, limit: filter.limit + 1 })
+    const more = pets.length > filter.limit
+    if (more) pets.pop()
+    return { pets, nextAfter: more ? pets[pets.length - 1]?.id : undefined }
   }
 
   async get(projectId: number, id: number): Promise<Pet | undefined> {
-    const row = await findPet(this.db, projectId, id)
-    return row && toPet(row)
+    return findPet(this.db, projectId, id)
   }
 
   async create(projectId: number, input: NewPet, idempotencyKey: string | undefined): Promise<CreatePetResult> {
     const pet = { name: input.name.trim(), categoryId: input.categoryId, status: input.status ?? 'available' }
-    const insert = async (db: Db) => toPet(await insertPet(db, projectId, { ...pet, createdAt: new Date(this.clock.now()).toISOString() }))
+    const insert = (db: Db) => insertPet(db, projectId, { ...pet, createdAt: new Date(this.clock.now()).toISOString() })
     if (idempotencyKey === undefined) return { ok: true, pet: await insert(this.db), replayed: false }
 
     const outcome = await this.idempotency.run(projectId, idempotencyKey, { operation: 'createPet', body: input }, async (trx) => ({

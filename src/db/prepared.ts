@@ -1,0 +1,80 @@
+import { type Compilable, CompiledQuery } from 'kysely'
+import type { Db } from './database.js'
+
+/**
+ * Queries compiled once and run many times, for the paths every request takes (the key lookup,
+ * the animal reads). Building and compiling a query with Kysely costs more than SQLite takes to
+ * run it; a prepared query is written with the same builder, compiled on first use with
+ * placeholders for its arguments, and then only its parameters change.
+ *
+ *     const findPet = prepare((db, projectId: number, id: number) =>
+ *       db.selectFrom('pets').selectAll().where('project_id', '=', projectId).where('id', '=', id))
+ *     const rows = await findPet(db, 1, 42)
+ *
+ * Arguments must be used as plain values (comparisons, `limit`, inserted values): the builder
+ * sees placeholder objects in their place when it compiles.
+ *
+ * On the database's root instance a prepared query takes the handle's fast path (see
+ * `registerFastPath`); on a transaction it runs like any other query on that transaction.
+ */
+export type PreparedQuery<A extends unknown[], R> = (db: Db, ...args: A) => Promise<R[]>
+
+/** How a database runs a compiled query without Kysely's per-query work. */
+export interface FastPath {
+  readonly dialect: 'sqlite' | 'postgres'
+  run<R>(query: CompiledTemplate, parameters: unknown[]): Promise<R[]>
+}
+
+/** A compiled query whose parameters are either an argument's position or a constant. */
+export interface CompiledTemplate {
+  readonly sql: string
+  /** A stable name, unique per SQL text: PostgreSQL keeps it as a server-side prepared statement. */
+  readonly name: string
+  /** For each SQL parameter: `{ arg }` the index of the argument, or `{ value }` a constant. */
+  readonly slots: readonly ({ arg: number } | { value: unknown })[]
+}
+
+const fastPaths = new WeakMap<Db, FastPath>()
+
+/** Called by whoever opens a database: prepared queries on `db` itself then use `path`. */
+export function registerFastPath(db: Db, path: FastPath): void {
+  fastPaths.set(db, path)
+}
+
+class Placeholder {
+  constructor(readonly arg: number) {}
+}
+
+let names = 0
+
+export function prepare<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R>): PreparedQuery<A, R> {
+  const arity = build.length - 1
+  const templates: Partial<Record<FastPath['dialect'], CompiledTemplate>> = {}
+  const name = `adoption_store_${++names}`
+
+  const compile = (db: Db, dialect: FastPath['dialect']): CompiledTemplate => {
+    const placeholders = Array.from({ length: arity }, (_, arg) => new Placeholder(arg)) as A
+    const compiled = build(db, ...placeholders).compile()
+    const slots = compiled.parameters.map((value) => (value instanceof Placeholder ? { arg: value.arg } : { value }))
+    const template = { sql: compiled.sql, name: `${name}_${dialect}`, slots }
+    templates[dialect] = template
+    return template
+  }
+
+  return async (db, ...args) => {
+    const path = fastPaths.get(db)
+    if (!path) {
+      const { rows } = await db.executeQuery(build(db, ...args).compile())
+      return rows as R[]
+    }
+    const template = templates[path.dialect] ?? compile(db, path.dialect)
+    const parameters = template.slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value))
+    return path.run<R>(template, parameters)
+  }
+}
+
+/** Runs a template through Kysely itself, e.g. on SQLite while a transaction holds the connection. */
+export async function runThroughKysely<R>(db: Db, template: CompiledTemplate, parameters: unknown[]): Promise<R[]> {
+  const { rows } = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters))
+  return rows
+}

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { prepare } from '../src/db/prepared.js'
+import { insertPet } from '../src/pets/pets.repository.js'
+import { insertProject } from '../src/projects/projects.repository.js'
+import { dialects } from './helpers/databases.js'
+
+const at = '2026-11-22T12:00:00.000Z'
+
+// One argument, one constant: both must land in the right SQL parameter.
+const namesWithStatus = prepare((db, projectId: number, limit: number) =>
+  db.selectFrom('pets').select('name').where('project_id', '=', projectId).where('status', '=', 'sold').orderBy('id').limit(limit),
+)
+const names = prepare((db, projectId: number) => db.selectFrom('pets').select('name').where('project_id', '=', projectId).orderBy('id'))
+
+for (const dialect of dialects) {
+  describe(`prepared queries on ${dialect.name}`, () => {
+    test('arguments and constants reach their parameters, call after call', async () => {
+      const { handle, drop } = await dialect.create()
+      try {
+        const { db } = handle
+        const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        const b = await insertProject(db, { slug: 'b', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        for (const [project, name, status] of [[a, 'Rex', 'sold'], [a, 'Mia', 'available'], [a, 'Max', 'sold'], [b, 'Bo', 'sold']] as const) {
+          await insertPet(db, project.id, { name, categoryId: 1, status, createdAt: at })
+        }
+        assert.deepEqual(await namesWithStatus(db, a.id, 10), [{ name: 'Rex' }, { name: 'Max' }])
+        assert.deepEqual(await namesWithStatus(db, a.id, 1), [{ name: 'Rex' }])
+        assert.deepEqual(await namesWithStatus(db, b.id, 10), [{ name: 'Bo' }])
+        // The builder's own answer, for comparison.
+        const built = await db.selectFrom('pets').select('name').where('project_id', '=', a.id).where('status', '=', 'sold').orderBy('id').execute()
+        assert.deepEqual(await namesWithStatus(db, a.id, 10), built)
+      } finally {
+        await drop()
+      }
+    })
+
+    test('in a transaction, a prepared query runs on the transaction and sees its writes', async () => {
+      const { handle, drop } = await dialect.create()
+      try {
+        const { db } = handle
+        const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        const seen = await db.transaction().execute(async (trx) => {
+          await insertPet(trx, a.id, { name: 'Rex', categoryId: 1, status: 'sold', createdAt: at })
+          return names(trx, a.id)
+        })
+        assert.deepEqual(seen, [{ name: 'Rex' }])
+      } finally {
+        await drop()
+      }
+    })
+
+    test('outside a transaction, a prepared query never sees its uncommitted writes, even when it runs meanwhile', async () => {
+      const { handle, drop } = await dialect.create()
+      try {
+        const { db } = handle
+        const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        await insertPet(db, a.id, { name: 'Mia', categoryId: 1, status: 'available', createdAt: at })
+        let outside: Promise<{ name: string }[]> | undefined
+        await assert.rejects(
+          db.transaction().execute(async (trx) => {
+            await insertPet(trx, a.id, { name: 'Ghost', categoryId: 1, status: 'sold', createdAt: at })
+            // Asked while the transaction is open (on SQLite it holds the only connection).
+            outside = names(db, a.id)
+            await new Promise((resolve) => setTimeout(resolve, 20))
+            throw new Error('roll back')
+          }),
+          /roll back/,
+        )
+        assert.deepEqual(await outside, [{ name: 'Mia' }], 'the rolled-back animal was never visible outside its transaction')
+        assert.deepEqual(await names(db, a.id), [{ name: 'Mia' }])
+      } finally {
+        await drop()
+      }
+    })
+
+    test('a failing prepared query rejects with the database error', async () => {
+      const { handle, drop } = await dialect.create()
+      try {
+        const missingProject = 424242
+        await assert.rejects(insertPet(handle.db, missingProject, { name: 'Rex', categoryId: 1, status: 'sold', createdAt: at }), (error: { code?: string }) => {
+          assert.match(String(error.code), /^(SQLITE_CONSTRAINT_FOREIGNKEY|23503)$/)
+          return true
+        })
+      } finally {
+        await drop()
+      }
+    })
+  })
+}
