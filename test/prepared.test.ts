@@ -74,6 +74,31 @@ for (const dialect of dialects) {
       }
     })
 
+    test('batched writes made together each get their own row back, and a bad one fails alone', async () => {
+      const { handle, drop } = await dialect.create()
+      try {
+        const { db } = handle
+        const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        const missingProject = 424242
+        const wanted = Array.from({ length: 20 }, (_, i) => `Pet ${i}`)
+        const outcomes = await Promise.allSettled(
+          wanted.map((name, i) => insertPet(db, i === 7 ? missingProject : a.id, { name, categoryId: i + 1, status: 'available', createdAt: at })),
+        )
+        assert.equal(outcomes[7]?.status, 'rejected', 'the animal of a missing project is refused')
+        const created = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []))
+        assert.deepEqual(
+          created.map((pet) => [pet.name, pet.categoryId]),
+          wanted.flatMap((name, i) => (i === 7 ? [] : [[name, i + 1]])),
+          'each caller gets its own animal',
+        )
+        assert.equal(new Set(created.map((pet) => pet.id)).size, 19)
+        const stored = await db.selectFrom('pets').select(['id', 'name']).orderBy('id').execute()
+        assert.deepEqual(stored.map((row) => row.id).sort((x, y) => x - y), created.map((pet) => pet.id).sort((x, y) => x - y))
+      } finally {
+        await drop()
+      }
+    })
+
     test('a failing prepared query rejects with the database error', async () => {
       const { handle, drop } = await dialect.create()
       try {

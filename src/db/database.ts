@@ -5,7 +5,7 @@ import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDiale
 import pg from 'pg'
 import type { Config } from '../config.js'
 import { migrations } from './migrations/index.js'
-import { type CompiledTemplate, registerFastPath, runThroughKysely } from './prepared.js'
+import { type CompiledTemplate, registerFastPath, runAllThroughKysely, runThroughKysely, type Statement } from './prepared.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
@@ -47,21 +47,24 @@ function openSqlite(dataDir: string): DatabaseHandle {
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
   const prepared = new Map<CompiledTemplate, SQLite.Statement>()
+  const execute = (template: CompiledTemplate, parameters: unknown[]): unknown[] => {
+    let statement = prepared.get(template)
+    if (!statement) {
+      statement = sqlite.prepare(template.sql)
+      prepared.set(template, statement)
+    }
+    if (statement.reader) return statement.all(parameters)
+    statement.run(parameters)
+    return []
+  }
+  const executeAll = sqlite.transaction((statements: Statement[]) => statements.map((s) => execute(s.template, s.parameters)))
   registerFastPath(db, {
     dialect: 'sqlite',
-    run: <R>(template: CompiledTemplate, parameters: unknown[]) => {
-      // While a transaction holds the one connection, a statement run beside it would see its
-      // uncommitted changes and become part of it: such a query waits its turn through Kysely.
-      if (sqlite.inTransaction) return runThroughKysely<R>(db, template, parameters)
-      let statement = prepared.get(template)
-      if (!statement) {
-        statement = sqlite.prepare(template.sql)
-        prepared.set(template, statement)
-      }
-      if (statement.reader) return Promise.resolve(statement.all(parameters) as R[])
-      statement.run(parameters)
-      return Promise.resolve([])
-    },
+    // While a transaction holds the one connection, a statement run beside it would see its
+    // uncommitted changes and become part of it: such work waits its turn through Kysely.
+    run: <R>(template: CompiledTemplate, parameters: unknown[]) =>
+      sqlite.inTransaction ? runThroughKysely<R>(db, template, parameters) : Promise.resolve(execute(template, parameters) as R[]),
+    runAll: (statements) => (sqlite.inTransaction ? runAllThroughKysely(db, statements) : Promise.resolve(executeAll(statements))),
   })
   return {
     db,
@@ -125,6 +128,7 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
     // A named statement is parsed and planned once per connection, not once per request.
     run: async <R>(template: CompiledTemplate, parameters: unknown[]) =>
       (await pool.query({ name: template.name, text: template.sql, values: parameters })).rows as R[],
+    runAll: (statements) => runAllThroughKysely(db, statements),
   })
   const { host, pathname } = new URL(url)
   return {

@@ -17,12 +17,30 @@ import type { Db } from './database.js'
  * On the database's root instance a prepared query takes the handle's fast path (see
  * `registerFastPath`); on a transaction it runs like any other query on that transaction.
  */
-export type PreparedQuery<A extends unknown[], R> = (db: Db, ...args: A) => Promise<R[]>
+export interface PreparedQuery<A extends unknown[], R> {
+  (db: Db, ...args: A): Promise<R[]>
+  /**
+   * Group commit, for writes that need nothing but to be durable before they are acknowledged:
+   * the calls made while the process is busy (in one turn of the event loop) run together in
+   * one transaction, so one commit (one `fsync` on SQLite) serves them all. Each call resolves
+   * only once that commit is done. If the batch fails, each call is retried on its own, so one
+   * bad write fails only its own caller. On a transaction, the same as a plain call.
+   */
+  batched(db: Db, ...args: A): Promise<R[]>
+}
+
+/** One statement of a batch. */
+export interface Statement {
+  template: CompiledTemplate
+  parameters: unknown[]
+}
 
 /** How a database runs a compiled query without Kysely's per-query work. */
 export interface FastPath {
   readonly dialect: 'sqlite' | 'postgres'
   run<R>(query: CompiledTemplate, parameters: unknown[]): Promise<R[]>
+  /** Runs every statement in one transaction; the rows of each, in order. */
+  runAll(statements: Statement[]): Promise<unknown[][]>
 }
 
 /** A compiled query whose parameters are either an argument's position or a constant. */
@@ -61,15 +79,68 @@ export function prepare<A extends unknown[], R>(build: (db: Db, ...args: A) => C
     return template
   }
 
-  return async (db, ...args) => {
-    const path = fastPaths.get(db)
-    if (!path) {
-      const { rows } = await db.executeQuery(build(db, ...args).compile())
-      return rows as R[]
-    }
+  const statement = (db: Db, path: FastPath, args: A): Statement => {
     const template = templates[path.dialect] ?? compile(db, path.dialect)
-    const parameters = template.slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value))
+    return { template, parameters: template.slots.map((slot) => ('arg' in slot ? args[slot.arg] : slot.value)) }
+  }
+  const onItsOwn = async (db: Db, args: A): Promise<R[]> => {
+    const { rows } = await db.executeQuery(build(db, ...args).compile())
+    return rows as R[]
+  }
+
+  const query = async (db: Db, ...args: A): Promise<R[]> => {
+    const path = fastPaths.get(db)
+    if (!path) return onItsOwn(db, args)
+    const { template, parameters } = statement(db, path, args)
     return path.run<R>(template, parameters)
+  }
+  query.batched = async (db: Db, ...args: A): Promise<R[]> => {
+    const path = fastPaths.get(db)
+    if (!path) return onItsOwn(db, args)
+    return enqueue(db, path, statement(db, path, args)) as Promise<R[]>
+  }
+  return query
+}
+
+interface Queued extends Statement {
+  resolve(rows: unknown[]): void
+  reject(error: unknown): void
+}
+
+const queues = new WeakMap<Db, Queued[]>()
+
+function enqueue(db: Db, path: FastPath, statement: Statement): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    let queue = queues.get(db)
+    if (!queue) {
+      queue = []
+      queues.set(db, queue)
+      // After the I/O of this turn: every request that arrived with it joins the batch.
+      setImmediate(() => {
+        queues.delete(db)
+        void commit(path, queue!)
+      })
+    }
+    queue.push({ ...statement, resolve, reject })
+  })
+}
+
+async function commit(path: FastPath, queue: Queued[]): Promise<void> {
+  if (queue.length > 1) {
+    try {
+      const results = await path.runAll(queue)
+      queue.forEach((item, i) => item.resolve(results[i] ?? []))
+      return
+    } catch {
+      // Rolled back as a whole: fall through, and let each statement succeed or fail alone.
+    }
+  }
+  for (const item of queue) {
+    try {
+      item.resolve(await path.run(item.template, item.parameters))
+    } catch (error) {
+      item.reject(error)
+    }
   }
 }
 
@@ -77,4 +148,13 @@ export function prepare<A extends unknown[], R>(build: (db: Db, ...args: A) => C
 export async function runThroughKysely<R>(db: Db, template: CompiledTemplate, parameters: unknown[]): Promise<R[]> {
   const { rows } = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters))
   return rows
+}
+
+/** Runs statements in one Kysely transaction. */
+export async function runAllThroughKysely(db: Db, statements: Statement[]): Promise<unknown[][]> {
+  return db.transaction().execute(async (trx) => {
+    const results: unknown[][] = []
+    for (const { template, parameters } of statements) results.push(await runThroughKysely(trx, template, parameters))
+    return results
+  })
 }

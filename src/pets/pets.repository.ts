@@ -42,7 +42,8 @@ export async function insertPet(
   projectId: number,
   pet: { name: string; categoryId: number; status: PetStatus; createdAt: string },
 ): Promise<Pet> {
-  const [row] = await insert(db, projectId, pet.name, pet.categoryId, pet.status, pet.createdAt)
+  // Durable before it is acknowledged, and committed together with the other requests' animals.
+  const [row] = await insert.batched(db, projectId, pet.name, pet.categoryId, pet.status, pet.createdAt)
   if (!row) throw new Error('insert into pets returned no row')
   return row
 }
