@@ -2,13 +2,16 @@ import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
-import pg from 'pg'
+import type Pg from 'pg'
+import { lazy } from '../lazy.js'
 import type { Config } from '../config.js'
 import { migrations } from './migrations/index.js'
 import { type CompiledTemplate, registerFastPath, runAllThroughKysely, runThroughKysely, type Statement } from './prepared.js'
 import type { Database } from './schema.js'
 
 export type Db = Kysely<Database>
+
+const pg = lazy<typeof Pg>('pg')
 
 /** An open database: the query builder plus what only its opener knows. */
 export interface DatabaseHandle {
@@ -105,8 +108,8 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
   // 64-bit integers: every id and category the service accepts is at most 2^53 - 1 (enforced on
   // input), so they are exact as JavaScript numbers.
   const int8 = 20
-  const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === int8 ? Number : pg.types.getTypeParser(oid, format)) }
-  const pool = new pg.Pool({
+  const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === int8 ? Number : pg().types.getTypeParser(oid, format)) }
+  const pool = new (pg().Pool)({
     connectionString: url,
     types,
     max: settings.databasePoolSize,

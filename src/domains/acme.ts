@@ -1,11 +1,14 @@
 import fs from 'node:fs'
 import https from 'node:https'
 import tls from 'node:tls'
-import * as acme from 'acme-client'
+import type * as Acme from 'acme-client'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { findAcmeAccount, insertAcmeAccount, setAcmeAccountUrl } from './domains.repository.js'
 import type { SecretBox } from './secret-box.js'
+import { lazy } from '../lazy.js'
+
+const acmeClient = lazy<typeof Acme>('acme-client')
 
 /** Where HTTP-01 answers are published while an order runs: every instance answers them. */
 export interface ChallengeBoard {
@@ -43,7 +46,7 @@ const ACME_TIMEOUT_MS = 30_000
  * per directory and kept in the database, encrypted.
  */
 export class AcmeAuthority implements CertificateAuthority {
-  private client: acme.Client | undefined
+  private client: Acme.Client | undefined
 
   constructor(
     private readonly db: Db,
@@ -53,10 +56,10 @@ export class AcmeAuthority implements CertificateAuthority {
   ) {
     // acme-client has one HTTP client for the process: bound its waits, leave retries to the
     // service's own backoff, and trust the configured CA file (a private CA's directory).
-    acme.axios.defaults.timeout = ACME_TIMEOUT_MS
-    ;(acme.axios.defaults as { acmeSettings?: { retryMaxAttempts: number } }).acmeSettings!.retryMaxAttempts = 1
+    acmeClient().axios.defaults.timeout = ACME_TIMEOUT_MS
+    ;(acmeClient().axios.defaults as { acmeSettings?: { retryMaxAttempts: number } }).acmeSettings!.retryMaxAttempts = 1
     if (settings.acmeCaFile) {
-      acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, fs.readFileSync(settings.acmeCaFile, 'utf8')] })
+      acmeClient().axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, fs.readFileSync(settings.acmeCaFile, 'utf8')] })
     }
   }
 
@@ -80,29 +83,29 @@ export class AcmeAuthority implements CertificateAuthority {
         await challenges.withdraw(challenge.token).catch(() => undefined)
       }
     }
-    const privateKey = await acme.crypto.createPrivateEcdsaKey('P-256')
-    const [, csr] = await acme.crypto.createCsr({ commonName: name, altNames: [name] }, privateKey)
+    const privateKey = await acmeClient().crypto.createPrivateEcdsaKey('P-256')
+    const [, csr] = await acmeClient().crypto.createCsr({ commonName: name, altNames: [name] }, privateKey)
     const finalized = await client.finalizeOrder(order, csr)
     const certificatePem = await client.getCertificate(finalized)
-    const info = acme.crypto.readCertificateInfo(certificatePem)
+    const info = acmeClient().crypto.readCertificateInfo(certificatePem)
     return { certificatePem, privateKeyPem: privateKey.toString(), notBefore: info.notBefore, notAfter: info.notAfter }
   }
 
   /** The ACME client of this directory's account, created and registered on first use. */
-  private async account(): Promise<acme.Client> {
+  private async account(): Promise<Acme.Client> {
     if (this.client) return this.client
     const directoryUrl = this.settings.acmeDirectoryUrl
     const context = `acme-account:${directoryUrl}`
     let row = await findAcmeAccount(this.db, directoryUrl)
     if (!row) {
-      const key = await acme.crypto.createPrivateEcdsaKey('P-256')
+      const key = await acmeClient().crypto.createPrivateEcdsaKey('P-256')
       // Of instances racing to create it, the first insert wins and everyone uses that key.
       await insertAcmeAccount(this.db, { directoryUrl, privateKey: this.box.seal(key.toString(), context), at: new Date(this.clock.now()).toISOString() })
       row = await findAcmeAccount(this.db, directoryUrl)
       if (!row) throw new Error('The ACME account could not be stored')
     }
     const accountKey = this.box.open(row.private_key, context)
-    const client = new acme.Client({ directoryUrl, accountKey, ...(row.account_url && { accountUrl: row.account_url }), backoffAttempts: 12, backoffMin: 1_000, backoffMax: 10_000 })
+    const client = new (acmeClient().Client)({ directoryUrl, accountKey, ...(row.account_url && { accountUrl: row.account_url }), backoffAttempts: 12, backoffMin: 1_000, backoffMax: 10_000 })
     if (!row.account_url) {
       await client.createAccount({ termsOfServiceAgreed: true, ...(this.settings.acmeEmail && { contact: [`mailto:${this.settings.acmeEmail}`] }) })
       await setAcmeAccountUrl(this.db, directoryUrl, client.getAccountUrl())

@@ -1,6 +1,9 @@
 import net from 'node:net'
 import { domainToASCII, domainToUnicode } from 'node:url'
-import { getDomain, getPublicSuffix } from 'tldts'
+import type * as Tldts from 'tldts'
+import { lazy } from '../lazy.js'
+
+const tldts = lazy<typeof Tldts>('tldts')
 
 /** A custom domain name, checked and in its forms. */
 export interface DomainName {
@@ -50,6 +53,7 @@ export function parseDomainName(input: string, platformDomain: string | undefine
   if (platformDomain && (ascii === platformDomain || ascii.endsWith(`.${platformDomain}`))) {
     return { ok: false, message: `${shown} is under the platform's own domain ${platformDomain}: projects are already published there.` }
   }
+  const { getDomain, getPublicSuffix } = tldts()
   const registrable = getDomain(ascii, { allowPrivateDomains: true })
   if (!registrable || ascii === getPublicSuffix(ascii, { allowPrivateDomains: true })) {
     return { ok: false, message: `${shown} is a public suffix (like com or co.uk), not a domain you can own.` }
@@ -83,7 +87,7 @@ export function recordToCreate(domain: { name: string; apex: boolean }, target: 
       note: `${domain.name} is an apex domain, which cannot carry a CNAME: create an ALIAS or ANAME record (not every DNS provider supports them), or A/AAAA records with exactly the addresses of ${target}.`,
     }
   }
-  const registrable = getDomain(domain.name, { allowPrivateDomains: true }) ?? domain.name
+  const registrable = tldts().getDomain(domain.name, { allowPrivateDomains: true }) ?? domain.name
   const name = domain.name.slice(0, Math.max(0, domain.name.length - registrable.length - 1)) || domain.name
   return {
     type: 'CNAME',

@@ -1,5 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { Redis } from 'ioredis'
+import type * as IORedis from 'ioredis'
+import type { Redis } from 'ioredis'
+import { lazy } from '../lazy.js'
+
+const ioredis = lazy<typeof IORedis>('ioredis')
 import type { Db } from '../db/database.js'
 import { readGeneration } from './domains.repository.js'
 
@@ -60,8 +64,8 @@ export class RedisRoutingChanges implements RoutingChanges {
     private readonly log: FastifyBaseLogger,
   ) {
     const options = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: Math.max(settings.redisTimeoutMs, 1_000) }
-    this.subscriber = new Redis(settings.redisUrl, { ...options, commandTimeout: undefined })
-    this.publisher = new Redis(settings.redisUrl, options)
+    this.subscriber = new (ioredis().Redis)(settings.redisUrl, { ...options, commandTimeout: undefined })
+    this.publisher = new (ioredis().Redis)(settings.redisUrl, options)
     this.channel = routingChannel(settings.redisKeyPrefix)
     for (const client of [this.subscriber, this.publisher]) client.on('error', () => undefined)
     this.subscriber.on('message', (_channel: string, message: string) => {
@@ -125,7 +129,7 @@ export async function createRoutingChanges(db: Db, settings: { redisUrl: string 
 /** For a process without a subscription (the CLI): publishes one announcement, if Redis is configured. */
 export async function announceOnce(settings: { redisUrl: string | undefined; redisKeyPrefix: string }, generation: number): Promise<void> {
   if (!settings.redisUrl) return
-  const redis = new Redis(settings.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 2_000 })
+  const redis = new (ioredis().Redis)(settings.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 2_000 })
   redis.on('error', () => undefined)
   try {
     await redis.connect()

@@ -1,4 +1,8 @@
-import { Redis } from 'ioredis'
+import type * as IORedis from 'ioredis'
+import type { Redis } from 'ioredis'
+import { lazy } from '../lazy.js'
+
+const ioredis = lazy<typeof IORedis>('ioredis')
 import type { BanPolicy, ConsumeRequest, Decision, LimiterStore, WindowState } from './limiter.js'
 
 /**
@@ -84,7 +88,7 @@ export class RedisLimiterStore implements LimiterStore {
     url: string,
     private readonly options: RedisStoreOptions,
   ) {
-    this.redis = new Redis(url, {
+    this.redis = new (ioredis().Redis)(url, {
       lazyConnect: true,
       // Bounded: a command fails after the timeout, and nothing queues while disconnected.
       commandTimeout: options.commandTimeoutMs,
