@@ -91,18 +91,18 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onRequest', async (request, reply) => {
+  // The hooks every request runs are callback-style where they do not wait: no promise each.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     // Requests still arriving on open connections during shutdown are turned away, politely.
-    if (closing) {
-      throw new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.', { 'retry-after': '1' })
-    }
+    if (!closing) return done()
+    done(new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.', { 'retry-after': '1' }))
   })
   // A request in flight when shutdown began ends its keep-alive connection with its answer: an
   // idle connection left open would hold `close()` (and the process) until the keep-alive timeout.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
-    return payload
+    done(null, payload)
   })
   // Idempotency keys are kept 24 hours; forget older ones in the background.
   let purge: NodeJS.Timeout | undefined

@@ -44,13 +44,18 @@ export type ErrorBody = Static<typeof ErrorSchema>
 /** An error the client can act on: thrown by routes and hooks, rendered by the one error handler. */
 export class ApiError extends Error {
   readonly status: number
+  readonly code: ErrorCode
+  readonly headers: Readonly<Record<string, string>>
 
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
+  constructor(code: ErrorCode, message: string, headers: Readonly<Record<string, string>> = {}) {
+    // The client's mistake, not the code's: a stack trace would tell nothing, and capturing one
+    // costs more than the rest of a 401 or 429 answer.
+    const stackTraceLimit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     super(message)
+    Error.stackTraceLimit = stackTraceLimit
+    this.code = code
+    this.headers = headers
     this.status = ERROR_CATALOG[code].status
   }
 

@@ -44,14 +44,13 @@ export function requireApiKey(scope: FastifyInstance, environment: Environment):
   scope.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, security: [{ [SECURITY_SCHEME]: [] }] }
   })
-  scope.addHook('onRequest', async (request: FastifyRequest) => {
+  scope.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const caller = request.caller
     if (caller.ok) {
       request.principal = caller.principal
-      return
+      return done()
     }
-    if (caller.reason === 'error') throw caller.error
-    throw unauthorized(caller, environment)
+    done(caller.reason === 'error' ? (caller.error as Error) : unauthorized(caller, environment))
   })
 }
 

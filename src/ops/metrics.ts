@@ -59,10 +59,11 @@ export class Metrics {
 
 /** Records every response, and serves the registry at /metrics (outside /v1: not rate limited). */
 export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
     metrics.requests.inc({ method: request.method, route, status: reply.statusCode })
     metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+    done()
   })
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType)

@@ -100,14 +100,13 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
         },
       },
       // Every answer of a deprecated operation says so, errors (a 401 included) too.
-      onSend: async (_request, reply, payload) => {
+      onSend: (_request, reply, payload, done) => {
         reply.headers(deprecationHeaders)
-        return payload
+        done(null, payload)
       },
-      preHandler: async () => {
-        if (clock.now() >= GET_PET_SUNSET_AT) {
-          throw new ApiError('gone', 'GET /v1/pets/{petId} was removed on 5 December 2030: use GET /v1/pets with the status filter.')
-        }
+      preHandler: (_request, _reply, done) => {
+        if (clock.now() < GET_PET_SUNSET_AT) return done()
+        done(new ApiError('gone', 'GET /v1/pets/{petId} was removed on 5 December 2030: use GET /v1/pets with the status filter.'))
       },
     },
     async (request) => {
