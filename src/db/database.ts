@@ -131,7 +131,6 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
     // A named statement is parsed and planned once per connection, not once per request.
     run: async <R>(template: CompiledTemplate, parameters: unknown[]) =>
       (await pool.query({ name: template.name, text: template.sql, values: parameters })).rows as R[],
-    runAll: (statements) => runAllThroughKysely(db, statements),
   })
   const { host, pathname } = new URL(url)
   return {

@@ -39,8 +39,12 @@ export interface Statement {
 export interface FastPath {
   readonly dialect: 'sqlite' | 'postgres'
   run<R>(query: CompiledTemplate, parameters: unknown[]): Promise<R[]>
-  /** Runs every statement in one transaction; the rows of each, in order. */
-  runAll(statements: Statement[]): Promise<unknown[][]>
+  /**
+   * Runs every statement in one transaction; the rows of each, in order. Absent where batching
+   * does not pay: PostgreSQL flushes concurrent commits together itself, and its pool runs the
+   * statements side by side, where a batch would queue them on one connection.
+   */
+  runAll?(statements: Statement[]): Promise<unknown[][]>
 }
 
 /** A compiled query whose parameters are either an argument's position or a constant. */
@@ -97,10 +101,15 @@ export function prepare<A extends unknown[], R>(build: (db: Db, ...args: A) => C
   query.batched = async (db: Db, ...args: A): Promise<R[]> => {
     const path = fastPaths.get(db)
     if (!path) return onItsOwn(db, args)
-    return enqueue(db, path, statement(db, path, args)) as Promise<R[]>
+    const { template, parameters } = statement(db, path, args)
+    const { run, runAll } = path
+    if (!runAll) return run<R>(template, parameters)
+    return enqueue(db, { run, runAll }, { template, parameters }) as Promise<R[]>
   }
   return query
 }
+
+type Batcher = Required<Pick<FastPath, 'run' | 'runAll'>>
 
 interface Queued extends Statement {
   resolve(rows: unknown[]): void
@@ -109,7 +118,7 @@ interface Queued extends Statement {
 
 const queues = new WeakMap<Db, Queued[]>()
 
-function enqueue(db: Db, path: FastPath, statement: Statement): Promise<unknown[]> {
+function enqueue(db: Db, path: Batcher, statement: Statement): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     let queue = queues.get(db)
     if (!queue) {
@@ -125,7 +134,7 @@ function enqueue(db: Db, path: FastPath, statement: Statement): Promise<unknown[
   })
 }
 
-async function commit(path: FastPath, queue: Queued[]): Promise<void> {
+async function commit(path: Batcher, queue: Queued[]): Promise<void> {
   if (queue.length > 1) {
     try {
       const results = await path.runAll(queue)
