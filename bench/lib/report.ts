@@ -300,7 +300,7 @@ export function toMarkdown(report: Report): string {
   out.push(
     '## Every run',
     '',
-    '"Other CPU": cores\' worth of CPU the rest of the machine used during the run (PostgreSQL and Redis included, in that mode); on an otherwise idle machine it is near zero. ⚠ marks measured runs above ${NOISY_OTHER_CPU} cores: something else was competing for the 2 cores.',
+    `"Other CPU": cores' worth of CPU the rest of the machine used during the run (PostgreSQL and Redis included, in that mode); on an otherwise idle machine it is near zero. ⚠ marks measured runs above ${NOISY_OTHER_CPU} cores: something else was competing for the 2 cores.`,
     '',
     '| Phase | Round | Scenario | Target | req/s | p50 ms | p99 ms | Statuses | Server CPU µs/req | Load generator CPU | Other CPU (cores) |',
     '|---|---:|---|---|---:|---:|---:|---|---:|---:|---:|',
