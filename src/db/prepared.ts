@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery } from 'kysely'
 import type { Db } from './database.js'
+import { isDatabaseUnavailable } from './errors.js'
 
 /**
  * Queries compiled once and run many times, for the paths every request takes (the key lookup,
@@ -140,8 +141,10 @@ async function commit(path: Batcher, queue: Queued[]): Promise<void> {
       const results = await path.runAll(queue)
       queue.forEach((item, i) => item.resolve(results[i] ?? []))
       return
-    } catch {
-      // Rolled back as a whole: fall through, and let each statement succeed or fail alone.
+    } catch (error) {
+      // The database is away or locked: each statement alone would only wait as long again.
+      if (isDatabaseUnavailable(error)) return queue.forEach((item) => item.reject(error))
+      // One statement was refused and took the batch with it: let each succeed or fail alone.
     }
   }
   for (const item of queue) {
