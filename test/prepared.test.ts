@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import SQLite from 'better-sqlite3'
 import { prepare } from '../src/db/prepared.js'
 import { insertPet } from '../src/pets/pets.repository.js'
 import { insertProject } from '../src/projects/projects.repository.js'
@@ -95,6 +96,28 @@ for (const dialect of dialects) {
         const stored = await db.selectFrom('pets').select(['id', 'name']).orderBy('id').execute()
         assert.deepEqual(stored.map((row) => row.id).sort((x, y) => x - y), created.map((pet) => pet.id).sort((x, y) => x - y))
       } finally {
+        await drop()
+      }
+    })
+
+    test('batched writes against a locked database all fail together, with one wait and no retries', { skip: dialect.name !== 'sqlite' && 'PostgreSQL does not batch' }, async () => {
+      const { handle, drop } = await dialect.create()
+      const other = new SQLite(handle.location)
+      try {
+        const a = await insertProject(handle.db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        // Another connection (the CLI, say) holds the write lock past the busy timeout.
+        other.exec('BEGIN IMMEDIATE')
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 5 }, (_, i) => insertPet(handle.db, a.id, { name: `Pet ${i}`, categoryId: 1, status: 'available', createdAt: at })),
+        )
+        other.exec('ROLLBACK')
+        const errors = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }) : undefined))
+        assert.ok(errors.every((e) => e?.code === 'SQLITE_BUSY'), `every create answers busy: ${JSON.stringify(errors.map((e) => e?.code))}`)
+        // Retried one by one, each would wait out the busy timeout again and fail with its own error.
+        assert.equal(new Set(errors).size, 1, 'the whole batch fails with the one error of its one attempt')
+        assert.equal((await handle.db.selectFrom('pets').select('id').execute()).length, 0)
+      } finally {
+        other.close()
         await drop()
       }
     })
