@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type RequestShape, runLoad, stopCurrentLoad } from './lib/load.js'
+import { assertExpected, type RequestShape, runLoad, stopCurrentLoad } from './lib/load.js'
 import { runFixedRate } from './lib/rate.js'
 import { cleanup, makeTempDir, memoryOf, sleep, waitForQuiet } from './lib/proc.js'
 import { summariseProfile } from './lib/profile.js'
@@ -287,6 +287,7 @@ async function main(): Promise<void> {
         `  p50 ${result.latencyMs.p50.toFixed(2)} p99 ${result.latencyMs.p99.toFixed(2)} ms  [${statuses}${result.errors + result.timeouts ? ` errors×${result.errors + result.timeouts}` : ''}]` +
         `  cpu ${Math.round(result.serverCpuUsPerResponse)} µs/req, other ${result.otherCpuCores.toFixed(2)} cores`,
     )
+    assertExpected(result, scenario.expectedStatus, `${scenario.title} on ${target.label} (${phase}${phase === 'warmup' ? '' : ` ${round}`})`)
   }
   const targetsOf = (scenario: Scenario) => scenario.targets.flatMap((id) => (targets[id] ? [targets[id]] : []))
   /** The order of targets rotates every round, so no target always runs first (or right after another). */
@@ -451,9 +452,11 @@ async function profileGet(tmp: string, logDir: string, prepared: Target): Promis
     nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
   })
   const target: Target = { ...prepared, baseUrl: instance.baseUrl, process: instance.process }
-  await runLoad(target.baseUrl, SCENARIOS[0]!.request(target), 200, target.process.pid, { seconds: 1, connections: settings.connections })
+  const warmup = await runLoad(target.baseUrl, SCENARIOS[0]!.request(target), 200, target.process.pid, { seconds: 1, connections: settings.connections })
+  assertExpected(warmup, 200, `${SCENARIOS[0]!.title} warming up the profiler`)
   const fromUs = Number(process.hrtime.bigint() / 1000n)
   const result = await runLoad(target.baseUrl, SCENARIOS[0]!.request(target), 200, target.process.pid, { seconds: settings.profileSeconds, connections: settings.connections })
+  assertExpected(result, 200, `${SCENARIOS[0]!.title} under the profiler`)
   const toUs = Number(process.hrtime.bigint() / 1000n)
   log(`  under the profiler: ${Math.round(result.rps)} req/s (not comparable: profiling costs time)`)
   // The profile is written when the process exits; the service exits cleanly on SIGTERM.

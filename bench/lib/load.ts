@@ -137,6 +137,20 @@ export async function runLoad(baseUrl: string, shape: RequestShape, expectedStat
   }
 }
 
+/**
+ * Throws unless every response of a run had the expected status and no connection failed: a
+ * run that measured errors measured the wrong thing, so the benchmark stops there, loudly.
+ */
+export function assertExpected(result: LoadResult, expectedStatus: number, what: string): void {
+  const failures = result.errors + result.timeouts
+  if (result.responses > 0 && result.unexpected === 0 && failures === 0) return
+  const statuses = Object.entries(result.statuses).map(([status, n]) => `${status}×${n}`).join(', ') || 'none'
+  throw new Error(
+    `${what}: expected every response to be ${expectedStatus}; got ${result.responses} responses (${statuses}), ` +
+      `${result.unexpected} unexpected, ${failures} connection errors or timeouts`,
+  )
+}
+
 export function percentiles(values: number[]): Percentiles {
   if (values.length === 0) return { p50: NaN, p90: NaN, p99: NaN, p999: NaN, max: NaN }
   const sorted = Float64Array.from(values).sort()
