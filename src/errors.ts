@@ -9,6 +9,8 @@ import { isDatabaseUnavailable } from './db/errors.js'
 export const ERROR_CATALOG = {
   invalid_request: { status: 400, summary: 'The request is malformed or a value is out of range; the message names the field.' },
   unauthorized: { status: 401, summary: 'The API key is missing, malformed, unknown, revoked, expired or for the other environment.' },
+  forbidden: { status: 403, summary: 'Your role does not allow this action: it is for operators.' },
+  csrf_failed: { status: 403, summary: 'A signed-in change came without the session\'s X-CSRF-Token header, or with another one.' },
   plan_required: { status: 403, summary: "The project's plan does not include this feature; the message names the plan needed." },
   not_found: { status: 404, summary: 'No such route, or no such resource in your project.' },
   unknown_host: { status: 404, summary: 'No project is served at the requested host (an unknown, unverified or removed domain).' },

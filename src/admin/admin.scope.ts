@@ -1,13 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Db } from '../db/database.js'
 import { ApiError, ERROR_CATALOG } from '../errors.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
 import { API_VERSION } from '../openapi/openapi.js'
+import { ADMIN_REALM, resolveProjects, tokenPrincipal } from './access.js'
 
 export const ADMIN_PREFIX = '/admin/v1'
-export const ADMIN_REALM = 'Bearer realm="adoption-store-admin"'
 const ADMIN_SECURITY = 'adminToken'
 
 declare module 'fastify' {
@@ -25,7 +25,7 @@ declare module 'fastify' {
  */
 export async function registerAdminApi(
   app: FastifyInstance,
-  adminToken: string | undefined,
+  { adminToken, db }: { adminToken: string | undefined; db: Db },
   routes: (scope: FastifyInstance) => Promise<void>,
 ): Promise<void> {
   await app.register(
@@ -56,7 +56,8 @@ export async function registerAdminApi(
       })
       const finishMethods = trackMethods(admin)
       admin.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
-      requireAdminToken(admin, adminToken)
+      authenticate(admin, adminToken)
+      resolveProjects(admin, db)
       admin.get('/openapi.json', { schema: { hide: true } }, async () => admin.adminSwagger())
       await routes(admin)
       finishMethods()
@@ -65,25 +66,15 @@ export async function registerAdminApi(
   )
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest()
-}
-
-function requireAdminToken(scope: FastifyInstance, token: string | undefined): void {
-  const expected = token === undefined ? undefined : digest(token)
+function authenticate(scope: FastifyInstance, token: string | undefined): void {
   scope.addHook('onRoute', (route) => {
     if (route.schema?.hide) return
     route.schema = { ...route.schema, security: [{ [ADMIN_SECURITY]: [] }] }
   })
   scope.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!expected) throw new ApiError('not_found', 'The admin API is disabled on this instance: set ADMIN_TOKEN to enable it.')
-    const [scheme = '', value = '', ...rest] = (request.headers.authorization ?? '').trim().split(/[ \t]+/)
-    if (scheme.toLowerCase() !== 'bearer' || !value || rest.length > 0) {
-      throw new ApiError('unauthorized', 'Missing admin token: send it as the header "Authorization: Bearer <ADMIN_TOKEN>".', { 'www-authenticate': ADMIN_REALM })
-    }
-    // Compared as digests, in constant time: the token's length is not revealed either.
-    if (!timingSafeEqual(digest(value), expected)) {
-      throw new ApiError('unauthorized', 'The admin token is not the configured ADMIN_TOKEN.', { 'www-authenticate': `${ADMIN_REALM}, error="invalid_token"` })
-    }
+    if (token === undefined) throw new ApiError('not_found', 'The admin API is disabled on this instance: set ADMIN_TOKEN to enable it.')
+    const principal = tokenPrincipal(request, token)
+    if (!principal) throw new ApiError('unauthorized', 'Missing admin token: send it as the header "Authorization: Bearer <ADMIN_TOKEN>".', { 'www-authenticate': ADMIN_REALM })
+    request.adminPrincipal = principal
   })
 }

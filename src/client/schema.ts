@@ -2040,6 +2040,8 @@ export const servers = {
 export const errorCodes = {
     invalid_request: 400,
     unauthorized: 401,
+    forbidden: 403,
+    csrf_failed: 403,
     plan_required: 403,
     not_found: 404,
     unknown_host: 404,

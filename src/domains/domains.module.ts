@@ -80,7 +80,7 @@ export async function installDomains(app: FastifyInstance, domains: Domains, con
     },
   )
 
-  await registerAdminApi(app, config.adminToken, async (admin) => {
+  await registerAdminApi(app, { adminToken: config.adminToken, db }, async (admin) => {
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
   })
 
