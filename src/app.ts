@@ -1,5 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { AccountsService } from './accounts/accounts.service.js'
+import { adminRoutes } from './admin/admin.module.js'
+import { registerAdminApi } from './admin/admin.scope.js'
 import { identifyCaller, requireApiKey } from './auth/auth.scope.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
@@ -25,6 +28,9 @@ import { OrdersService } from './orders/orders.service.js'
 import { petsRoutes } from './pets/pets.routes.js'
 import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
 import { PetsService } from './pets/pets.service.js'
+import { recordUsage } from './usage/usage.hook.js'
+import { UsageRecorder } from './usage/usage.recorder.js'
+import { installDashboard } from './web/dashboard.module.js'
 
 export interface AppOptions {
   config: Config
@@ -72,9 +78,16 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
       if (active) metrics.limiterFallbacks.inc()
     },
   })
-  const limiter = new RateLimiter(limiterBackend, db, clock, { onBan: (level) => metrics.bans.inc({ level }) })
+  const usage = new UsageRecorder(db, clock, app.log)
+  const limiter = new RateLimiter(limiterBackend, db, clock, {
+    onBan: (level, projectId) => {
+      metrics.bans.inc({ level })
+      usage.ban(projectId)
+    },
+  })
   await limiter.restoreBans()
   const idempotency = new Idempotency(db, clock)
+  const accounts = new AccountsService(db, clock)
   const pets = new PetsService(db, clock, idempotency)
   const orders = new OrdersService(db, clock, idempotency)
   const domains = await createDomains(config, db, clock, app.log, domainsOptions)
@@ -109,9 +122,12 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   app.addHook('onReady', async () => {
     purge = setInterval(() => void idempotency.purge().catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed')), 3_600_000)
     purge.unref()
+    usage.start()
   })
   app.addHook('onClose', async () => {
     clearInterval(purge)
+    // The last counts, written while the database is still open.
+    await usage.close().catch((err: unknown) => app.log.warn({ err }, 'usage counts not written at close'))
     await limiterBackend.store.close()
     await database.close()
   })
@@ -121,7 +137,10 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerOpenApi(app, config)
   // Host routing runs before every other route's hooks; the admin API is its own scope.
   await installDomains(app, domains, config, db)
+  await registerAdminApi(app, { adminToken: config.adminToken, db, accounts }, adminRoutes({ config, db, clock, limiter, usage, domains }))
   await app.register(healthRoutes, { database, limiter: limiterBackend })
+  // The web dashboard's static files at /dashboard (not in the OpenAPI documents).
+  await installDashboard(app)
 
   await app.register(
     async (v1) => {
@@ -130,6 +149,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
       identifyCaller(v1, authenticator)
       restrictToSite(v1, domains.router)
       limitRequests(v1, limiter, metrics)
+      recordUsage(v1, usage)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
       await v1.register(async (scope) => {

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { createUser, getUsers, MIN_PASSWORD_LENGTH, USER_ROLES } from './accounts/accounts.service.js'
+import { generatePassword } from './accounts/passwords.js'
 import { registerDataCommands } from './cli/data-commands.js'
 import { systemClock } from './clock.js'
 import { type Config, ConfigError, type ConfigOverrides, loadConfig } from './config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
-import type { Plan } from './db/schema.js'
+import type { Plan, UserRole } from './db/schema.js'
 import { registerDomainCommands } from './domains/domains.cli.js'
 import { createApiKey, getApiKeys, revokeKey } from './keys/keys.service.js'
 import { liftBan } from './limits/limits.js'
@@ -184,6 +186,47 @@ keys
     }),
   )
 
+const users = program.command('users').description('create and list the accounts that sign in to the dashboard')
+
+users
+  .command('create')
+  .description('create a user; prints a one-time password, shown only this once, unless --password-stdin')
+  .requiredOption('--email <email>', 'the email they sign in with')
+  .addOption(new Option('--role <role>', 'operator (every project) or owner (only their projects)').choices(USER_ROLES).makeOptionMandatory())
+  .option('--project <slug>', 'a project the owner belongs to; repeat for several (owners need at least one)', (slug: string, slugs: string[] = []) => [...slugs, slug])
+  .option('--password-stdin', `read the password from standard input (at least ${MIN_PASSWORD_LENGTH} characters) instead of generating one`)
+  .option('--json', 'print JSON')
+  .action(async (options: { email: string; role: UserRole; project?: string[]; passwordStdin?: boolean; json?: boolean }) => {
+    const password = options.passwordStdin ? await readStdin() : generatePassword()
+    await withDatabase(async ({ db }) => {
+      const result = await createUser(db, systemClock, { email: options.email, role: options.role, projects: options.project ?? [], password })
+      if (!result.ok) throw new CliError(result.message)
+      const { email, role, projects } = result.user
+      const created = `Created ${role} ${email}${projects.length ? ` for ${projects.join(', ')}` : ''}.`
+      // A password given on stdin is the operator's own: never echoed.
+      if (options.passwordStdin) return print(options.json, { email, role, projects }, () => created)
+      print(options.json, { email, role, projects, password }, () =>
+        [created, 'Their one-time password is shown only this once; hand it over safely:', '', `  ${password}`].join('\n'),
+      )
+    })
+  })
+
+users
+  .command('list')
+  .description('list users with their roles and projects (never their passwords)')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) =>
+    withDatabase(async ({ db }) => {
+      const all = await getUsers(db)
+      print(options.json, all, () =>
+        table(
+          ['EMAIL', 'ROLE', 'PROJECTS', 'CREATED'],
+          all.map((u) => [u.email, u.role, u.role === 'operator' ? '(all)' : u.projects.join(','), u.createdAt]),
+        ),
+      )
+    }),
+  )
+
 registerDataCommands(program)
 registerDomainCommands(program, { config, withDatabase, print, table, fail: (message) => new CliError(message) })
 
@@ -218,6 +261,13 @@ async function withDatabase(work: (database: DatabaseHandle) => Promise<void>): 
 
 function print(json: boolean | undefined, data: unknown, human: () => string): void {
   process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`)
+}
+
+/** All of standard input, without the one line break that `echo` or a file adds at the end. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
 }
 
 function describeProject(p: Project): string {

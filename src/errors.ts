@@ -20,6 +20,7 @@ export const ERROR_CATALOG = {
   invalid_transition: { status: 409, summary: "The order's status does not allow this move." },
   domain_taken: { status: 409, summary: 'The domain is already added, to this project or to another one.' },
   domain_conflict: { status: 409, summary: "The change conflicts with the project's other domain settings; the message says which." },
+  slug_taken: { status: 409, summary: 'A project with this slug already exists: choose another slug.' },
   gone: { status: 410, summary: 'The operation has passed its sunset date and was removed.' },
   payload_too_large: { status: 413, summary: 'The body exceeds the size limit.' },
   unsupported_media_type: { status: 415, summary: 'The body must be sent as application/json.' },

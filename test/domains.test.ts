@@ -32,12 +32,13 @@ describe('custom domains', { skip: pebbleMissing }, () => {
   after(stopAll)
 
   describe('admin API access', () => {
-    test('without ADMIN_TOKEN the admin API answers 404, saying how to enable it', async () => {
+    test('without ADMIN_TOKEN a bearer is 401, saying the token is disabled (users sign in instead)', async () => {
       const t = await createTestApp()
       apps.push(t)
       const response = await t.request({ method: 'GET', url: '/admin/v1/projects/default/domains', headers: bearer(ADMIN_TOKEN) })
-      assert.equal(response.statusCode, 404)
-      assert.match(response.json<{ message: string }>().message, /ADMIN_TOKEN/)
+      assert.equal(response.statusCode, 401)
+      assert.match(response.json<{ message: string }>().message, /admin token is disabled on this instance \(ADMIN_TOKEN is not set\): sign in instead/)
+      assert.match(String(response.headers['www-authenticate']), /error="invalid_token"/)
     })
 
     test('a missing or wrong operator token is 401 with a Bearer challenge; an API key is not an operator token', async () => {
@@ -55,7 +56,9 @@ describe('custom domains', { skip: pebbleMissing }, () => {
       const t = await app()
       const doc = (await admin(t, 'GET', '/openapi.json')).json<{ paths: Record<string, Record<string, { operationId: string }>> }>()
       const operations = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId))
-      assert.deepEqual(operations.sort(), ['addDomain', 'addRedirect', 'getDomain', 'listDomains', 'removeDomain', 'removeRedirect', 'setPrimaryDomain', 'verifyDomain'])
+      for (const operation of ['addDomain', 'addRedirect', 'getDomain', 'listDomains', 'removeDomain', 'removeRedirect', 'setPrimaryDomain', 'verifyDomain']) {
+        assert.ok(operations.includes(operation), operation)
+      }
       const publicDoc = (await t.request({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, unknown> }>()
       assert.ok(Object.keys(publicDoc.paths).every((path) => !path.includes('domains')))
     })

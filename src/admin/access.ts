@@ -48,7 +48,7 @@ export function tokenPrincipal(request: FastifyRequest, token: string | undefine
 }
 
 /** Whether the principal may see the project. */
-export function canSee(principal: AdminPrincipal, project: ProjectRow): boolean {
+export function canSee(principal: AdminPrincipal, project: Pick<ProjectRow, 'id'>): boolean {
   return principal.role === 'operator' || principal.projectIds.has(project.id)
 }
 

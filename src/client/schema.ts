@@ -511,7 +511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1154,7 +1154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1568,7 +1568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1754,7 +1754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1940,7 +1940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2051,6 +2051,7 @@ export const errorCodes = {
     invalid_transition: 409,
     domain_taken: 409,
     domain_conflict: 409,
+    slug_taken: 409,
     gone: 410,
     payload_too_large: 413,
     unsupported_media_type: 415,

@@ -17,6 +17,11 @@ export interface Database {
   acme_challenges: AcmeChallengeTable
   acme_accounts: AcmeAccountTable
   routing_state: RoutingStateTable
+  users: UserTable
+  user_projects: UserProjectTable
+  sessions: SessionTable
+  sign_in_counters: SignInCounterTable
+  usage_minutes: UsageMinuteTable
 }
 
 export type Plan = 'free' | 'pro' | 'business' | 'enterprise'
@@ -151,6 +156,56 @@ export interface RoutingStateTable {
   generation: number
 }
 
+/** Per project and UTC minute, what its `/v1` traffic came to; every instance adds its counts (see src/usage). */
+export interface UsageMinuteTable {
+  project_id: number
+  /** The minute's start, `Date#toISOString` form. */
+  minute: string
+  /** `/v1` requests answered with a valid key of the project. */
+  requests: number
+  /** Of those, the 429s. */
+  limited: number
+  /** Bans of the project's keys that started. */
+  bans: number
+}
+
+export type UserRole = 'operator' | 'owner'
+
+/** A person who signs in to the dashboard (see src/accounts). */
+export interface UserTable {
+  id: Generated<number>
+  /** Lowercase. */
+  email: string
+  /** scrypt, in the self-describing form of src/accounts/passwords.ts. Never the password. */
+  password_hash: string
+  role: UserRole
+  created_at: string
+}
+
+/** The projects an owner belongs to. */
+export interface UserProjectTable {
+  user_id: number
+  project_id: number
+}
+
+export interface SessionTable {
+  /** SHA-256 (hex) of the cookie's token; the token itself is never stored. */
+  id: string
+  user_id: number
+  /** The value state changes made with this session must send as X-CSRF-Token. */
+  csrf_token: string
+  created_at: string
+  expires_at: string
+}
+
+/** Sign-in throttling: attempts or failures of one subject in one time window. */
+export interface SignInCounterTable {
+  /** SHA-256 (hex) of the subject and its window. */
+  key: string
+  count: number
+  expires_at: string
+}
+
 export type ProjectRow = Selectable<ProjectTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type PetRow = Selectable<PetTable>
@@ -160,3 +215,5 @@ export type ApiKeyBanRow = Selectable<ApiKeyBanTable>
 export type OrderRow = Selectable<OrderTable>
 export type DomainRow = Selectable<DomainTable>
 export type CertificateRow = Selectable<CertificateTable>
+export type UserRow = Selectable<UserTable>
+export type SessionRow = Selectable<SessionTable>

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { registerAdminApi } from '../admin/admin.scope.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
@@ -10,7 +9,6 @@ import { CertificatesService } from './certificates.service.js'
 import { NodeDnsLookup, type DnsLookup } from './dns.js'
 import { normalizeHost } from './domain-name.js'
 import { findChallenge } from './domains.repository.js'
-import { domainsRoutes } from './domains.routes.js'
 import { DomainsService } from './domains.service.js'
 import { ACME_CHALLENGE_PREFIX, HostRouter, installHostRouting, restrictToSite } from './host-routing.js'
 import { CertificateStore, closeHttps } from './https.js'
@@ -62,7 +60,8 @@ export async function createDomains(config: Config, db: Db, clock: Clock, log: F
 
 /**
  * Installs custom domains on the app, before its other routes: host routing of every request,
- * the ACME HTTP-01 challenge route, the admin API, and the background worker while the app runs.
+ * the ACME HTTP-01 challenge route, and the background worker while the app runs. Their admin
+ * routes (domains.routes.ts) are registered with the rest of the admin API (admin.module.ts).
  */
 export async function installDomains(app: FastifyInstance, domains: Domains, config: Config, db: Db): Promise<void> {
   app.decorate('domains', domains)
@@ -79,10 +78,6 @@ export async function installDomains(app: FastifyInstance, domains: Domains, con
       return reply.type('text/plain; charset=utf-8').send(answer)
     },
   )
-
-  await registerAdminApi(app, { adminToken: config.adminToken, db }, async (admin) => {
-    await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
-  })
 
   if (config.platformDomain) app.addHook('onReady', async () => domains.worker.start())
   app.addHook('preClose', async () => {

@@ -60,6 +60,11 @@ export async function findApiKey(db: Db, id: string): Promise<ApiKeyRow | undefi
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+/** A key of one project: another project's key is not found. */
+export async function findProjectApiKey(db: Db, projectId: number, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst()
+}
+
 /** Revokes a key unless it already is; answers the key as it now stands. */
 export async function revokeApiKey(db: Db, id: string, at: string): Promise<ApiKeyRow | undefined> {
   await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute()

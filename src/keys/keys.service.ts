@@ -5,7 +5,7 @@ import type { ApiKeyRow, Plan } from '../db/schema.js'
 import { limitsOf, type PlanLimits } from '../projects/plans.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import { generateApiKey, parseApiKey, randomBase62 } from './api-key.js'
-import { findApiKey, findKeyByHash, insertApiKey, listApiKeys, revokeApiKey, touchApiKey } from './keys.repository.js'
+import { findApiKey, findKeyByHash, findProjectApiKey, insertApiKey, listApiKeys, revokeApiKey, touchApiKey } from './keys.repository.js'
 
 export interface ApiKey {
   id: string
@@ -72,6 +72,11 @@ export async function createApiKey(
   return { ok: true, key: toApiKey(row, project.slug), secret }
 }
 
+/** A key of one project, or undefined (another project's key included). */
+export async function findProjectKey(db: Db, projectId: number, id: string): Promise<ApiKeyRow | undefined> {
+  return findProjectApiKey(db, projectId, id)
+}
+
 export async function getApiKeys(db: Db, clock: Clock, projectSlug: string): Promise<{ ok: true; keys: ApiKey[] } | KeyFailure> {
   const project = await findProjectBySlug(db, projectSlug)
   if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${projectSlug}".` }
@@ -79,9 +84,10 @@ export async function getApiKeys(db: Db, clock: Clock, projectSlug: string): Pro
   return { ok: true, keys: rows.map((row) => toApiKey(row, project.slug)) }
 }
 
-export async function revokeKey(db: Db, clock: Clock, id: string): Promise<{ ok: true; key: ApiKey } | KeyFailure> {
-  const existing = await findApiKey(db, id)
-  if (!existing) return { ok: false, error: 'key_not_found', message: `No API key with id "${id}".` }
+/** Revokes a key; with `projectId`, only a key of that project (another's is not found). */
+export async function revokeKey(db: Db, clock: Clock, id: string, projectId?: number): Promise<{ ok: true; key: ApiKey } | KeyFailure> {
+  const existing = projectId === undefined ? await findApiKey(db, id) : await findProjectApiKey(db, projectId, id)
+  if (!existing) return { ok: false, error: 'key_not_found', message: `No API key with id "${id}"${projectId === undefined ? '' : ' in this project'}.` }
   const row = await revokeApiKey(db, id, new Date(clock.now()).toISOString())
   const project = await db.selectFrom('projects').select('slug').where('id', '=', existing.project_id).executeTakeFirstOrThrow()
   return { ok: true, key: toApiKey(row ?? existing, project.slug) }

@@ -62,7 +62,8 @@ export async function createLimiterBackend(
 }
 
 export interface RateLimiterEvents {
-  onBan(level: number): void
+  /** A ban of one of the project's keys started, at this escalation level. */
+  onBan(level: number, projectId: number): void
 }
 
 /** How often a banned key's record is re-read, to notice a ban lifted by the CLI. */
@@ -100,7 +101,7 @@ export class RateLimiter {
     const decision = await this.backend.store.consume(request)
     if (decision.outcome !== 'banned') return decision
     if (decision.started) {
-      this.events.onBan(decision.level)
+      this.events.onBan(decision.level, principal.projectId)
       await recordBan(this.db, {
         key_id: principal.keyId,
         level: decision.level,

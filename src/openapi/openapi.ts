@@ -48,6 +48,15 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     },
     // The admin API (/admin/v1) has its own document; this one describes /v1.
     transform: ({ schema, url }) => ({ schema: url.startsWith('/admin/') ? { ...schema, hide: true } : schema, url: url.replace(/^\/v1(?=\/)/, '') }),
+    // Swagger gathers the shared schemas of every scope; those added inside another scope (the
+    // admin API's) belong to that scope's own document, not to this one.
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject
+      const schemas: Record<string, unknown> = document.openapiObject.components?.schemas ?? {}
+      const own = app.getSchemas() as Record<string, unknown>
+      for (const id of Object.keys(schemas)) if (!(id in own)) delete schemas[id]
+      return document.openapiObject
+    },
   })
 
   await app.register(swaggerUi, {

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import { isUniqueViolation } from '../db/errors.js'
 import type { Plan, ProjectRow } from '../db/schema.js'
 import { limitsOf } from './plans.js'
 import { findProjectBySlug, insertProject, listProjects, updateProjectPlan } from './projects.repository.js'
@@ -43,7 +44,14 @@ export async function createProject(db: Db, clock: Clock, slug: string, choice: 
   if (await findProjectBySlug(db, slug)) {
     return { ok: false, error: 'slug_taken', message: `A project with slug "${slug}" already exists.` }
   }
-  const row = await insertProject(db, { slug, plan: choice.plan, ...limits.custom, createdAt: new Date(clock.now()).toISOString() })
+  let row: ProjectRow
+  try {
+    row = await insertProject(db, { slug, plan: choice.plan, ...limits.custom, createdAt: new Date(clock.now()).toISOString() })
+  } catch (error) {
+    // The same slug created at the same moment by another request or process.
+    if (isUniqueViolation(error)) return { ok: false, error: 'slug_taken', message: `A project with slug "${slug}" already exists.` }
+    throw error
+  }
   return { ok: true, project: toProject(row) }
 }
 
@@ -65,13 +73,13 @@ type CheckedPlan = { ok: true; custom: { perMinute: number | null; perDay: numbe
 function checkPlanChoice({ plan, perMinute, perDay }: PlanChoice): CheckedPlan {
   if (plan !== 'enterprise') {
     if (perMinute !== undefined || perDay !== undefined) {
-      return { ok: false, error: 'invalid_plan', message: `Plan ${plan} has fixed limits; --per-minute and --per-day are for enterprise only.` }
+      return { ok: false, error: 'invalid_plan', message: `Plan ${plan} has fixed limits; custom limits (--per-minute and --per-day, or perMinute and perDay in the admin API) are for enterprise only.` }
     }
     return { ok: true, custom: { perMinute: null, perDay: null } }
   }
-  for (const [name, value] of [['per-minute', perMinute], ['per-day', perDay]] as const) {
+  for (const [name, field, value] of [['per-minute', 'perMinute', perMinute], ['per-day', 'perDay', perDay]] as const) {
     if (value === undefined || !Number.isSafeInteger(value) || value < 1 || value > MAX_LIMIT) {
-      return { ok: false, error: 'invalid_plan', message: `Plan enterprise needs --${name} as a whole number from 1 to ${MAX_LIMIT}.` }
+      return { ok: false, error: 'invalid_plan', message: `Plan enterprise needs its ${name} limit (--${name}, or ${field} in the admin API) as a whole number from 1 to ${MAX_LIMIT}.` }
     }
   }
   return { ok: true, custom: { perMinute: perMinute ?? null, perDay: perDay ?? null } }

@@ -342,6 +342,8 @@ export interface CliOptions {
   dataDir?: string
   env?: EnvOverrides
   timeoutMs?: number
+  /** Written to the command's standard input, which is then closed (it is closed empty without). */
+  input?: string
 }
 
 /** Runs `node dist/cli.js ...args` to completion (killed after `timeoutMs`); never rejects on a failing command. */
@@ -373,6 +375,8 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
         })
       },
     )
+    // A command that exits without reading its input must not fail the test with EPIPE.
+    child.stdin?.on('error', () => undefined).end(options.input)
     track(child)
   })
 }

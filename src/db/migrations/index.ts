@@ -3,6 +3,8 @@ import * as initial from './0001-initial.js'
 import * as apiKeyBans from './0002-api-key-bans.js'
 import * as orders from './0003-orders.js'
 import * as domains from './0004-domains.js'
+import * as accounts from './0005-accounts.js'
+import * as usage from './0006-usage.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +12,6 @@ export const migrations: Record<string, Migration> = {
   '0002-api-key-bans': apiKeyBans,
   '0003-orders': orders,
   '0004-domains': domains,
+  '0005-accounts': accounts,
+  '0006-usage': usage,
 }

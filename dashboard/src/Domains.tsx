@@ -1,0 +1,457 @@
+import { useEffect, useState } from 'preact/hooks'
+import { api, type Domain, type DomainSettings, messageOf, path, type Project } from './api'
+import { Badge, CopyButton, DateTime, ErrorMessage, Hidden, Loading, StatusMessage, TableWrap, useConfirm } from './components'
+
+const DOMAIN_STATE: Record<Domain['status']['state'], { label: string; tone: 'good' | 'bad' | 'wait' }> = {
+  pending: { label: 'Pending verification', tone: 'wait' },
+  verified: { label: 'Verified', tone: 'good' },
+  failed: { label: 'Verification failed', tone: 'bad' },
+}
+
+const CERTIFICATE_STATE: Record<Domain['certificate']['state'], { label: string; tone: 'good' | 'bad' | 'wait' }> = {
+  pending: { label: 'Pending', tone: 'wait' },
+  issuing: { label: 'Being issued', tone: 'wait' },
+  issued: { label: 'Issued', tone: 'good' },
+  failed: { label: 'Failed', tone: 'bad' },
+  renewing: { label: 'Being renewed', tone: 'wait' },
+}
+
+const PLANS_WITH_DOMAINS = new Set(['pro', 'business', 'enterprise'])
+
+export function Domains({ project }: { project: Project }) {
+  const slug = project.slug
+  const [settings, setSettings] = useState<DomainSettings | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [status, setStatus] = useState<string | null>(null)
+  const [tone, setTone] = useState<'success' | 'warning'>('success')
+  const { dialog, ask } = useConfirm()
+
+  useEffect(() => {
+    setSettings(null)
+    setError(null)
+    api<DomainSettings>('GET', path`/projects/${slug}/domains`).then(setSettings, (caught: unknown) => setError(messageOf(caught)))
+  }, [slug])
+
+  /** Runs a change, shows its outcome, and keeps the settings it answers (or reloads them). */
+  const run = async (change: () => Promise<DomainSettings | void>, done: (settings: DomainSettings) => string) => {
+    setError(null)
+    setStatus(null)
+    try {
+      const next = (await change()) ?? (await api<DomainSettings>('GET', path`/projects/${slug}/domains`))
+      setSettings(next)
+      setTone('success')
+      setStatus(done(next))
+    } catch (caught) {
+      setError(messageOf(caught))
+    }
+  }
+
+  const replaceDomain = (domain: Domain) =>
+    setSettings((current) => current && { ...current, domains: current.domains.map((d) => (d.name === domain.name ? domain : d)) })
+
+  const verify = async (domain: Domain) => {
+    setError(null)
+    setStatus(null)
+    try {
+      const checked = await api<Domain>('POST', path`/projects/${slug}/domains/${domain.name}/verify`)
+      replaceDomain(checked)
+      setTone(checked.status.state === 'verified' ? 'success' : 'warning')
+      setStatus(
+        checked.status.state === 'verified'
+          ? `${checked.unicodeName} is verified: it is served from the next request, and its certificate is requested.`
+          : `${checked.unicodeName} is not verified yet: ${checked.status.reason ?? 'see its state below.'}`,
+      )
+    } catch (caught) {
+      setError(messageOf(caught))
+    }
+  }
+
+  const remove = (domain: Domain) =>
+    ask(
+      {
+        title: `Remove ${domain.unicodeName}?`,
+        body: (
+          <p>
+            <strong>Traffic to {domain.unicodeName} stops immediately</strong>: from the next request, on every instance, it is no longer served. Its certificate
+            and any redirect to or from it are deleted. You can add it again later, and verify it again.
+          </p>
+        ),
+        confirmLabel: 'Remove domain',
+        danger: true,
+      },
+      () =>
+        void run(
+          () => api<void>('DELETE', path`/projects/${slug}/domains/${domain.name}`),
+          () => `${domain.unicodeName} is removed: it is no longer served.`,
+        ),
+    )
+
+  const canAdd = PLANS_WITH_DOMAINS.has(project.plan)
+
+  return (
+    <>
+      <h2 tabIndex={-1}>Domains</h2>
+      <aside class="banner" aria-label="About custom domains">
+        <p>
+          A custom domain needs plan <strong>pro or above</strong>
+          {canAdd ? '.' : `; this project is on plan ${project.plan}, so an operator must change its plan first.`} After you create the DNS record shown for it,
+          DNS changes can take <strong>up to 48 hours</strong> to propagate: pending domains are checked again in the background, and you can Verify at any
+          time.
+        </p>
+        {settings?.platformHost && (
+          <p>
+            Without a custom domain, the project is published at <code>{settings.platformHost}</code>.
+          </p>
+        )}
+      </aside>
+      <StatusMessage text={status} tone={tone} />
+      <ErrorMessage error={error} />
+      <AddDomain
+        slug={slug}
+        onAdded={(domain) =>
+          void run(
+            async () => undefined,
+            () => `${domain.unicodeName} is added. Create its DNS record at your DNS provider, then Verify.`,
+          )
+        }
+      />
+      {!settings && !error && <Loading what="domains" />}
+      {settings && settings.domains.length === 0 && <p>This project has no custom domain yet.</p>}
+      {settings?.domains.map((domain) => (
+        <DomainCard key={domain.name} domain={domain} onVerify={() => verify(domain)} onRemove={() => remove(domain)} />
+      ))}
+      {settings && settings.domains.length > 0 && <PrimaryAndRedirects settings={settings} run={run} slug={slug} />}
+      {dialog}
+    </>
+  )
+}
+
+function AddDomain({ slug, onAdded }: { slug: string; onAdded: (domain: Domain) => void }) {
+  const [name, setName] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      const domain = await api<Domain>('POST', path`/projects/${slug}/domains`, { name: name.trim() })
+      setName('')
+      onAdded(domain)
+    } catch (caught) {
+      setError(messageOf(caught))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <section class="card" aria-labelledby="add-domain">
+      <h3 id="add-domain">Add a domain</h3>
+      <form class="form inline-form" onSubmit={submit}>
+        <div class="field">
+          <label for="add-domain-name">Domain name</label>
+          <input
+            id="add-domain-name"
+            required
+            maxLength={300}
+            autoComplete="off"
+            spellcheck={false}
+            placeholder="shop.example.com"
+            aria-describedby="add-domain-help"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+          <p id="add-domain-help" class="help">
+            A subdomain (shop.example.com) gets a CNAME record; an apex domain (example.com) needs ALIAS or ANAME, which not every DNS provider supports.
+          </p>
+        </div>
+        <button type="submit" class="button-primary" disabled={busy}>
+          Add domain
+        </button>
+      </form>
+      <ErrorMessage error={error} />
+    </section>
+  )
+}
+
+function DomainCard({ domain, onVerify, onRemove }: { domain: Domain; onVerify: () => Promise<void>; onRemove: () => void }) {
+  const [busy, setBusy] = useState(false)
+  const id = `domain-${domain.name}`
+  const record = domain.dnsRecord
+  const state = DOMAIN_STATE[domain.status.state]
+  const certificate = CERTIFICATE_STATE[domain.certificate.state]
+  const verified = domain.status.state === 'verified'
+  const verify = async () => {
+    setBusy(true)
+    try {
+      await onVerify()
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <section class="card domain" aria-labelledby={id}>
+      <div class="card-heading">
+        <h3 id={id}>{domain.unicodeName}</h3>
+        {domain.primary && <Badge tone="good">Primary</Badge>}
+        {domain.redirect && (
+          <Badge tone="neutral">
+            Redirects to {domain.redirect.to} ({domain.redirect.status})
+          </Badge>
+        )}
+        {domain.apex && <Badge tone="neutral">Apex domain</Badge>}
+      </div>
+      {domain.name !== domain.unicodeName && (
+        <p class="muted">
+          ASCII form: <code>{domain.name}</code>
+        </p>
+      )}
+
+      <h4>DNS record to create</h4>
+      <TableWrap label={`DNS record for ${domain.unicodeName}`}>
+        <table class="dns">
+          <caption class="visually-hidden">DNS record for {domain.unicodeName}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Type</th>
+              <th scope="col">Name</th>
+              <th scope="col">Value</th>
+              <th scope="col">TTL</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <td>
+                <code>{record.type}</code>
+                {record.type === 'ALIAS' && <span class="muted"> (or ANAME)</span>}
+              </td>
+              <td>
+                <code>{record.name}</code> <CopyButton value={record.name} what={`record name for ${domain.unicodeName}`} />
+              </td>
+              <td>
+                <code>{record.value}</code> <CopyButton value={record.value} what={`record value for ${domain.unicodeName}`} />
+              </td>
+              <td>{record.ttl}</td>
+            </tr>
+          </tbody>
+        </table>
+      </TableWrap>
+      <p class="help">{record.note}</p>
+
+      <div class="states">
+        <div class="state">
+          <h4>Domain</h4>
+          <p>
+            <Badge tone={state.tone}>{state.label}</Badge>
+          </p>
+          {domain.status.reason && <p class="reason">{domain.status.reason}</p>}
+          {domain.status.state === 'failed' && (
+            <p class="hint">
+              A conflicting A record for the same name blocks the CNAME: remove it. Changed records can take up to 48 hours to be seen; then Re-verify.
+            </p>
+          )}
+          <dl class="facts compact">
+            <div>
+              <dt>Last checked</dt>
+              <dd>
+                <DateTime value={domain.status.checkedAt} empty="not yet" />
+              </dd>
+            </div>
+            <div>
+              <dt>Next check</dt>
+              <dd>
+                <DateTime value={domain.status.nextCheckAt} empty={verified ? 'none needed' : 'none scheduled: use Verify'} />
+              </dd>
+            </div>
+            {domain.status.verifiedAt && (
+              <div>
+                <dt>Verified</dt>
+                <dd>
+                  <DateTime value={domain.status.verifiedAt} />
+                </dd>
+              </div>
+            )}
+          </dl>
+        </div>
+        <div class="state">
+          <h4>Certificate</h4>
+          <p>
+            <Badge tone={certificate.tone}>{certificate.label}</Badge>
+          </p>
+          {domain.certificate.reason && <p class="reason">{domain.certificate.reason}</p>}
+          {verified && domain.certificate.state !== 'issued' && (
+            <p class="hint">
+              A certificate is usually issued within a couple of minutes. If there is none after 30 minutes: check that the domain still verifies, that CAA
+              records do not block the certificate authority, then Re-verify.
+            </p>
+          )}
+          {!verified && <p class="hint">A certificate is requested once the domain is verified.</p>}
+          <dl class="facts compact">
+            {domain.certificate.notAfter && (
+              <div>
+                <dt>Valid</dt>
+                <dd>
+                  <DateTime value={domain.certificate.notBefore} /> to <DateTime value={domain.certificate.notAfter} />
+                </dd>
+              </div>
+            )}
+            {domain.certificate.renewAt && (
+              <div>
+                <dt>Renewal</dt>
+                <dd>
+                  <DateTime value={domain.certificate.renewAt} />
+                </dd>
+              </div>
+            )}
+            <div>
+              <dt>Last attempt</dt>
+              <dd>
+                <DateTime value={domain.certificate.checkedAt} empty="none yet" />
+              </dd>
+            </div>
+            {domain.certificate.nextCheckAt && (
+              <div>
+                <dt>Next attempt</dt>
+                <dd>
+                  <DateTime value={domain.certificate.nextCheckAt} />
+                </dd>
+              </div>
+            )}
+          </dl>
+        </div>
+      </div>
+
+      <div class="actions">
+        <button type="button" class={verified ? '' : 'button-primary'} onClick={() => void verify()} disabled={busy}>
+          {busy ? 'Checking DNS…' : verified ? 'Re-verify' : 'Verify'}
+          <Hidden> {domain.unicodeName}</Hidden>
+        </button>
+        <button type="button" class="button-danger" onClick={onRemove}>
+          Remove<Hidden> {domain.unicodeName}</Hidden>
+        </button>
+      </div>
+    </section>
+  )
+}
+
+type Run = (change: () => Promise<DomainSettings | void>, done: (settings: DomainSettings) => string) => Promise<void>
+
+function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings; run: Run; slug: string }) {
+  const servable = settings.domains.filter((d) => !d.redirect)
+  const [primary, setPrimary] = useState(settings.primary ?? '')
+  useEffect(() => setPrimary(settings.primary ?? ''), [settings.primary])
+  const redirectable = settings.domains.filter((d) => !d.redirect && !d.primary)
+  const [from, setFrom] = useState('')
+  const [to, setTo] = useState('')
+  const fromValue = redirectable.some((d) => d.name === from) ? from : (redirectable[0]?.name ?? '')
+  const targets = [...settings.domains.filter((d) => !d.redirect && d.name !== fromValue).map((d) => d.name), ...(settings.platformHost ? [settings.platformHost] : [])]
+  const toValue = targets.includes(to) ? to : (targets[0] ?? '')
+
+  const savePrimary = (event: Event) => {
+    event.preventDefault()
+    void run(
+      () => api<DomainSettings>('PUT', path`/projects/${slug}/domains/primary`, { name: primary || null }),
+      (next) => (next.primary ? `${next.primary} is the primary domain.` : 'The project has no primary domain.'),
+    )
+  }
+  const addRedirect = (event: Event) => {
+    event.preventDefault()
+    void run(
+      () => api<DomainSettings>('POST', path`/projects/${slug}/domains/redirects`, { from: fromValue, to: toValue, status: 301 }),
+      () => `${fromValue} now redirects to ${toValue} (301).`,
+    )
+  }
+
+  return (
+    <section class="card" aria-labelledby="primary-redirects">
+      <h3 id="primary-redirects">Primary domain and redirects</h3>
+      <form class="form inline-form" onSubmit={savePrimary}>
+        <div class="field">
+          <label for="primary-domain">Primary domain</label>
+          <select id="primary-domain" value={primary} onChange={(e) => setPrimary(e.currentTarget.value)}>
+            <option value="">None</option>
+            {servable.map((d) => (
+              <option key={d.name} value={d.name}>
+                {d.unicodeName}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" disabled={primary === (settings.primary ?? '')}>
+          Save primary domain
+        </button>
+      </form>
+
+      <h4>Redirects</h4>
+      {settings.redirects.length === 0 ? (
+        <p>No redirects: every domain serves the project.</p>
+      ) : (
+        <TableWrap label="Redirects">
+          <table>
+            <caption class="visually-hidden">Redirects of {settings.project}</caption>
+            <thead>
+              <tr>
+                <th scope="col">From</th>
+                <th scope="col">To</th>
+                <th scope="col">Status</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {settings.redirects.map((redirect) => (
+                <tr key={redirect.from}>
+                  <th scope="row">{redirect.from}</th>
+                  <td>{redirect.to}</td>
+                  <td>{redirect.status}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="button-small"
+                      onClick={() =>
+                        void run(
+                          () => api<DomainSettings>('DELETE', path`/projects/${slug}/domains/redirects/${redirect.from}`),
+                          () => `${redirect.from} no longer redirects: it serves the project again.`,
+                        )
+                      }
+                    >
+                      Remove redirect<Hidden> from {redirect.from}</Hidden>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {redirectable.length > 0 && targets.length > 0 ? (
+        <form class="form inline-form" onSubmit={addRedirect}>
+          <div class="field">
+            <label for="redirect-from">Redirect from</label>
+            <select id="redirect-from" value={fromValue} onChange={(e) => setFrom(e.currentTarget.value)}>
+              {redirectable.map((d) => (
+                <option key={d.name} value={d.name}>
+                  {d.unicodeName}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="redirect-to">To</label>
+            <select id="redirect-to" value={toValue} onChange={(e) => setTo(e.currentTarget.value)}>
+              {targets.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit">Add redirect</button>
+        </form>
+      ) : (
+        <p class="help">A redirect needs a domain that is neither primary nor redirecting already, and another host to send it to.</p>
+      )}
+      <p class="help">Redirects answer 301 with the same path and query; the redirected domain must be verified to be served.</p>
+    </section>
+  )
+}

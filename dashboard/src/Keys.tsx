@@ -1,0 +1,250 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { api, type ApiKey, messageOf, type NewApiKey, path } from './api'
+import { Badge, CopyButton, DateTime, ErrorMessage, Hidden, Loading, StatusMessage, TableWrap, useConfirm } from './components'
+
+function keyLabel(key: ApiKey): string {
+  return key.name ?? `${key.prefix}…`
+}
+
+function isBanned(key: ApiKey, now: number): boolean {
+  return key.revokedAt === null && key.bannedUntil !== null && Date.parse(key.bannedUntil) > now
+}
+
+function KeyStatus({ apiKey, now }: { apiKey: ApiKey; now: number }) {
+  if (apiKey.revokedAt) {
+    return (
+      <Badge tone="neutral">
+        Revoked <DateTime value={apiKey.revokedAt} />
+      </Badge>
+    )
+  }
+  if (apiKey.expiresAt && Date.parse(apiKey.expiresAt) <= now) return <Badge tone="neutral">Expired</Badge>
+  if (isBanned(apiKey, now)) {
+    return (
+      <Badge tone="bad">
+        Banned until <DateTime value={apiKey.bannedUntil} />
+      </Badge>
+    )
+  }
+  return <Badge tone="good">Active</Badge>
+}
+
+export function Keys({ slug }: { slug: string }) {
+  const [keys, setKeys] = useState<ApiKey[] | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [status, setStatus] = useState<string | null>(null)
+  const [created, setCreated] = useState<NewApiKey | null>(null)
+  const { dialog, ask } = useConfirm()
+  const now = Date.now()
+
+  const load = () => api<ApiKey[]>('GET', path`/projects/${slug}/keys`).then(setKeys, (caught: unknown) => setError(messageOf(caught)))
+  useEffect(() => {
+    setKeys(null)
+    setCreated(null)
+    void load()
+  }, [slug])
+
+  const revoke = (key: ApiKey) =>
+    ask(
+      {
+        title: `Revoke the key ${keyLabel(key)}?`,
+        body: (
+          <p>
+            Requests with the key <code>{key.prefix}…</code> are refused (401) from the next one, everywhere. This cannot be undone: clients need a new key.
+          </p>
+        ),
+        confirmLabel: 'Revoke key',
+        danger: true,
+      },
+      async () => {
+        setError(null)
+        setStatus(null)
+        try {
+          const revoked = await api<ApiKey>('DELETE', path`/projects/${slug}/keys/${key.id}`)
+          setKeys((list) => (list ?? []).map((k) => (k.id === key.id ? revoked : k)))
+          setStatus(`The key ${keyLabel(key)} is revoked.`)
+        } catch (caught) {
+          setError(messageOf(caught))
+        }
+      },
+    )
+
+  const liftBan = async (key: ApiKey) => {
+    setError(null)
+    setStatus(null)
+    try {
+      await api<void>('DELETE', path`/projects/${slug}/keys/${key.id}/ban`)
+      setKeys((list) => (list ?? []).map((k) => (k.id === key.id ? { ...k, bannedUntil: null } : k)))
+      setStatus(`The ban of the key ${keyLabel(key)} is lifted.`)
+    } catch (caught) {
+      setError(messageOf(caught))
+    }
+  }
+
+  return (
+    <>
+      <h2 tabIndex={-1}>API keys</h2>
+      <NewKeyForm
+        slug={slug}
+        onCreated={(key) => {
+          setCreated(key)
+          setStatus(null)
+          setKeys((list) => [...(list ?? []).filter((k) => k.id !== key.id), key])
+        }}
+      />
+      {created && (
+        <NewSecret
+          apiKey={created}
+          onDone={() => {
+            setCreated(null)
+            document.getElementById('new-key-name')?.focus()
+          }}
+        />
+      )}
+      <StatusMessage text={status} />
+      <ErrorMessage error={error} />
+      {keys === null && !error && <Loading what="keys" />}
+      {keys?.length === 0 && <p>This project has no keys yet.</p>}
+      {keys && keys.length > 0 && (
+        <TableWrap label={`Keys of ${slug}`}>
+          <table>
+            <caption>Keys of {slug}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.id}>
+                  <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>
+                    <DateTime value={key.createdAt} />
+                  </td>
+                  <td>
+                    <DateTime value={key.expiresAt} empty="never" />
+                  </td>
+                  <td>
+                    <DateTime value={key.lastUsedAt} empty="never" />
+                  </td>
+                  <td>
+                    <KeyStatus apiKey={key} now={now} />
+                  </td>
+                  <td class="actions">
+                    {isBanned(key, now) && (
+                      <button type="button" class="button-small" onClick={() => void liftBan(key)}>
+                        Lift ban<Hidden> of {keyLabel(key)}</Hidden>
+                      </button>
+                    )}
+                    {!key.revokedAt && (
+                      <button type="button" class="button-small button-danger" onClick={() => revoke(key)}>
+                        Revoke<Hidden> {keyLabel(key)}</Hidden>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {dialog}
+    </>
+  )
+}
+
+function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApiKey) => void }) {
+  const [name, setName] = useState('')
+  const [days, setDays] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      const body: { name?: string; expiresInDays?: number } = {}
+      if (name.trim()) body.name = name.trim()
+      if (days.trim()) body.expiresInDays = Number(days)
+      const key = await api<NewApiKey>('POST', path`/projects/${slug}/keys`, body)
+      setName('')
+      setDays('')
+      onCreated(key)
+    } catch (caught) {
+      setError(messageOf(caught))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <section class="card" aria-labelledby="new-key">
+      <h3 id="new-key">Create a key</h3>
+      <form class="form inline-form" onSubmit={submit}>
+        <div class="field">
+          <label for="new-key-name">Name</label>
+          <input id="new-key-name" maxLength={100} aria-describedby="new-key-name-help" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <p id="new-key-name-help" class="help">
+            Optional: where the key is used, e.g. "website".
+          </p>
+        </div>
+        <div class="field">
+          <label for="new-key-days">Expires in (days)</label>
+          <input
+            id="new-key-days"
+            type="number"
+            min={1}
+            max={3650}
+            step={1}
+            inputMode="numeric"
+            aria-describedby="new-key-days-help"
+            value={days}
+            onInput={(e) => setDays(e.currentTarget.value)}
+          />
+          <p id="new-key-days-help" class="help">
+            Optional: empty for a key that does not expire.
+          </p>
+        </div>
+        <button type="submit" class="button-primary" disabled={busy}>
+          Create key
+        </button>
+      </form>
+      <ErrorMessage error={error} />
+    </section>
+  )
+}
+
+/** The secret, this once: highlighted, with a copy button, until dismissed. */
+function NewSecret({ apiKey, onDone }: { apiKey: NewApiKey; onDone: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [apiKey.id])
+  return (
+    <section class="secret-box" aria-labelledby="new-secret-heading">
+      <h3 id="new-secret-heading" ref={heading} tabIndex={-1}>
+        New key {apiKey.name ? `"${apiKey.name}"` : ''} created
+      </h3>
+      <p class="warning">
+        <strong>Copy this key now: it will not be shown again.</strong> Only its prefix is kept; if it is lost, create another key and revoke this one.
+      </p>
+      <div class="secret-row">
+        <code class="secret" data-testid="new-key-secret">
+          {apiKey.key}
+        </code>
+        <CopyButton value={apiKey.key} label="Copy key" />
+      </div>
+      <button type="button" onClick={onDone}>
+        I have copied the key
+      </button>
+    </section>
+  )
+}

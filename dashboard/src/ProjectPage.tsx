@@ -1,0 +1,60 @@
+import { useEffect, useState } from 'preact/hooks'
+import { api, messageOf, path, type Project } from './api'
+import { ErrorMessage, Loading } from './components'
+import { Domains } from './Domains'
+import { Keys } from './Keys'
+import { Limits } from './Projects'
+import { Link, projectPath, type Tab, TABS } from './router'
+import { UsagePage } from './Usage'
+
+/** A project: its summary, its sub-navigation, and the page of the tab chosen. */
+export function ProjectPage({ slug, tab }: { slug: string; tab: Tab }) {
+  const [project, setProject] = useState<Project | null>(null)
+  const [error, setError] = useState<string | null>(null)
+
+  useEffect(() => {
+    setProject(null)
+    setError(null)
+    api<Project>('GET', path`/projects/${slug}`).then(setProject, (caught: unknown) => setError(messageOf(caught)))
+  }, [slug])
+
+  return (
+    <>
+      <p class="breadcrumb">
+        <Link to="/">Projects</Link> <span aria-hidden="true">›</span> {slug}
+      </p>
+      <h1 tabIndex={-1}>{slug}</h1>
+      {project && (
+        <p class="project-summary">
+          Plan <strong>{project.plan}</strong>: <Limits project={project} />.
+          {project.address && (
+            <>
+              {' '}
+              Published at <a href={project.address}>{project.address}</a>.
+            </>
+          )}
+        </p>
+      )}
+      <nav aria-label="Project">
+        <ul class="tabs">
+          {TABS.map(({ tab: t, label }) => (
+            <li key={t}>
+              <Link to={projectPath(slug, t)} aria-current={t === tab ? 'page' : undefined}>
+                {label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <ErrorMessage error={error} />
+      {!project && !error && <Loading what="the project" />}
+      {project && (
+        <div class="tab-panel">
+          {tab === 'keys' && <Keys slug={slug} />}
+          {tab === 'usage' && <UsagePage slug={slug} />}
+          {tab === 'domains' && <Domains project={project} />}
+        </div>
+      )}
+    </>
+  )
+}

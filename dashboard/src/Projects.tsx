@@ -1,0 +1,266 @@
+import { useEffect, useState } from 'preact/hooks'
+import { api, messageOf, path, type Plan, PLANS, type Project, type Session } from './api'
+import { DateTime, ErrorMessage, formatNumber, Hidden, Loading, StatusMessage, useConfirm } from './components'
+import { Link, projectPath, TABS } from './router'
+
+export function Projects({ session }: { session: Session }) {
+  const [projects, setProjects] = useState<Project[] | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [status, setStatus] = useState<string | null>(null)
+  const operator = session.user.role === 'operator'
+
+  useEffect(() => {
+    api<Project[]>('GET', '/projects').then(setProjects, (caught: unknown) => setError(messageOf(caught)))
+  }, [])
+
+  const replace = (project: Project) => setProjects((list) => (list ?? []).map((p) => (p.slug === project.slug ? project : p)))
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Projects</h1>
+      <StatusMessage text={status} />
+      <ErrorMessage error={error} />
+      {projects === null && !error && <Loading what="projects" />}
+      {projects?.length === 0 && (
+        <p>{operator ? 'No projects yet: create the first one below.' : 'You are not a member of any project yet: ask an operator of this service to add you to one.'}</p>
+      )}
+      {projects && projects.length > 0 && (
+        <ul class="cards" aria-label="Projects">
+          {projects.map((project) => (
+            <li key={project.slug}>
+              <ProjectCard project={project} operator={operator} onChanged={(p, message) => (replace(p), setStatus(message))} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {operator && projects && (
+        <NewProject
+          onCreated={(project) => {
+            setProjects((list) => [...(list ?? []), project])
+            setStatus(`Project ${project.slug} created on plan ${project.plan}.`)
+          }}
+        />
+      )}
+    </>
+  )
+}
+
+export function Limits({ project }: { project: Project }) {
+  return (
+    <>
+      {formatNumber(project.limits.perMinute)} requests per minute, {formatNumber(project.limits.perDay)} per day
+    </>
+  )
+}
+
+function ProjectCard({ project, operator, onChanged }: { project: Project; operator: boolean; onChanged: (project: Project, message: string) => void }) {
+  const headingId = `project-${project.slug}`
+  return (
+    <article class="card" aria-labelledby={headingId}>
+      <h2 id={headingId}>
+        <Link to={projectPath(project.slug)}>{project.slug}</Link>
+      </h2>
+      <dl class="facts">
+        <div>
+          <dt>Plan</dt>
+          <dd>{project.plan}</dd>
+        </div>
+        <div>
+          <dt>Limits</dt>
+          <dd>
+            <Limits project={project} />
+          </dd>
+        </div>
+        <div>
+          <dt>Address</dt>
+          <dd>{project.address ? <a href={project.address}>{project.address}</a> : 'No platform domain is configured'}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <DateTime value={project.createdAt} />
+          </dd>
+        </div>
+      </dl>
+      <nav aria-label={`Project ${project.slug}`}>
+        <ul class="subnav">
+          {TABS.map(({ tab, label }) => (
+            <li key={tab}>
+              <Link to={projectPath(project.slug, tab)}>
+                {label}
+                <Hidden> of {project.slug}</Hidden>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {operator && <PlanForm project={project} onChanged={onChanged} />}
+    </article>
+  )
+}
+
+/** Plan and, for enterprise, its own limits. */
+function PlanFields({ idPrefix, plan, setPlan, perMinute, setPerMinute, perDay, setPerDay, planLabel }: PlanFieldsProps) {
+  return (
+    <>
+      <div class="field">
+        <label for={`${idPrefix}-plan`}>{planLabel}</label>
+        <select id={`${idPrefix}-plan`} value={plan} onChange={(e) => setPlan(e.currentTarget.value as Plan)}>
+          {PLANS.map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </select>
+      </div>
+      {plan === 'enterprise' && (
+        <>
+          <div class="field">
+            <label for={`${idPrefix}-per-minute`}>Requests per minute</label>
+            <input id={`${idPrefix}-per-minute`} type="number" min={1} step={1} required value={perMinute} onInput={(e) => setPerMinute(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for={`${idPrefix}-per-day`}>Requests per day</label>
+            <input id={`${idPrefix}-per-day`} type="number" min={1} step={1} required value={perDay} onInput={(e) => setPerDay(e.currentTarget.value)} />
+          </div>
+        </>
+      )}
+    </>
+  )
+}
+
+interface PlanFieldsProps {
+  idPrefix: string
+  planLabel: string
+  plan: Plan
+  setPlan: (plan: Plan) => void
+  perMinute: string
+  setPerMinute: (value: string) => void
+  perDay: string
+  setPerDay: (value: string) => void
+}
+
+function planBody(plan: Plan, perMinute: string, perDay: string): { plan: Plan; perMinute?: number; perDay?: number } {
+  return plan === 'enterprise' ? { plan, perMinute: Number(perMinute), perDay: Number(perDay) } : { plan }
+}
+
+function PlanForm({ project, onChanged }: { project: Project; onChanged: (project: Project, message: string) => void }) {
+  const [plan, setPlan] = useState<Plan>(project.plan)
+  const [perMinute, setPerMinute] = useState(String(project.limits.perMinute))
+  const [perDay, setPerDay] = useState(String(project.limits.perDay))
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const { dialog, ask } = useConfirm()
+  const unchanged = plan === project.plan && (plan !== 'enterprise' || (Number(perMinute) === project.limits.perMinute && Number(perDay) === project.limits.perDay))
+
+  const change = async () => {
+    setBusy(true)
+    setError(null)
+    try {
+      const updated = await api<Project>('PUT', path`/projects/${project.slug}/plan`, planBody(plan, perMinute, perDay))
+      onChanged(updated, `Project ${updated.slug} is now on plan ${updated.plan}.`)
+    } catch (caught) {
+      setError(messageOf(caught))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const submit = (event: Event) => {
+    event.preventDefault()
+    ask(
+      {
+        title: `Change the plan of ${project.slug}?`,
+        body: (
+          <p>
+            From <strong>{project.plan}</strong> to <strong>{plan}</strong>
+            {plan === 'enterprise' ? ` (${formatNumber(Number(perMinute))} per minute, ${formatNumber(Number(perDay))} per day)` : ''}. The new limits apply from the next
+            request{plan === 'free' ? '; custom domains need plan pro or above' : ''}.
+          </p>
+        ),
+        confirmLabel: 'Change plan',
+      },
+      () => void change(),
+    )
+  }
+
+  return (
+    <form class="form inline-form" onSubmit={submit}>
+      <PlanFields
+        idPrefix={`plan-${project.slug}`}
+        planLabel={`Plan of ${project.slug}`}
+        plan={plan}
+        setPlan={setPlan}
+        perMinute={perMinute}
+        setPerMinute={setPerMinute}
+        perDay={perDay}
+        setPerDay={setPerDay}
+      />
+      <button type="submit" disabled={busy || unchanged}>
+        Change plan<Hidden> of {project.slug}</Hidden>
+      </button>
+      <ErrorMessage error={error} />
+      {dialog}
+    </form>
+  )
+}
+
+function NewProject({ onCreated }: { onCreated: (project: Project) => void }) {
+  const [slug, setSlug] = useState('')
+  const [plan, setPlan] = useState<Plan>('free')
+  const [perMinute, setPerMinute] = useState('')
+  const [perDay, setPerDay] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      const project = await api<Project>('POST', '/projects', { slug: slug.trim(), ...planBody(plan, perMinute, perDay) })
+      setSlug('')
+      onCreated(project)
+    } catch (caught) {
+      setError(messageOf(caught))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <section aria-labelledby="new-project" class="card">
+      <h2 id="new-project">New project</h2>
+      <form class="form inline-form" onSubmit={submit}>
+        <div class="field">
+          <label for="new-project-slug">Slug</label>
+          <input
+            id="new-project-slug"
+            required
+            maxLength={63}
+            aria-describedby="new-project-slug-help"
+            value={slug}
+            onInput={(e) => setSlug(e.currentTarget.value)}
+          />
+          <p id="new-project-slug-help" class="help">
+            Lowercase letters, digits and hyphens; it becomes part of the project's address.
+          </p>
+        </div>
+        <PlanFields
+          idPrefix="new-project"
+          planLabel="Plan"
+          plan={plan}
+          setPlan={setPlan}
+          perMinute={perMinute}
+          setPerMinute={setPerMinute}
+          perDay={perDay}
+          setPerDay={setPerDay}
+        />
+        <button type="submit" class="button-primary" disabled={busy}>
+          Create project
+        </button>
+        <ErrorMessage error={error} />
+      </form>
+    </section>
+  )
+}

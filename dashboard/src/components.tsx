@@ -1,0 +1,201 @@
+import type { ComponentChildren, JSX } from 'preact'
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+const numbers = new Intl.NumberFormat()
+
+export function formatNumber(value: number): string {
+  return numbers.format(value)
+}
+
+/** A moment, in the reader's time zone, with the exact value for machines. */
+export function DateTime({ value, empty = '—' }: { value: string | null; empty?: string }) {
+  if (!value) return <>{empty}</>
+  const date = new Date(value)
+  if (Number.isNaN(date.getTime())) return <>{value}</>
+  return (
+    <time dateTime={value} title={date.toISOString()}>
+      {dateTime.format(date)}
+    </time>
+  )
+}
+
+/** An error to read at once: announced by screen readers. */
+export function ErrorMessage({ error }: { error: string | null }) {
+  if (!error) return null
+  return (
+    <p class="message message-error" role="alert">
+      {error}
+    </p>
+  )
+}
+
+/** A polite live region: present before its text changes, so the change is announced. */
+export function StatusMessage({ text, tone = 'success' }: { text: string | null; tone?: 'success' | 'warning' }) {
+  return (
+    <p class={text ? `message message-${tone}` : 'message-empty'} role="status">
+      {text ?? ''}
+    </p>
+  )
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="loading" role="status">
+      Loading {what}…
+    </p>
+  )
+}
+
+/** Text hidden on screen but read by screen readers: makes repeated button names unique. */
+export function Hidden({ children }: { children: ComponentChildren }) {
+  return <span class="visually-hidden">{children}</span>
+}
+
+async function copyText(value: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(value)
+      return true
+    }
+  } catch {
+    // Refused (permissions): fall back to a selection.
+  }
+  const area = document.createElement('textarea')
+  area.value = value
+  area.setAttribute('readonly', '')
+  area.className = 'visually-hidden'
+  document.body.append(area)
+  area.select()
+  let copied = false
+  try {
+    copied = document.execCommand('copy')
+  } catch {
+    copied = false
+  }
+  area.remove()
+  return copied
+}
+
+/** Copies a value to the clipboard and says so; `what` completes the button's name for screen readers. */
+export function CopyButton({ value, label = 'Copy', what }: { value: string; label?: string; what?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
+  const timer = useRef<number | undefined>(undefined)
+  useEffect(() => () => window.clearTimeout(timer.current), [])
+  const copy = async () => {
+    const ok = await copyText(value)
+    setState(ok ? 'copied' : 'failed')
+    window.clearTimeout(timer.current)
+    timer.current = window.setTimeout(() => setState('idle'), 4000)
+  }
+  return (
+    <span class="copy">
+      <button type="button" class="button-small" onClick={copy}>
+        {label}
+        {what && <Hidden> {what}</Hidden>}
+      </button>
+      <span class="copy-status" role="status">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the text and copy it' : ''}
+      </span>
+    </span>
+  )
+}
+
+export interface ConfirmOptions {
+  title: string
+  body: ComponentChildren
+  confirmLabel: string
+  danger?: boolean
+}
+
+/**
+ * A modal confirmation: a native <dialog> (focus kept inside, Escape cancels), focus on Cancel
+ * when it opens, and back on what had it (the button that asked) when it closes.
+ */
+export function ConfirmDialog({ title, body, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null)
+  const cancel = useRef<HTMLButtonElement>(null)
+  const id = useId()
+  const mounted = useRef(false)
+  useEffect(() => {
+    const element = dialog.current
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
+    mounted.current = true
+    if (element && !element.open) element.showModal()
+    cancel.current?.focus()
+    return () => {
+      mounted.current = false
+      if (element?.open) element.close()
+      if (opener?.isConnected) opener.focus()
+      else document.querySelector<HTMLElement>('main h1')?.focus()
+    }
+  }, [])
+  return (
+    <dialog
+      ref={dialog}
+      class="dialog"
+      aria-labelledby={`${id}-title`}
+      aria-describedby={`${id}-body`}
+      onCancel={(event) => {
+        // Escape: closed by the owner, which unmounts this.
+        event.preventDefault()
+        onCancel()
+      }}
+      onClose={() => {
+        // Closed by the browser itself (a repeated Escape): the owner forgets it too.
+        if (mounted.current) onCancel()
+      }}
+    >
+      <h2 id={`${id}-title`}>{title}</h2>
+      <div id={`${id}-body`} class="dialog-body">
+        {body}
+      </div>
+      <div class="dialog-actions">
+        <button type="button" ref={cancel} onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" class={danger ? 'button-danger' : 'button-primary'} onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  )
+}
+
+/**
+ * `ask(options, action)` opens a confirmation; `action` runs only when confirmed. Render
+ * `dialog` somewhere in the page.
+ */
+export function useConfirm(): { dialog: JSX.Element | null; ask: (options: ConfirmOptions, action: () => void) => void } {
+  const [pending, setPending] = useState<{ options: ConfirmOptions; action: () => void; key: number } | null>(null)
+  const dialog = pending ? (
+    <ConfirmDialog
+      key={pending.key}
+      {...pending.options}
+      onCancel={() => setPending(null)}
+      onConfirm={() => {
+        setPending(null)
+        pending.action()
+      }}
+    />
+  ) : null
+  return { dialog, ask: (options, action) => setPending({ options, action, key: Date.now() + Math.random() }) }
+}
+
+/**
+ * A table that scrolls sideways on narrow screens. One without buttons inside is focusable
+ * (`focusable`), so the keyboard scrolls it too.
+ */
+export function TableWrap({ label, focusable = false, children }: { label: string; focusable?: boolean; children: ComponentChildren }) {
+  if (!focusable) return <div class="table-wrap">{children}</div>
+  return (
+    <div class="table-wrap" role="group" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  )
+}
+
+/** A short state, coloured by how it is going. */
+export function Badge({ tone, children }: { tone: 'good' | 'bad' | 'wait' | 'neutral'; children: ComponentChildren }) {
+  return <span class={`badge badge-${tone}`}>{children}</span>
+}

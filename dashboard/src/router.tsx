@@ -1,0 +1,101 @@
+import type { ComponentChildren } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+
+/** History routing under /dashboard; the service answers index.html for every such path. */
+export const BASE = import.meta.env.BASE_URL.replace(/\/$/, '')
+
+export type Tab = 'keys' | 'usage' | 'domains'
+export const TABS: readonly { tab: Tab; label: string }[] = [
+  { tab: 'keys', label: 'API keys' },
+  { tab: 'usage', label: 'Usage' },
+  { tab: 'domains', label: 'Domains' },
+]
+
+export type Route =
+  | { name: 'signIn'; next: string | null }
+  | { name: 'projects' }
+  | { name: 'project'; slug: string; tab: Tab }
+  | { name: 'notFound'; path: string }
+
+/** The app's path (below BASE, starting with '/') plus the query. */
+export interface Location {
+  path: string
+  search: string
+}
+
+function current(): Location {
+  const { pathname, search } = window.location
+  const path = pathname.startsWith(BASE) ? pathname.slice(BASE.length) || '/' : pathname
+  return { path, search }
+}
+
+export function parseRoute({ path, search }: Location): Route {
+  const clean = path.length > 1 ? path.replace(/\/+$/, '') : path
+  if (clean === '/' || clean === '/projects') return { name: 'projects' }
+  if (clean === '/sign-in') return { name: 'signIn', next: safeNext(new URLSearchParams(search).get('next')) }
+  const project = /^\/projects\/([^/]+)(?:\/(keys|usage|domains))?$/.exec(clean)
+  if (project?.[1]) {
+    let slug: string
+    try {
+      slug = decodeURIComponent(project[1])
+    } catch {
+      return { name: 'notFound', path }
+    }
+    return { name: 'project', slug, tab: (project[2] as Tab | undefined) ?? 'keys' }
+  }
+  return { name: 'notFound', path }
+}
+
+/** Only a path of this app is followed after sign-in, never another site. */
+function safeNext(next: string | null): string | null {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : null
+}
+
+export function projectPath(slug: string, tab: Tab = 'keys'): string {
+  return `/projects/${encodeURIComponent(slug)}/${tab}`
+}
+
+const listeners = new Set<() => void>()
+
+export function navigate(to: string, { replace = false } = {}): void {
+  const url = BASE + to
+  if (replace) window.history.replaceState(null, '', url)
+  else window.history.pushState(null, '', url)
+  for (const listener of listeners) listener()
+}
+
+/** The current location, updated on navigation and on the browser's back and forward. */
+export function useLocation(): Location {
+  const [location, setLocation] = useState(current)
+  useEffect(() => {
+    const update = () => setLocation(current())
+    listeners.add(update)
+    window.addEventListener('popstate', update)
+    return () => {
+      listeners.delete(update)
+      window.removeEventListener('popstate', update)
+    }
+  }, [])
+  return location
+}
+
+interface LinkProps {
+  to: string
+  children: ComponentChildren
+  class?: string
+  'aria-current'?: 'page' | undefined
+}
+
+/** A link within the app: a real link (new tab, copy address work), followed without a reload. */
+export function Link({ to, children, class: className, 'aria-current': current }: LinkProps) {
+  const onClick = (event: MouseEvent) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+    event.preventDefault()
+    navigate(to)
+  }
+  return (
+    <a href={BASE + to} class={className} aria-current={current} onClick={onClick}>
+      {children}
+    </a>
+  )
+}

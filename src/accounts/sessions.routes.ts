@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError } from '../errors.js'
+import { errorResponses } from '../openapi/responses.js'
+import { SessionSchema, SignInSchema } from './accounts.schemas.js'
+import { type AccountsService, SESSION_TTL_MS, type SignedIn } from './accounts.service.js'
+
+export const SESSION_COOKIE = 'adoption_session'
+
+const SESSION = { tags: ['session'] } as const
+const NO_STORE = { 'Cache-Control': { type: 'string', description: '`no-store`: session answers are never cached' } } as const
+
+/** The cookie's attributes: script cannot read it, no other site sends it, `Secure` over HTTPS. */
+function cookieOptions(request: FastifyRequest) {
+  return { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' } as const
+}
+
+function signedIn(request: FastifyRequest): SignedIn {
+  // The ADMIN_TOKEN bearer is an operator, but not a session.
+  if (!request.adminSession) throw new ApiError('unauthorized', 'Not signed in: this request carries the admin token, not a session cookie. Sign in with POST /admin/v1/session.')
+  return request.adminSession
+}
+
+/** Sign-in, the current session and sign-out, for the dashboard (admin API, `/admin/v1`). */
+export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService }> = async (app, { accounts }) => {
+  // Errors included: nothing about a session is kept by a cache.
+  app.addHook('onSend', async (_request, reply: FastifyReply) => {
+    reply.header('cache-control', 'no-store')
+  })
+
+  app.post(
+    '/session',
+    {
+      // The one admin operation without a principal: it is how one is obtained.
+      config: { public: true },
+      schema: {
+        ...SESSION,
+        operationId: 'signIn',
+        summary: 'Sign in',
+        description: `Checks the email and password and opens a session of 12 hours: the answer sets the cookie \`adoption_session\` (HttpOnly, SameSite=Strict, Secure over HTTPS) and carries the \`csrfToken\` that state changes made with the cookie must send as \`X-CSRF-Token\`. A wrong password and an unknown email get the same 401. At most 5 failed sign-ins per email per 15 minutes and 20 attempts per client address per minute; beyond, 429 with Retry-After.`,
+        body: SignInSchema,
+        response: {
+          200: {
+            description: 'Signed in',
+            headers: { 'Set-Cookie': { type: 'string', description: 'The session cookie, `adoption_session`' }, ...NO_STORE },
+            ...SessionSchema,
+          },
+          ...errorResponses(400, 401, 413, 415, 429, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await accounts.signIn(request.body.email, request.body.password, request.ip)
+      if (!result.ok) {
+        if (result.error === 'throttled') throw new ApiError('rate_limited', result.message, { 'retry-after': String(result.retryAfterSeconds) })
+        throw new ApiError('unauthorized', 'Wrong email or password.')
+      }
+      reply.setCookie(SESSION_COOKIE, result.token, { ...cookieOptions(request), expires: result.expiresAt, maxAge: SESSION_TTL_MS / 1000 })
+      return result.session
+    },
+  )
+
+  app.get(
+    '/session',
+    {
+      schema: {
+        ...SESSION,
+        operationId: 'getSession',
+        summary: 'The current session',
+        description: 'The signed-in user, their projects and the CSRF token of the session. 401 when the session cookie is missing, unknown or expired.',
+        response: { 200: { description: 'The session', headers: NO_STORE, ...SessionSchema }, ...errorResponses(401, 500, 503) },
+      },
+    },
+    async (request) => accounts.describe(signedIn(request)),
+  )
+
+  app.delete(
+    '/session',
+    {
+      schema: {
+        ...SESSION,
+        operationId: 'signOut',
+        summary: 'Sign out',
+        description: 'Ends the session on the server and clears the cookie. Needs the `X-CSRF-Token` header, as every change made with the cookie.',
+        response: {
+          204: { description: 'Signed out', headers: { 'Set-Cookie': { type: 'string', description: 'Clears `adoption_session`' }, ...NO_STORE }, type: 'null' },
+          ...errorResponses(401, 403, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      await accounts.signOut(signedIn(request).sessionId)
+      return reply.clearCookie(SESSION_COOKIE, cookieOptions(request)).code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Clock } from '../clock.js'
+import type { Environment } from '../config.js'
+import type { Db } from '../db/database.js'
+import { ApiError, type ErrorCode } from '../errors.js'
+import type { RateLimiter } from '../limits/limits.js'
+import { errorResponses } from '../openapi/responses.js'
+import { ProjectParamsSchema } from '../projects/projects.schemas.js'
+import { ApiKeysSchema, KeyParamsSchema, KeyRequestSchema } from './keys.schemas.js'
+import { createApiKey, findProjectKey, getApiKeys, type KeyFailure, revokeKey } from './keys.service.js'
+
+const KEYS = { tags: ['keys'] } as const
+const DAY_MS = 86_400_000
+
+function fail(failure: KeyFailure): never {
+  const codes: Record<KeyFailure['error'], ErrorCode> = { project_not_found: 'not_found', key_not_found: 'not_found', invalid_name: 'invalid_request' }
+  throw new ApiError(codes[failure.error], failure.message)
+}
+
+/** A project's API keys and their bans (admin API, `/admin/v1`). */
+export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; environment: Environment; limiter: RateLimiter }> = async (
+  app,
+  { db, clock, environment, limiter },
+) => {
+  app.get(
+    '/projects/:slug/keys',
+    {
+      schema: {
+        ...KEYS,
+        operationId: 'listApiKeys',
+        summary: "List a project's API keys",
+        description: 'Every key of the project, oldest first, revoked ones included, each with the end of its running ban. Secrets are never listed.',
+        params: ProjectParamsSchema,
+        response: { 200: { description: "The project's keys", ...ApiKeysSchema }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const result = await getApiKeys(db, clock, request.adminProject.slug)
+      if (!result.ok) fail(result)
+      return result.keys
+    },
+  )
+
+  app.post(
+    '/projects/:slug/keys',
+    {
+      schema: {
+        ...KEYS,
+        operationId: 'createApiKey',
+        summary: 'Create an API key',
+        description:
+          'The answer carries the secret (`key`) this once, with `Cache-Control: no-store`: only its SHA-256 is stored, so it cannot be shown again. The key works from the next request.',
+        params: ProjectParamsSchema,
+        body: KeyRequestSchema,
+        response: {
+          201: {
+            description: 'The key, with its secret',
+            headers: { 'Cache-Control': { type: 'string', description: '`no-store`: the secret must not be kept by any cache' } },
+            ...Type.Ref('NewApiKey'),
+          },
+          ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { name, expiresInDays } = request.body
+      const result = await createApiKey(db, clock, environment, {
+        project: request.adminProject.slug,
+        name,
+        expiresInMs: expiresInDays === undefined ? undefined : expiresInDays * DAY_MS,
+      })
+      if (!result.ok) fail(result)
+      return reply.code(201).header('cache-control', 'no-store').send({ ...result.key, key: result.secret })
+    },
+  )
+
+  app.delete(
+    '/projects/:slug/keys/:id',
+    {
+      schema: {
+        ...KEYS,
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key',
+        description: 'The key is refused (401) on every instance from the next request. Revoking a revoked key changes nothing and answers it as it stands.',
+        params: KeyParamsSchema,
+        response: { 200: { description: 'The key, revoked', ...Type.Ref('ApiKey') }, ...errorResponses(400, 401, 403, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const result = await revokeKey(db, clock, request.params.id, request.adminProject.id)
+      if (!result.ok) fail(result)
+      return result.key
+    },
+  )
+
+  app.delete(
+    '/projects/:slug/keys/:id/ban',
+    {
+      schema: {
+        ...KEYS,
+        operationId: 'liftApiKeyBan',
+        summary: "Lift an API key's ban",
+        description:
+          'Ends the ban of a key that kept calling while rate limited, and forgets its escalation (the next ban lasts 10 minutes again). The plan limits still apply. Lifting no ban changes nothing.',
+        params: KeyParamsSchema,
+        response: { 204: { description: 'No ban any more', type: 'null' }, ...errorResponses(400, 401, 403, 404, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await findProjectKey(db, request.adminProject.id, request.params.id))) {
+        throw new ApiError('not_found', `No API key with id "${request.params.id}" in this project.`)
+      }
+      // Through the running limiter: its own in-process ban goes at once, the shared store's
+      // (Redis) for every instance, and the record for instances that re-read it.
+      await limiter.unban(request.params.id)
+      return reply.code(204).send(null)
+    },
+  )
+}

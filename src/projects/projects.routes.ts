@@ -1,0 +1,123 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { canSee, requireOperator } from '../admin/access.js'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import { ApiError, type ErrorCode } from '../errors.js'
+import { errorResponses } from '../openapi/responses.js'
+import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectParamsSchema, ProjectsSchema } from './projects.schemas.js'
+import { createProject, getProjects, type Project, type ProjectFailure, setProjectPlan, toProject } from './projects.service.js'
+
+const PROJECTS = { tags: ['projects'] } as const
+
+/** The API shape of a project: the service's, with its published address. */
+function present(project: Project, platformDomain: string | undefined): ProjectBody {
+  return {
+    slug: project.slug,
+    plan: project.plan,
+    limits: project.limits,
+    address: platformDomain ? `https://${project.slug}.${platformDomain}` : null,
+    createdAt: project.createdAt,
+  }
+}
+
+function fail(failure: ProjectFailure): never {
+  const codes: Record<ProjectFailure['error'], ErrorCode> = {
+    invalid_slug: 'invalid_request',
+    invalid_plan: 'invalid_request',
+    slug_taken: 'slug_taken',
+    project_not_found: 'not_found',
+  }
+  throw new ApiError(codes[failure.error], failure.message)
+}
+
+/** Operator actions: checked before the body is read, so an owner learns nothing from validation. */
+async function operatorOnly(request: FastifyRequest): Promise<void> {
+  requireOperator(request)
+}
+
+/** Projects and their plans (admin API, `/admin/v1`). */
+export const projectsRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; platformDomain: string | undefined }> = async (
+  app,
+  { db, clock, platformDomain },
+) => {
+  app.get(
+    '/projects',
+    {
+      schema: {
+        ...PROJECTS,
+        operationId: 'listProjects',
+        summary: 'List projects',
+        description: 'Every project for an operator; for an owner, the projects they belong to. Oldest first.',
+        response: { 200: { description: 'The projects the caller may see', ...ProjectsSchema }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const projects = await getProjects(db)
+      return projects.filter((project) => canSee(request.adminPrincipal, project)).map((project) => present(project, platformDomain))
+    },
+  )
+
+  app.post(
+    '/projects',
+    {
+      onRequest: operatorOnly,
+      schema: {
+        ...PROJECTS,
+        operationId: 'createProject',
+        summary: 'Create a project',
+        description:
+          'Operators only. `enterprise` needs `perMinute` and `perDay`; the other plans have fixed limits and take neither. Then create a key for the project (createApiKey).',
+        body: NewProjectSchema,
+        response: {
+          201: { description: 'The project', headers: { Location: { type: 'string', description: 'Path of the project' } }, ...Type.Ref('Project') },
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { slug, plan, perMinute, perDay } = request.body
+      const result = await createProject(db, clock, slug, { plan, perMinute, perDay })
+      if (!result.ok) fail(result)
+      return reply.code(201).header('location', `/admin/v1/projects/${result.project.slug}`).send(present(result.project, platformDomain))
+    },
+  )
+
+  app.get(
+    '/projects/:slug',
+    {
+      schema: {
+        ...PROJECTS,
+        operationId: 'getProject',
+        summary: 'Get a project',
+        description: 'The project with its plan, the limits in force and its published address.',
+        params: ProjectParamsSchema,
+        response: { 200: { description: 'The project', ...Type.Ref('Project') }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request) => present(toProject(request.adminProject), platformDomain),
+  )
+
+  app.put(
+    '/projects/:slug/plan',
+    {
+      onRequest: operatorOnly,
+      schema: {
+        ...PROJECTS,
+        operationId: 'setProjectPlan',
+        summary: "Change a project's plan",
+        description:
+          'Operators only. Applies on every instance from the next request of any key of the project. `enterprise` needs `perMinute` and `perDay`; the other plans take neither.',
+        params: ProjectParamsSchema,
+        body: PlanChangeSchema,
+        response: { 200: { description: 'The project on its new plan', ...Type.Ref('Project') }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
+      },
+    },
+    async (request) => {
+      const result = await setProjectPlan(db, request.adminProject.slug, request.body)
+      if (!result.ok) fail(result)
+      return present(result.project, platformDomain)
+    },
+  )
+}

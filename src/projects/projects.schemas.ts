@@ -1,0 +1,52 @@
+import { Type, type Static } from 'typebox'
+import { PLANS } from './plans.js'
+
+const MAX_LIMIT = 1_000_000_000
+
+export const PlanLimitsSchema = Type.Object(
+  {
+    perMinute: Type.Integer({ description: 'Requests allowed per UTC minute, for all keys of the project together' }),
+    perDay: Type.Integer({ description: 'Requests allowed per UTC day, for all keys of the project together' }),
+  },
+  { additionalProperties: false, description: 'The limits in force' },
+)
+
+const planField = Type.Enum([...PLANS], {
+  description: 'The plan: `free`, `pro`, `business` have fixed limits; `enterprise` takes its own `perMinute` and `perDay`',
+})
+const limitField = (window: string) =>
+  Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Enterprise only, and required for it: requests per ${window}` })
+
+export const ProjectSchema = Type.Object(
+  {
+    slug: Type.String({ description: 'The project\'s slug: a DNS label, unique', examples: ['acme'] }),
+    plan: planField,
+    limits: PlanLimitsSchema,
+    address: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+      description: 'Where the project is published: `https://<slug>.<PLATFORM_DOMAIN>`; null when no platform domain is configured',
+    }),
+    createdAt: Type.String({ format: 'date-time', description: 'When the project was created' }),
+  },
+  { $id: 'Project', additionalProperties: false, description: 'A project: its plan and the limits in force' },
+)
+
+export const ProjectsSchema = Type.Array(Type.Ref('Project'), { description: 'Projects, oldest first' })
+
+export const NewProjectSchema = Type.Object(
+  {
+    slug: Type.String({ minLength: 1, maxLength: 63, description: '1-63 lowercase letters, digits and inner hyphens: it becomes `<slug>.<PLATFORM_DOMAIN>`' }),
+    plan: planField,
+    perMinute: Type.Optional(limitField('minute')),
+    perDay: Type.Optional(limitField('day')),
+  },
+  { additionalProperties: false },
+)
+
+export const PlanChangeSchema = Type.Object(
+  { plan: planField, perMinute: Type.Optional(limitField('minute')), perDay: Type.Optional(limitField('day')) },
+  { additionalProperties: false },
+)
+
+export const ProjectParamsSchema = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug" }) })
+
+export type ProjectBody = Static<typeof ProjectSchema>
