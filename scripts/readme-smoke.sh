@@ -64,6 +64,16 @@ id=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync('$DATA_
 npx adoption-store keys list --project acme --json
 npx adoption-store keys revoke "$id"
 npx adoption-store projects list
+# Dashboard accounts: a generated password signs in on the running server; the page is served.
+password=$(npx adoption-store users create --email ops@example.com --role operator --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).password))")
+npx adoption-store users create --email ann@example.com --role owner --project acme
+PASSWORD='a long pass phrase for bob'
+printf '%s\n' "$PASSWORD" | npx adoption-store users create --email bob@example.com --role operator --password-stdin
+npx adoption-store users list --json | grep -q '"email": *"ann@example.com"'
+curl -sf -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\"}" \
+  "http://127.0.0.1:$PORT/admin/v1/session" | grep -q '"role":"operator"'
+curl -sf "http://127.0.0.1:$PORT/dashboard/" | grep -q '<script type="module"'
+echo "smoke: README user commands and the dashboard passed"
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null
 curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
 # Custom domains (the CLI side; DNS is asked of a closed loopback port, so verify must fail).

@@ -1,0 +1,284 @@
+/**
+ * Who may call what on the admin API, through inject, for every operation of the admin OpenAPI
+ * document (`/admin/v1/openapi.json`): the operations are read from the document, so a new one
+ * fails this test until it has a row in REQUESTS. For each operation:
+ *
+ * - no credentials, a wrong bearer token, or an unknown session cookie: 401 `unauthorized`;
+ * - an owner asking for a project they do not belong to: 404 `not_found` (as for no project);
+ * - an owner calling an operator action: 403 `forbidden`; any other operation works for the
+ *   owner of the project;
+ * - a change made with the session cookie: 403 `csrf_failed` without X-CSRF-Token, with a wrong
+ *   one and with another session's; with the session's own token it goes through (a read needs
+ *   no token).
+ *
+ * Every response is checked against the admin document (status documented, body matching).
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import { ADMIN_TOKEN, admin, assertMatchesAdminContract } from './helpers/admin.js'
+import { createUser, SESSION_COOKIE, signIn, type SignedInUser } from './helpers/accounts.js'
+import { createTestApp, type TestApp } from './helpers/app.js'
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+interface Operation {
+  operationId: string
+  method: Method
+  /** As in the document: relative to /admin/v1, with `{param}`s. */
+  path: string
+}
+
+/** A project with something behind every path parameter: a key, domains, a redirect. */
+interface Fixture {
+  slug: string
+  keyId: string
+  /** A domain of the project. */
+  domain: string
+  /** A domain that redirects to `domain`. */
+  redirected: string
+  /** A domain with no role yet: free to redirect. */
+  spare: string
+}
+
+interface RequestSpec {
+  /** What a caller allowed to do it gets. */
+  success: number
+  query?: string
+  body?: (fixture: Fixture) => unknown
+}
+
+let counter = 0
+const unique = (label: string) => `${label}-${process.pid}-${++counter}`
+
+/**
+ * A valid request for each operation, and the status it answers when allowed. An operation of the
+ * document missing here fails the test: add it, with its place in OPERATOR_ONLY if it is one.
+ */
+const REQUESTS: Record<string, RequestSpec> = {
+  signIn: { success: 200 },
+  getSession: { success: 200 },
+  signOut: { success: 204 },
+  listProjects: { success: 200 },
+  createProject: { success: 201, body: () => ({ slug: unique('authz'), plan: 'free' }) },
+  getProject: { success: 200 },
+  setProjectPlan: { success: 200, body: () => ({ plan: 'business' }) },
+  listApiKeys: { success: 200 },
+  createApiKey: { success: 201, body: () => ({ name: 'matrix' }) },
+  revokeApiKey: { success: 200 },
+  liftApiKeyBan: { success: 204 },
+  getUsage: { success: 200, query: 'range=hour' },
+  listDomains: { success: 200 },
+  addDomain: { success: 201, body: () => ({ name: `new.${unique('customer')}.test` }) },
+  getDomain: { success: 200 },
+  removeDomain: { success: 204 },
+  verifyDomain: { success: 200 },
+  setPrimaryDomain: { success: 200, body: (f) => ({ name: f.domain }) },
+  addRedirect: { success: 200, body: (f) => ({ from: f.spare, to: f.domain }) },
+  removeRedirect: { success: 200 },
+}
+
+/** Operator actions: an owner gets 403 even for their own project. */
+const OPERATOR_ONLY = new Set(['createProject', 'setProjectPlan'])
+/** The one operation without a principal: it is how a session is obtained. */
+const PUBLIC = new Set(['signIn'])
+const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** The value each path parameter takes in a fixture. */
+const PARAMETERS: Record<string, (fixture: Fixture) => string> = {
+  slug: (f) => f.slug,
+  id: (f) => f.keyId,
+  name: (f) => f.domain,
+  from: (f) => f.redirected,
+}
+
+describe('admin API authorization, for every operation of the admin document', () => {
+  let t: TestApp
+  let operations: Operation[]
+  let operatorAccount: { email: string; password: string }
+  let ownerAccount: { email: string; password: string }
+  /** Projects the owner belongs to, made on demand (membership is set when the user is created). */
+  const ownerProjects: string[] = []
+
+  before(async () => {
+    t = await createTestApp({
+      config: {
+        adminToken: ADMIN_TOKEN,
+        platformDomain: 'platform.test',
+        platformDnsTarget: 'edge.platform.test',
+        // Nothing answers there: verification fails at once, which is still an answer (200).
+        dnsResolvers: ['127.0.0.1:9'],
+        domainWorkerIntervalMs: 3_600_000,
+      },
+    })
+    await t.app.domains.worker.stop()
+    const doc = (await admin(t, 'GET', '/openapi.json')).json<{ paths: Record<string, Record<string, { operationId: string }>> }>()
+    operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ operationId: operation.operationId, method: method.toUpperCase() as Method, path })),
+    )
+    // Enough projects for the owner's own fixtures, made before the owner so they are theirs.
+    for (let i = 0; i < operations.length; i++) ownerProjects.push((await fixture()).slug)
+    operatorAccount = await createUser(t, { role: 'operator' })
+    ownerAccount = await createUser(t, { role: 'owner', projects: ownerProjects })
+  })
+  after(async () => {
+    await t?.close()
+  })
+
+  async function fixture(): Promise<Fixture> {
+    const project = await t.project({ plan: 'pro' })
+    const key = await t.key(project.slug, { name: 'fixture' })
+    const apex = `${unique('customer')}.test`
+    const [domain, redirected, spare] = [`shop.${apex}`, `www.${apex}`, `api.${apex}`]
+    for (const name of [domain, redirected, spare]) {
+      const added = await admin(t, 'POST', `/projects/${project.slug}/domains`, { name })
+      assert.equal(added.statusCode, 201, added.body)
+    }
+    const redirect = await admin(t, 'POST', `/projects/${project.slug}/domains/redirects`, { from: redirected, to: domain })
+    assert.equal(redirect.statusCode, 200, redirect.body)
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare }
+  }
+
+  /** Fixtures of projects the owner belongs to, one per use. */
+  let ownerFixtures: Fixture[] | undefined
+  async function ownersFixture(): Promise<Fixture> {
+    if (!ownerFixtures) {
+      // Rebuild the Fixture shape from the projects made in `before`: their keys and domains.
+      ownerFixtures = []
+      for (const slug of ownerProjects) ownerFixtures.push(await describeFixture(slug))
+    }
+    const next = ownerFixtures.shift()
+    assert.ok(next, 'an owner fixture is left')
+    return next
+  }
+
+  /** Reads back the fixture of a project made by `fixture()`. */
+  async function describeFixture(slug: string): Promise<Fixture> {
+    const keys = (await admin(t, 'GET', `/projects/${slug}/keys`)).json<{ id: string; name: string | null }[]>()
+    const settings = (await admin(t, 'GET', `/projects/${slug}/domains`)).json<{ domains: { name: string; redirect: { to: string } | null }[] }>()
+    const keyId = keys.find((k) => k.name === 'fixture')?.id
+    const redirected = settings.domains.find((d) => d.redirect)?.name
+    const domain = settings.domains.find((d) => d.name.startsWith('shop.'))?.name
+    const spare = settings.domains.find((d) => d.name.startsWith('api.'))?.name
+    assert.ok(keyId && redirected && domain && spare, `fixture of ${slug}`)
+    return { slug, keyId, domain, redirected, spare }
+  }
+
+  function urlOf(operation: Operation, f: Fixture): string {
+    const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const value = PARAMETERS[name]
+      assert.ok(value, `${operation.operationId}: no fixture value for the path parameter {${name}}: add it to PARAMETERS`)
+      return encodeURIComponent(value(f))
+    })
+    const query = REQUESTS[operation.operationId]?.query
+    return `/admin/v1${path}${query ? `?${query}` : ''}`
+  }
+
+  /** One call, its answer checked against the admin document. */
+  async function send(operation: Operation, f: Fixture, headers: Record<string, string>): Promise<LightMyRequestResponse> {
+    const url = urlOf(operation, f)
+    const body = REQUESTS[operation.operationId]?.body?.(f)
+    const response = await t.request({
+      method: operation.method,
+      url,
+      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { payload: JSON.stringify(body) }),
+    })
+    await assertMatchesAdminContract(t.app, operation.method, url, response)
+    return response
+  }
+
+  function expect(response: LightMyRequestResponse, status: number, code: string | undefined, what: string): void {
+    assert.equal(response.statusCode, status, `${what}: ${response.body}`)
+    if (code) assert.equal(response.json<{ code: string }>().code, code, what)
+  }
+
+  /** A live session: signed in again when the last operation ended it (signOut). */
+  const sessions = new Map<string, SignedInUser>()
+  async function session(account: { email: string; password: string }): Promise<SignedInUser> {
+    const current = sessions.get(account.email)
+    if (current) {
+      const alive = await t.request({ method: 'GET', url: '/admin/v1/session', headers: { cookie: current.headers.cookie } })
+      if (alive.statusCode === 200) return current
+    }
+    const fresh = await signIn(t, account.email, account.password)
+    sessions.set(account.email, fresh)
+    return fresh
+  }
+
+  test('the matrix has a row for every operation of the admin document, and no other', () => {
+    const documented = operations.map((o) => o.operationId).sort()
+    assert.equal(new Set(documented).size, documented.length, 'operationIds are unique')
+    assert.deepEqual(Object.keys(REQUESTS).sort(), documented, 'REQUESTS lists exactly the documented operations')
+    for (const id of [...OPERATOR_ONLY, ...PUBLIC]) assert.ok(documented.includes(id), `${id} is documented`)
+    assert.ok(operations.length >= 20, `${operations.length} operations`)
+  })
+
+  test('every operation: 401 without credentials, 404 for another\'s project, 403 for owners on operator actions, CSRF on cookie changes', async (context) => {
+    for (const operation of operations) {
+      await context.test(`${operation.method} ${operation.path} (${operation.operationId})`, async () => {
+        const spec = REQUESTS[operation.operationId]
+        assert.ok(spec, `${operation.operationId} has no row in REQUESTS: add one (and to OPERATOR_ONLY if only operators may call it)`)
+        const projectRoute = operation.path.includes('{slug}')
+        const changes = STATE_CHANGING.has(operation.method)
+
+        if (PUBLIC.has(operation.operationId)) {
+          await checkSignIn(operation)
+          return
+        }
+
+        // No principal at all.
+        const other = await fixture()
+        expect(await send(operation, other, {}), 401, 'unauthorized', 'no credentials')
+        expect(await send(operation, other, { authorization: 'Bearer not-the-admin-token-0123456789abcdef' }), 401, 'unauthorized', 'a wrong bearer token')
+        expect(await send(operation, other, { cookie: `${SESSION_COOKIE}=${'x'.repeat(43)}` }), 401, 'unauthorized', 'an unknown session cookie')
+
+        // An owner: not of `other`.
+        const owner = await session(ownerAccount)
+        if (OPERATOR_ONLY.has(operation.operationId)) {
+          expect(await send(operation, other, owner.headers), 403, 'forbidden', 'an owner, on an operator action (another project)')
+        } else if (projectRoute) {
+          expect(await send(operation, other, owner.headers), 404, 'not_found', "an owner, on another's project")
+        }
+        const own = await ownersFixture()
+        if (OPERATOR_ONLY.has(operation.operationId)) {
+          expect(await send(operation, own, (await session(ownerAccount)).headers), 403, 'forbidden', 'an owner, on an operator action (their project)')
+        } else {
+          expect(await send(operation, own, (await session(ownerAccount)).headers), spec.success, undefined, 'an owner, on their project')
+        }
+
+        // The session cookie: a change needs the session's own CSRF token.
+        const operator = await session(operatorAccount)
+        const target = await fixture()
+        if (changes) {
+          const cookie = operator.headers.cookie
+          expect(await send(operation, target, { cookie }), 403, 'csrf_failed', 'the cookie without X-CSRF-Token')
+          expect(await send(operation, target, { cookie, 'x-csrf-token': 'x'.repeat(43) }), 403, 'csrf_failed', 'a wrong X-CSRF-Token')
+          const owners = (await session(ownerAccount)).session.csrfToken
+          expect(await send(operation, target, { cookie, 'x-csrf-token': owners }), 403, 'csrf_failed', "another session's X-CSRF-Token")
+          expect(await send(operation, target, { cookie, 'x-csrf-token': '' }), 403, 'csrf_failed', 'an empty X-CSRF-Token')
+          const allowed = await send(operation, target, (await session(operatorAccount)).headers)
+          assert.ok(allowed.statusCode !== 401 && allowed.statusCode !== 403, `with the right token: ${allowed.statusCode} ${allowed.body}`)
+          expect(allowed, spec.success, undefined, 'an operator with the right token')
+        } else {
+          expect(await send(operation, target, { cookie: operator.headers.cookie }), spec.success, undefined, 'a read with the cookie, no token needed')
+        }
+      })
+    }
+  })
+
+  /** Sign-in needs no principal and no CSRF token; it answers 401 for wrong credentials only. */
+  async function checkSignIn(operation: Operation): Promise<void> {
+    const url = `/admin/v1${operation.path}`
+    const post = async (body: unknown, headers: Record<string, string> = {}, remoteAddress = `10.9.0.${(++counter % 250) + 1}`) => {
+      const response = await t.request({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body), remoteAddress })
+      await assertMatchesAdminContract(t.app, 'POST', url, response)
+      return response
+    }
+    expect(await post({ email: operatorAccount.email, password: 'not the password' }), 401, 'unauthorized', 'sign-in with a wrong password')
+    expect(await post({ email: operatorAccount.email, password: operatorAccount.password }), 200, undefined, 'sign-in without any credentials')
+    // A cookie of a live session does not make sign-in a change that needs the token.
+    const live = await session(operatorAccount)
+    expect(await post({ email: ownerAccount.email, password: ownerAccount.password }, { cookie: live.headers.cookie }), 200, undefined, 'sign-in with a cookie and no token')
+  }
+})

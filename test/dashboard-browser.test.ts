@@ -1,0 +1,319 @@
+/**
+ * The dashboard end to end in Chromium, against the real app listening on loopback: sign-in, API
+ * keys (the secret shown once, revoke), plan changes, usage with 429s and a ban, and what an owner
+ * can and cannot reach. The test itself calls /v1 with the keys the pages show, to check that what
+ * was done in the page holds on the API. Screenshots of every page go to test-results/dashboard/.
+ * The domain flow, which needs Pebble, is in dashboard-domains-browser.test.ts.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Browser } from 'playwright-core'
+import { createProject } from '../src/projects/projects.service.js'
+import { ADMIN_TOKEN } from './helpers/admin.js'
+import { createUser } from './helpers/accounts.js'
+import { createTestApp, ManualClock, type TestApp } from './helpers/app.js'
+import {
+  assertDashboardBuilt,
+  chromiumMissing,
+  type DashboardPage,
+  heading,
+  launchChromium,
+  openPage,
+  pets,
+  screenshot,
+  signInThroughForm,
+  textOf,
+} from './helpers/browser.js'
+
+describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
+  let t: TestApp
+  let browser: Browser
+  let base: string
+  let open: DashboardPage[] = []
+
+  /** A page of its own (own cookies); its problems are checked at the end of the test. */
+  const newPage = async () => {
+    const page = await openPage(browser, base)
+    open.push(page)
+    return page
+  }
+  const closePages = async () => {
+    const problems = open.flatMap((p) => p.problems)
+    await Promise.all(open.map((p) => p.close()))
+    open = []
+    assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
+  }
+
+  before(async () => {
+    assertDashboardBuilt()
+    // The service's clock stands still (a whole test stays in one rate-limit minute) at the
+    // browser's own time, so that what the page compares with its clock (bans) holds.
+    t = await createTestApp({
+      clock: new ManualClock(Date.now()),
+      config: {
+        adminToken: ADMIN_TOKEN,
+        platformDomain: 'platform.test',
+        platformDnsTarget: 'edge.platform.test',
+        dnsResolvers: ['127.0.0.1:9'],
+        domainWorkerIntervalMs: 3_600_000,
+      },
+    })
+    await t.app.domains.worker.stop()
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await Promise.all(open.map((p) => p.close()))
+    await browser?.close()
+    await t?.close()
+  })
+
+  test('sign-in: a wrong password shows the API\'s message; the right one lands on Projects', async () => {
+    const project = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'operator' })
+    const { page } = await newPage()
+
+    // Any page without a session goes to sign-in.
+    await page.goto('/dashboard/')
+    await heading(page, 'Sign in').waitFor()
+    assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in')
+    await screenshot(page, 'sign-in')
+
+    await page.getByLabel('Email').fill(user.email)
+    await page.getByLabel('Password').fill('not the password at all')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await textOf(page.getByRole('alert'), /^Wrong email or password\.$/)
+    assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in', 'still on sign-in')
+
+    await page.getByLabel('Password').fill(user.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await heading(page, 'Projects').waitFor()
+    assert.equal(new URL(page.url()).pathname, '/dashboard/')
+    assert.equal(await page.getByRole('alert').count(), 0, 'the error is gone')
+    const card = page.getByRole('article', { name: project.slug })
+    await textOf(card, /Plan\s+pro/)
+    await textOf(card, /300 requests per minute, 10,000 per day/)
+    await textOf(card, new RegExp(`https://${project.slug}\\.platform\\.test`))
+    await textOf(page.getByRole('banner'), new RegExp(`${user.email.replace(/[.+]/g, '\\$&')} \\(operator\\)`))
+    await screenshot(page, 'projects')
+    await closePages()
+  })
+
+  test('keys: a new key\'s secret is shown once and works; revoked in the page, it gets 401', async () => {
+    // Readable names: this page's screenshot illustrates the README (docs/images/dashboard-keys.png).
+    const project = { slug: 'acme-shelter' }
+    assert.ok((await createProject(t.database.db, t.clock, project.slug, { plan: 'pro' })).ok)
+    await t.key(project.slug, { name: 'mobile-app' })
+    const user = await createUser(t, { role: 'operator', email: 'ops@acme.example' })
+    const { page } = await newPage()
+    await signInThroughForm(page, user.email, user.password)
+
+    await page.getByRole('link', { name: `API keys of ${project.slug}` }).click()
+    await page.getByRole('heading', { level: 2, name: 'API keys' }).waitFor()
+    assert.equal(new URL(page.url()).pathname, `/dashboard/projects/${project.slug}/keys`)
+    await page.getByRole('table', { name: `Keys of ${project.slug}` }).waitFor()
+
+    await page.getByLabel('Name').fill('website')
+    await page.getByLabel('Expires in (days)').fill('30')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const secretBox = page.getByTestId('new-key-secret')
+    const secret = (await textOf(secretBox, /^as_live_[0-9A-Za-z]{28}_[0-9A-Za-z]{6}$/)).trim()
+    await textOf(page.getByRole('region', { name: /New key "website" created/ }), /it will not be shown again/)
+    const row = page.getByRole('row', { name: /^website\b/ })
+    await textOf(row, new RegExp(`${secret.slice(0, 12)}…`))
+    await textOf(row, /Active/)
+    await screenshot(page, 'keys')
+
+    const allowed = await pets(base, secret)
+    assert.equal(allowed.status, 200, 'the key from the page works on /v1')
+
+    // Away and back: the secret is not shown again (only its prefix is kept).
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Usage' }).click()
+    await page.getByRole('heading', { level: 2, name: 'Usage' }).waitFor()
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'API keys' }).click()
+    await page.getByRole('table', { name: `Keys of ${project.slug}` }).waitFor()
+    assert.equal(await secretBox.count(), 0, 'the secret is gone after navigating away')
+    await page.reload()
+    await page.getByRole('table', { name: `Keys of ${project.slug}` }).waitFor()
+    assert.equal(await secretBox.count(), 0, 'and after a reload')
+    assert.ok(!(await page.content()).includes(secret), 'nowhere in the page')
+
+    // Revoke, through the confirmation dialog: focus on Cancel, Escape closes it and nothing happens.
+    const revokeButton = page.getByRole('button', { name: 'Revoke website' })
+    await revokeButton.click()
+    const dialog = page.getByRole('dialog', { name: 'Revoke the key website?' })
+    await dialog.waitFor()
+    assert.equal(await dialog.getByRole('button', { name: 'Cancel' }).evaluate((button) => button === button.ownerDocument.activeElement), true, 'focus on Cancel')
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+    assert.equal((await pets(base, secret)).status, 200, 'cancelled: the key still works')
+    await revokeButton.click()
+    await dialog.getByRole('button', { name: 'Revoke key' }).click()
+    await textOf(page.getByRole('status').filter({ hasText: 'revoked' }), /^The key website is revoked\.$/)
+    await textOf(row, /Revoked/)
+    assert.equal(await revokeButton.count(), 0, 'a revoked key has no Revoke button')
+
+    const refused = await pets(base, secret)
+    assert.equal(refused.status, 401, 'the revoked key is refused from the next request')
+    await closePages()
+  })
+
+  test('plans: an operator changes a plan in the page; the next /v1 request has the new limit', async () => {
+    const project = await t.project({ plan: 'free' })
+    const user = await createUser(t, { role: 'operator' })
+    assert.equal((await pets(base, project.key)).limit, '60')
+    const { page } = await newPage()
+    await signInThroughForm(page, user.email, user.password)
+    const card = page.getByRole('article', { name: project.slug })
+    const plan = card.getByLabel(`Plan of ${project.slug}`)
+    const change = card.getByRole('button', { name: `Change plan of ${project.slug}` })
+
+    await plan.selectOption('business')
+    await change.click()
+    const dialog = page.getByRole('dialog', { name: `Change the plan of ${project.slug}?` })
+    await textOf(dialog, /From free to business/)
+    await dialog.getByRole('button', { name: 'Change plan' }).click()
+    await textOf(page.getByRole('status').filter({ hasText: 'now on plan' }), new RegExp(`^Project ${project.slug} is now on plan business\\.$`))
+    await textOf(card, /1,000 requests per minute, 100,000 per day/)
+    const business = await pets(base, project.key)
+    assert.equal(business.status, 200)
+    assert.equal(business.limit, '1000', 'X-RateLimit-Limit of the next request is the business limit')
+
+    // Enterprise asks for its own limits.
+    await plan.selectOption('enterprise')
+    await card.getByLabel('Requests per minute').fill('7')
+    await card.getByLabel('Requests per day').fill('700')
+    await change.click()
+    await textOf(dialog, /From business to enterprise \(7 per minute, 700 per day\)/)
+    await dialog.getByRole('button', { name: 'Change plan' }).click()
+    await textOf(card, /7 requests per minute, 700 per day/)
+    assert.equal((await pets(base, project.key)).limit, '7')
+    await closePages()
+  })
+
+  test('usage and bans: a key driven past its limit shows its 429s and its ban in Usage, and "Lift ban" in Keys', async () => {
+    const project = await t.project({ plan: 'free' })
+    const { secret } = await t.key(project.slug, { name: 'batch-job' })
+    const user = await createUser(t, { role: 'operator' })
+
+    // Free: 60 a minute, then 429; 30 refusals later (the clock stands still) the key is banned.
+    let requests = 0
+    let limited = 0
+    const codes: (string | undefined)[] = []
+    for (;;) {
+      const response = await pets(base, secret)
+      requests++
+      if (response.status === 429) limited++
+      codes.push(response.code)
+      if (response.code === 'api_key_banned') break
+      assert.ok(requests < 200, 'banned within 200 requests')
+    }
+    for (let i = 0; i < 2; i++) {
+      const response = await pets(base, secret)
+      assert.equal(response.code, 'api_key_banned')
+      requests++
+      limited++
+    }
+    assert.equal(codes.filter((c) => c === undefined).length, 60, '60 admitted')
+    assert.equal(codes.filter((c) => c === 'rate_limited').length, 30, 'then 30 refused while limited')
+    assert.equal(requests, 93)
+    assert.equal(limited, 33)
+
+    const { page } = await newPage()
+    // A shared link to a page: sign-in brings the user back to it.
+    await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/usage`)
+    const hour = page.getByRole('region', { name: 'Requests per minute, last hour' })
+    await textOf(hour, /93 requests, 33 answered 429, 1 ban started\./)
+    await textOf(hour, /Limit: 60 per minute\./)
+    await hour.getByText('Show the numbers as a table').click()
+    const table = hour.getByRole('table', { name: 'Requests per minute, last hour' })
+    const cells = async (row: string) => (await table.getByRole('row', { name: new RegExp(`^${row}\\b`) }).getByRole('cell').allInnerTexts()).map((c) => c.trim())
+    assert.deepEqual(await cells('Total'), ['93', '33', '1'], 'requests, 429s and bans in the table')
+    const minute = new Date(t.clock.now()).toISOString().slice(11, 16)
+    assert.deepEqual(await cells(`${minute} UTC`), ['93', '33', '1'], 'all in the current minute')
+    assert.equal((await table.getByRole('row').all()).length, 62, 'a header, 60 minutes and the total')
+    const week = page.getByRole('region', { name: 'Requests per day, last 7 days' })
+    await textOf(week, /93 requests, 33 answered 429, 1 ban started\./)
+    await screenshot(page, 'usage')
+
+    // The Keys page shows the ban, with "Lift ban" only on that key.
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'API keys' }).click()
+    const row = page.getByRole('row', { name: /^batch-job\b/ })
+    await textOf(row, /Banned until/)
+    const lift = page.getByRole('button', { name: 'Lift ban of batch-job' })
+    await lift.waitFor()
+    assert.equal(await page.getByRole('button', { name: /^Lift ban/ }).count(), 1, 'only the banned key can have its ban lifted')
+    await screenshot(page, 'keys-banned')
+    await lift.click()
+    await textOf(page.getByRole('status').filter({ hasText: 'lifted' }), /^The ban of the key batch-job is lifted\.$/)
+    await textOf(row, /Active/)
+    const after = await pets(base, secret)
+    assert.equal(after.code, 'rate_limited', 'no longer banned: only limited until the minute ends')
+    await closePages()
+  })
+
+  test('owners: only their projects, no plan controls; another project is not found in the page and 404 from the admin API', async () => {
+    const own = await t.project({ plan: 'pro' })
+    const other = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'owner', projects: [own.slug] })
+    const { page } = await newPage()
+    await signInThroughForm(page, user.email, user.password)
+
+    await page.getByRole('article', { name: own.slug }).waitFor()
+    assert.equal(await page.getByRole('article').count(), 1, 'only the project the owner belongs to')
+    assert.equal(await page.getByRole('article', { name: other.slug }).count(), 0)
+    assert.equal(await page.getByRole('combobox').count(), 0, 'no plan select')
+    assert.equal(await page.getByRole('button', { name: /Change plan/ }).count(), 0, 'no plan change')
+    assert.equal(await page.getByRole('heading', { name: 'New project' }).count(), 0, 'no project creation')
+    await textOf(page.getByRole('banner'), /\(owner\)/)
+    await screenshot(page, 'owner-projects')
+
+    // Their own project's pages work.
+    await page.goto(`/dashboard/projects/${own.slug}/keys`)
+    await page.getByRole('table', { name: `Keys of ${own.slug}` }).waitFor()
+
+    // Another project's page: not found, as for a project that does not exist; nothing of it is shown.
+    await page.goto(`/dashboard/projects/${other.slug}/keys`)
+    await textOf(page.getByRole('alert'), new RegExp(`^No project with slug "${other.slug}"\\.$`))
+    assert.equal(await page.getByRole('table').count(), 0, 'no keys listed')
+    assert.equal(await page.getByRole('heading', { name: 'API keys' }).count(), 0)
+    await screenshot(page, 'owner-other-project')
+    await page.goto('/dashboard/projects/no-such-project/usage')
+    await textOf(page.getByRole('alert'), /^No project with slug "no-such-project"\.$/)
+
+    // The admin API, from the page with its session cookie (and the CSRF token for changes). One
+    // evaluate per call: tsx names inner functions with a helper the page does not have.
+    const csrfToken = await page.evaluate(async () => ((await (await fetch('/admin/v1/session')).json()) as { csrfToken: string }).csrfToken)
+    const call = (method: string, url: string, body?: unknown) =>
+      page.evaluate(
+        async ({ method, url, body, csrfToken }) => {
+          const response = await fetch(`/admin/v1${url}`, {
+            method,
+            headers: { 'x-csrf-token': csrfToken, ...(body !== undefined && { 'content-type': 'application/json' }) },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          })
+          const text = await response.text()
+          return { status: response.status, code: text ? (JSON.parse(text) as { code?: string }).code : undefined }
+        },
+        { method, url, body, csrfToken },
+      )
+    const answers = {
+      ownProject: await call('GET', `/projects/${own.slug}`),
+      otherProject: await call('GET', `/projects/${other.slug}`),
+      otherKeys: await call('GET', `/projects/${other.slug}/keys`),
+      otherUsage: await call('GET', `/projects/${other.slug}/usage?range=hour`),
+      otherDomains: await call('GET', `/projects/${other.slug}/domains`),
+      otherNewKey: await call('POST', `/projects/${other.slug}/keys`, { name: 'intruder' }),
+      ownPlan: await call('PUT', `/projects/${own.slug}/plan`, { plan: 'business' }),
+      newProject: await call('POST', '/projects', { slug: 'owner-made', plan: 'free' }),
+    }
+    assert.deepEqual(answers.ownProject, { status: 200, code: undefined })
+    for (const name of ['otherProject', 'otherKeys', 'otherUsage', 'otherDomains', 'otherNewKey'] as const) {
+      assert.deepEqual(answers[name], { status: 404, code: 'not_found' }, name)
+    }
+    assert.deepEqual(answers.ownPlan, { status: 403, code: 'forbidden' })
+    assert.deepEqual(answers.newProject, { status: 403, code: 'forbidden' })
+    assert.equal((await pets(base, own.key)).limit, '300', 'the plan is unchanged')
+    await closePages()
+  })
+})

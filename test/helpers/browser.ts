@@ -1,0 +1,109 @@
+/**
+ * The dashboard in a real browser: Debian's Chromium driven by playwright-core (no browser
+ * download, no @playwright/test). Pages are reached by their accessible names; screenshots go to
+ * test-results/dashboard/ (git-ignored), never into the repository's own files.
+ */
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
+import { DEFAULT_DASHBOARD_ROOT } from '../../src/web/dashboard.module.js'
+
+export const CHROMIUM = '/usr/bin/chromium'
+/** Why the browser suites cannot run here, or false when they can. */
+export const chromiumMissing = fs.existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (Debian: apt-get install chromium)`
+
+/** Where screenshots are saved: created on demand, ignored by git. */
+export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/dashboard/', import.meta.url))
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}
+
+/** Fails early, and clearly, when the dashboard has not been built into dist/dashboard/. */
+export function assertDashboardBuilt(): void {
+  const index = path.join(DEFAULT_DASHBOARD_ROOT, 'index.html')
+  assert.ok(fs.existsSync(index), `${index} is missing: build the dashboard first (npm run build, or npx vite build --config dashboard/vite.config.ts)`)
+}
+
+export interface DashboardPage {
+  context: BrowserContext
+  page: Page
+  /** Errors the page reported (script errors, CSP violations, console errors other than failed HTTP answers). */
+  problems: string[]
+  close(): Promise<void>
+}
+
+/**
+ * A page in a context of its own (its own cookies), in English and the light scheme so that
+ * numbers, dates and screenshots are stable. Answers the API gives on purpose (401 before sign-in,
+ * 404 for another's project) are logged by Chromium as "Failed to load resource": not problems.
+ */
+export async function openPage(browser: Browser, base: string): Promise<DashboardPage> {
+  const context = await browser.newContext({ baseURL: base, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light', viewport: { width: 1280, height: 900 } })
+  const page = await context.newPage()
+  page.setDefaultTimeout(15_000)
+  const problems: string[] = []
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`)
+  })
+  page.on('request', (request) => {
+    const url = request.url()
+    if (!url.startsWith(base) && !url.startsWith('data:')) problems.push(`request to another host: ${url}`)
+  })
+  return { context, page, problems, close: () => context.close() }
+}
+
+/** A full-page screenshot under test-results/dashboard/. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true })
+  const file = path.join(SCREENSHOTS, `${name}.png`)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}
+
+/** The page's main heading. */
+export function heading(page: Page, name: string | RegExp): Locator {
+  return page.getByRole('heading', { level: 1, name })
+}
+
+/** Waits until the element's text matches (the page renders asynchronously); answers the text. */
+export async function textOf(locator: Locator, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs
+  let text = ''
+  for (;;) {
+    text = (await locator.first().innerText({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => ''))
+    if (pattern.test(text)) return text
+    if (Date.now() > deadline) assert.fail(`${String(locator)}: text ${JSON.stringify(text)} does not match ${String(pattern)} after ${timeoutMs} ms`)
+    await sleep(50)
+  }
+}
+
+/**
+ * Signs in through the sign-in form; with `next` (a dashboard path), opens that page first and
+ * lets sign-in bring the user back to it. Answers once the page asked for is shown.
+ */
+export async function signInThroughForm(page: Page, email: string, password: string, next = '/'): Promise<void> {
+  await page.goto(`/dashboard${next}`)
+  await heading(page, 'Sign in').waitFor()
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL((url) => url.pathname !== '/dashboard/sign-in')
+  if (next === '/') await heading(page, 'Projects').waitFor()
+  else await page.waitForURL((url) => url.pathname === `/dashboard${next}`)
+}
+
+/** `GET /v1/pets` with a key, from the test (not the browser). */
+export async function pets(base: string, key: string): Promise<{ status: number; code: string | undefined; limit: string | null }> {
+  const response = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
+  const body = (await response.json()) as { code?: string }
+  return { status: response.status, code: Array.isArray(body) ? undefined : body.code, limit: response.headers.get('x-ratelimit-limit') }
+}
