@@ -248,7 +248,7 @@ function DomainCard({ domain, onVerify, onRemove }: { domain: Domain; onVerify: 
           {domain.status.reason && <p class="reason">{domain.status.reason}</p>}
           {domain.status.state === 'failed' && (
             <p class="hint">
-              A conflicting A record for the same name blocks the CNAME: remove it. Changed records can take up to 48 hours to be seen; then Re-verify.
+              A conflicting A record for the same name blocks the CNAME: remove it. Changed records can take up to 48 hours to be seen; then Verify again.
             </p>
           )}
           <dl class="facts compact">
