@@ -9,17 +9,20 @@ import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { createDomains, type DomainsOptions, installDomains, restrictToSite } from './domains/domains.module.js'
 import { ApiError, ErrorSchema } from './errors.js'
+import { answerClientError } from './http/client-errors.js'
 import { frameworkErrorHandler, installErrorHandling, notFound, sendError } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { RequestLogController } from './http/logging.js'
 import { trackMethods } from './http/method-not-allowed.js'
 import { requestId } from './http/request-id.js'
-import { validatorCompiler } from './http/validation.js'
+import { checkUrlLength } from './http/request-limits.js'
+import { buildValidator } from './http/validation.js'
 import { Idempotency } from './idempotency/idempotency.service.js'
 import { Authenticator } from './keys/keys.service.js'
 import { limitRequests } from './limits/limits.hook.js'
 import { createLimiterBackend, RateLimiter } from './limits/limits.js'
 import { registerOpenApi } from './openapi/openapi.js'
+import { errorResponses } from './openapi/responses.js'
 import { healthRoutes } from './ops/health.routes.js'
 import { installMetrics, Metrics } from './ops/metrics.js'
 import { ordersRoutes } from './orders/orders.routes.js'
@@ -31,6 +34,9 @@ import { PetsService } from './pets/pets.service.js'
 import { recordUsage } from './usage/usage.hook.js'
 import { UsageRecorder } from './usage/usage.recorder.js'
 import { installDashboard } from './web/dashboard.module.js'
+
+/** Set by Node on the response to a connection's last allowed request; not in its types. */
+type LastOnConnection = { maxRequestsOnConnectionReached?: boolean }
 
 export interface AppOptions {
   config: Config
@@ -62,8 +68,12 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     logController: new RequestLogController(),
     // Answered below in the API's own error envelope instead.
     return503OnClosing: false,
+    // One validator compiler for every scope (see buildValidator).
+    schemaController: { compilersFactory: { buildValidator } },
     // Errors raised before routing, in the same envelope.
     frameworkErrors: frameworkErrorHandler(config),
+    // And what the HTTP server refuses before a request exists (too slow, headers too large).
+    clientErrorHandler: answerClientError,
     // A hop count is accepted at run time, though Fastify's types omit it.
     trustProxy: config.trustProxy as boolean | string,
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -92,7 +102,11 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const orders = new OrdersService(db, clock, idempotency)
   const domains = await createDomains(config, db, clock, app.log, domainsOptions)
 
-  app.setValidatorCompiler(validatorCompiler)
+  // Any operation may be refused for the length of its URL (414, checked below): each says so.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.hide || !route.schema?.response) return
+    route.schema = { ...route.schema, response: { ...(route.schema.response as object), ...errorResponses(414) } }
+  })
   installErrorHandling(app, config)
   // Only JSON bodies: anything else is 415, not a string that fails validation.
   installJsonBodyParser(app)
@@ -107,14 +121,19 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   // The hooks every request runs are callback-style where they do not wait: no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    // The first check of all: an overlong URL is refused whatever route it matched, before any work.
+    const tooLong = checkUrlLength(request.url)
+    if (tooLong) return done(tooLong)
     // Requests still arriving on open connections during shutdown are turned away, politely.
     if (!closing) return done()
     done(new ApiError('service_unavailable', 'This instance is shutting down: retry the request, another instance will answer.', { 'retry-after': '1' }))
   })
   // A request in flight when shutdown began ends its keep-alive connection with its answer: an
   // idle connection left open would hold `close()` (and the process) until the keep-alive timeout.
+  // So does the last request a connection may carry (maxRequestsPerSocket): Node only announces
+  // `Connection: close` then, and would keep the socket open for a client that ignores it.
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close')
+    if (closing || (reply.raw as LastOnConnection).maxRequestsOnConnectionReached) reply.header('connection', 'close')
     done(null, payload)
   })
   // Idempotency keys are kept 24 hours; forget older ones in the background.
@@ -137,7 +156,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerOpenApi(app, config)
   // Host routing runs before every other route's hooks; the admin API is its own scope.
   await installDomains(app, domains, config, db)
-  await registerAdminApi(app, { adminToken: config.adminToken, db, accounts }, adminRoutes({ config, db, clock, limiter, usage, domains }))
+  await registerAdminApi(app, { adminToken: config.adminToken, db, accounts, hostRouting: domains.router.enabled }, adminRoutes({ config, db, clock, limiter, usage, domains }))
   await app.register(healthRoutes, { database, limiter: limiterBackend })
   // The web dashboard's static files at /dashboard (not in the OpenAPI documents).
   await installDashboard(app)

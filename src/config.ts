@@ -21,6 +21,8 @@ export interface Config {
   readonly stagingBaseUrl: string
   readonly logLevel: LogLevel
   readonly bodyLimit: number
+  /** Connections open at once per listener; more are closed as soon as they are accepted. */
+  readonly maxConnections: number
   /** Absent: rate-limit counters and bans live in this process. */
   readonly redisUrl: string | undefined
   /** Namespace of every Redis key, so several deployments can share one server. */
@@ -72,6 +74,7 @@ const EnvSchema = Type.Object({
   STAGING_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$' })),
   LOG_LEVEL: Type.Enum(LOG_LEVELS, { default: 'info' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576 }),
+  MAX_CONNECTIONS: Type.Integer({ minimum: 16, maximum: 1000000, default: 10000 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{0,64}$', default: 'adoption-store:' }),
   REDIS_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10000, default: 250 }),
@@ -137,6 +140,7 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     stagingBaseUrl: env.STAGING_BASE_URL ?? `http://staging.localhost:${port}/v1`,
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
+    maxConnections: env.MAX_CONNECTIONS,
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     redisTimeoutMs: env.REDIS_TIMEOUT_MS,

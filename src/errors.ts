@@ -1,6 +1,7 @@
 import type { FastifyError } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { isDatabaseUnavailable } from './db/errors.js'
+import { redactApiKeys } from './keys/api-key.js'
 
 /**
  * The error catalog: every error the service answers with, its HTTP status, and what it means.
@@ -15,6 +16,7 @@ export const ERROR_CATALOG = {
   not_found: { status: 404, summary: 'No such route, or no such resource in your project.' },
   unknown_host: { status: 404, summary: 'No project is served at the requested host (an unknown, unverified or removed domain).' },
   method_not_allowed: { status: 405, summary: 'The route exists but not for this method; see the Allow header.' },
+  request_timeout: { status: 408, summary: 'The headers did not arrive within 10 s, or the whole request within 30 s; the connection is closed. Sent before any operation is known, so not listed per operation.' },
   idempotency_in_flight: { status: 409, summary: 'A request with this Idempotency-Key is still being processed; retry later.' },
   pet_unavailable: { status: 409, summary: 'The animal is not available for adoption (it is pending or sold).' },
   invalid_transition: { status: 409, summary: "The order's status does not allow this move." },
@@ -23,10 +25,12 @@ export const ERROR_CATALOG = {
   slug_taken: { status: 409, summary: 'A project with this slug already exists: choose another slug.' },
   gone: { status: 410, summary: 'The operation has passed its sunset date and was removed.' },
   payload_too_large: { status: 413, summary: 'The body exceeds the size limit.' },
+  uri_too_long: { status: 414, summary: 'The URL (path and query string) is longer than 8 KiB.' },
   unsupported_media_type: { status: 415, summary: 'The body must be sent as application/json.' },
   idempotency_key_reused: { status: 422, summary: 'This Idempotency-Key was used with a different body.' },
   rate_limited: { status: 429, summary: "The project's plan limit for the current window is used up; see Retry-After." },
   api_key_banned: { status: 429, summary: 'The key is temporarily banned for ignoring 429 answers; see Retry-After.' },
+  headers_too_large: { status: 431, summary: 'The request line and headers together exceed 16 KiB; the connection is closed. Sent before any operation is known, so not listed per operation.' },
   internal_error: { status: 500, summary: 'An unexpected error; it was logged with the request id.' },
   service_unavailable: { status: 503, summary: 'A dependency is unavailable or the instance is shutting down; retry later.' },
 } as const satisfies Record<string, { status: number; summary: string }>
@@ -62,8 +66,9 @@ export class ApiError extends Error {
     this.status = ERROR_CATALOG[code].status
   }
 
+  /** The envelope; a message quoting what the client sent never repeats an API key past its prefix. */
   toBody(): ErrorBody {
-    return { code: this.code, message: this.message, status: this.status }
+    return { code: this.code, message: redactApiKeys(this.message), status: this.status }
   }
 }
 

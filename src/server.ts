@@ -5,6 +5,7 @@ import { systemClock } from './clock.js'
 import type { Config } from './config.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
 import { listenHttps } from './domains/https.js'
+import { applyConnectionLimits, connectionLimits } from './http/connection-limits.js'
 
 /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -24,10 +25,8 @@ export async function serve(config: Config): Promise<void> {
   }
   const app = await buildApp({ config, database, logger })
 
-  // Slow or idle clients must not hold sockets forever.
-  app.server.headersTimeout = 10_000
-  app.server.requestTimeout = 30_000
-  app.server.keepAliveTimeout = 72_000
+  // Slow or idle clients must not hold sockets forever; the HTTPS listener takes the same limits.
+  applyConnectionLimits(app.server, connectionLimits(config))
 
   let closing = false
   const shutdown = (signal: NodeJS.Signals) => {

@@ -84,7 +84,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
         description: 'Ends the session on the server and clears the cookie. Needs the `X-CSRF-Token` header, as every change made with the cookie.',
         response: {
           204: { description: 'Signed out', headers: { 'Set-Cookie': { type: 'string', description: 'Clears `adoption_session`' }, ...NO_STORE }, type: 'null' },
-          ...errorResponses(401, 403, 500, 503),
+          // No body is taken, but one sent is still read: 400 (not JSON), 413 and 415 as for any change.
+          ...errorResponses(400, 401, 403, 413, 415, 500, 503),
         },
       },
     },

@@ -42,7 +42,18 @@ declare module 'fastify' {
  */
 export async function registerAdminApi(
   app: FastifyInstance,
-  { adminToken, db, accounts }: { adminToken: string | undefined; db: Db; accounts: AccountsService },
+  {
+    adminToken,
+    db,
+    accounts,
+    hostRouting = false,
+  }: {
+    adminToken: string | undefined
+    db: Db
+    accounts: AccountsService
+    /** Host routing is on (PLATFORM_DOMAIN): a request on another host than the API's own is refused with 404 first. */
+    hostRouting?: boolean
+  },
   routes: (scope: FastifyInstance) => Promise<void>,
 ): Promise<void> {
   await app.register(
@@ -90,6 +101,14 @@ export async function registerAdminApi(
         transform: ({ schema, url }) => ({ schema, url: url.startsWith(ADMIN_PREFIX) ? url.slice(ADMIN_PREFIX.length) : url }),
       })
       const finishMethods = trackMethods(admin)
+      // Host routing answers before this scope: 404 on an unknown host or a project's (where the
+      // admin API is not served). Every operation says so, as every /v1 one does.
+      if (hostRouting) {
+        admin.addHook('onRoute', (route) => {
+          if (route.schema?.hide) return
+          route.schema = { ...route.schema, response: { ...errorResponses(404), ...(route.schema?.response as object | undefined) } }
+        })
+      }
       admin.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       await admin.register(cookie)
       authenticate(admin, adminToken, accounts)

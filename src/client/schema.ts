@@ -341,6 +341,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
             429: {
                 headers: {
@@ -547,6 +556,15 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -811,6 +829,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
             429: {
                 headers: {
@@ -967,6 +994,15 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1196,6 +1232,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not application/json (code: unsupported_media_type) */
             415: {
                 headers: {
@@ -1403,6 +1448,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
             429: {
                 headers: {
@@ -1570,6 +1624,57 @@ export interface operations {
             };
             /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
             409: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (code: payload_too_large) */
+            413: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (code: unsupported_media_type) */
+            415: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
@@ -1775,6 +1880,57 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is larger than the limit (code: payload_too_large) */
+            413: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (code: unsupported_media_type) */
+            415: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
             429: {
                 headers: {
@@ -1961,6 +2117,57 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is larger than the limit (code: payload_too_large) */
+            413: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (code: unsupported_media_type) */
+            415: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
             429: {
                 headers: {
@@ -2046,6 +2253,7 @@ export const errorCodes = {
     not_found: 404,
     unknown_host: 404,
     method_not_allowed: 405,
+    request_timeout: 408,
     idempotency_in_flight: 409,
     pet_unavailable: 409,
     invalid_transition: 409,
@@ -2054,10 +2262,12 @@ export const errorCodes = {
     slug_taken: 409,
     gone: 410,
     payload_too_large: 413,
+    uri_too_long: 414,
     unsupported_media_type: 415,
     idempotency_key_reused: 422,
     rate_limited: 429,
     api_key_banned: 429,
+    headers_too_large: 431,
     internal_error: 500,
     service_unavailable: 503,
 } as const;

@@ -105,7 +105,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
         description:
           "Queries DNS now, through the service's configured resolvers. The answer is the domain with its new state: `verified`, or `failed` with the reason (a missing CNAME, a conflicting A record, other addresses). A verified domain is served from the next request and its certificate is requested.",
         params: DomainParamsSchema,
-        response: { 200: { description: 'The domain after the check', ...DomainSchema }, ...errorResponses(400, 401, 404, 500, 503) },
+        response: { 200: { description: 'The domain after the check', ...DomainSchema }, ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
       },
     },
     async (request) => {
@@ -125,7 +125,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
         summary: 'Remove a domain',
         description: 'Stops serving the domain on every instance from the next request, and deletes its certificate and any redirect to it.',
         params: DomainParamsSchema,
-        response: { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 500, 503) },
+        response: { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -185,7 +185,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
         summary: 'Remove a redirect',
         description: 'The domain serves the project again instead of redirecting.',
         params: RedirectParamsSchema,
-        response: { 200: { description: "The project's domains", ...DomainSettingsSchema }, ...errorResponses(400, 401, 404, 500, 503) },
+        response: { 200: { description: "The project's domains", ...DomainSettingsSchema }, ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
       },
     },
     async (request) => {

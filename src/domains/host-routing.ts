@@ -127,8 +127,13 @@ export function installHostRouting(app: FastifyInstance, router: HostRouter): vo
         return
       case 'unknown':
         throw new ApiError('unknown_host', route.message)
-      case 'redirect':
-        return reply.code(route.status).header('location', `${request.protocol}://${route.to}${request.url}`).send()
+      case 'redirect': {
+        // The scheme may come from X-Forwarded-Proto (TRUST_PROXY) and the target from the request
+        // line: only ever http or https, and only a path, so no request can redirect elsewhere.
+        const scheme = request.protocol === 'https' ? 'https' : 'http'
+        const path = request.url.startsWith('/') ? request.url : '/'
+        return reply.code(route.status).header('location', `${scheme}://${route.to}${path}`).send()
+      }
       case 'project':
         if (OPERATOR_PATHS.test(request.url)) throw new ApiError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]} on a project's host.`)
         request.site = { host: normalizeHost(request.host), projectId: route.projectId, slug: route.slug }

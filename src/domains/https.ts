@@ -2,6 +2,8 @@ import https from 'node:https'
 import tls from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../db/database.js'
+import { answerClientError } from '../http/client-errors.js'
+import { applyConnectionLimits, connectionLimitsOf } from '../http/connection-limits.js'
 import { certificateContext } from './certificates.service.js'
 import { normalizeHost } from './domain-name.js'
 import { findServedCertificate } from './domains.repository.js'
@@ -71,10 +73,10 @@ export async function listenHttps(app: FastifyInstance, options: HttpsListenOpti
       )
     },
   })
-  server.headersTimeout = app.server.headersTimeout
-  server.requestTimeout = app.server.requestTimeout
-  server.keepAliveTimeout = app.server.keepAliveTimeout
+  applyConnectionLimits(server, connectionLimitsOf(app.server))
   server.on('request', (request, response) => app.routing(request, response))
+  // Too slow, too large or not HTTP: answered in the error envelope, as on the HTTP port.
+  server.on('clientError', answerClientError)
   // A failed handshake (no certificate for the name) is the client's business, not a log line.
   server.on('tlsClientError', () => undefined)
   await new Promise<void>((resolve, reject) => {

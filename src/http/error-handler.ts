@@ -16,6 +16,12 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: 
     return sendError(reply, unexpected(error, request))
   })
   app.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
+  // An unknown route answers 404 before its body is read: the not-found route would otherwise
+  // parse a body it has no use for, and answer 400, 413 or 415 for it instead.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    if (request.is404) return done(notFound(request))
+    done(null, payload)
+  })
 }
 
 /**

@@ -1,16 +1,21 @@
 import type { FastifyInstance } from 'fastify'
 import sjson from 'secure-json-parse'
 import { ApiError } from '../errors.js'
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './request-limits.js'
 
 /**
  * The JSON body parser, with messages a client can act on. `__proto__` and
  * `constructor.prototype` keys are refused: they would poison objects built from the body.
+ * Bodies nested deeper than MAX_JSON_DEPTH are refused before they are parsed.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string
     if (text.trim() === '') return done(new ApiError('invalid_request', 'The body is empty: send a JSON object.'), undefined)
+    if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+      return done(new ApiError('invalid_request', `The body cannot be parsed: it nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`), undefined)
+    }
     try {
       done(null, sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }))
     } catch (error) {

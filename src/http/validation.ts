@@ -1,5 +1,5 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv'
-import type { FastifySchemaCompiler } from 'fastify'
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
 
 const options: Options = {
   allErrors: false,
@@ -27,24 +27,55 @@ interface ObjectSchema {
 /**
  * One compiler for every route. Bodies are validated as sent. Query strings and paths are text,
  * so their integer fields are read from canonical decimal digits first; anything else stays
- * text and fails the schema with a message naming the field.
+ * text and fails the schema with a message naming the field. No string may contain U+0000:
+ * PostgreSQL cannot store or even compare one (the query fails), SQLite can; refused up front,
+ * it is the same 400 on both.
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const validate = ajv.compile(schema)
-  if (httpPart !== 'querystring' && httpPart !== 'params') return validate
-  const integers = Object.entries((schema as ObjectSchema).properties ?? {})
-    .filter(([, property]) => property.type === 'integer')
-    .map(([name]) => name)
-  if (integers.length === 0) return validate
+  const integers =
+    httpPart === 'querystring' || httpPart === 'params'
+      ? Object.entries((schema as ObjectSchema).properties ?? {})
+          .filter(([, property]) => property.type === 'integer')
+          .map(([name]) => name)
+      : []
 
-  const readIntegers = ((data: Record<string, unknown>) => {
+  const validateRequestPart = ((data: Record<string, unknown>) => {
     for (const name of integers) {
       const value = data[name]
       if (typeof value === 'string' && CANONICAL_INTEGER.test(value)) data[name] = Number(value)
     }
-    const valid = validate(data)
-    readIntegers.errors = validate.errors
-    return valid
+    if (!validate(data)) {
+      validateRequestPart.errors = validate.errors
+      return false
+    }
+    const nul = pathToNul(data, '')
+    validateRequestPart.errors = nul === undefined ? null : [{ keyword: 'nul', instancePath: nul, schemaPath: '#', params: {}, message: 'must not contain the NUL character (U+0000)' }]
+    return nul === undefined
   }) as ValidateFunction
-  return readIntegers
+  return validateRequestPart
+}
+
+type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+
+/**
+ * `validatorCompiler` for every scope, as Fastify's `schemaController.compilersFactory` option:
+ * `setValidatorCompiler` misses scopes that add schemas of their own (they rebuild their compiler
+ * from this factory), which left sign-in's body to Fastify's default Ajv. Fastify calls the
+ * compiler with route schemas, as it does one given to `setValidatorCompiler`; the declared type
+ * (Ajv's own `compile`) says otherwise.
+ */
+export const buildValidator = (() => validatorCompiler) as unknown as ValidatorFactory
+
+/** The JSON pointer of the first string holding U+0000 in a validated value (its keys included); undefined when none. */
+function pathToNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
+  if (typeof value !== 'object' || value === null) return undefined
+  for (const [key, item] of Object.entries(value)) {
+    const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
+    if (key.includes('\u0000')) return at
+    const found = pathToNul(item, at)
+    if (found !== undefined) return found
+  }
+  return undefined
 }

@@ -84,7 +84,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; envir
         summary: 'Revoke an API key',
         description: 'The key is refused (401) on every instance from the next request. Revoking a revoked key changes nothing and answers it as it stands.',
         params: KeyParamsSchema,
-        response: { 200: { description: 'The key, revoked', ...Type.Ref('ApiKey') }, ...errorResponses(400, 401, 403, 404, 500, 503) },
+        response: { 200: { description: 'The key, revoked', ...Type.Ref('ApiKey') }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
       },
     },
     async (request) => {
@@ -104,7 +104,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; envir
         description:
           'Ends the ban of a key that kept calling while rate limited, and forgets its escalation (the next ban lasts 10 minutes again). The plan limits still apply. Lifting no ban changes nothing.',
         params: KeyParamsSchema,
-        response: { 204: { description: 'No ban any more', type: 'null' }, ...errorResponses(400, 401, 403, 404, 500, 503) },
+        response: { 204: { description: 'No ban any more', type: 'null' }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
       },
     },
     async (request, reply) => {

@@ -24,6 +24,8 @@ export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metr
     if (route.schema?.hide) return
     const responses: Record<string, { headers?: HeaderDocs }> = { ...(route.schema?.response as object), ...errorResponses(429) }
     for (const [status, response] of Object.entries(responses)) {
+      // An overlong URL is refused before the caller is identified (see app.ts): no decision, no headers.
+      if (status === '414') continue
       responses[status] = { ...response, headers: { ...response.headers, ...RATE_LIMIT_HEADER_DOCS } }
     }
     route.schema = { ...route.schema, response: responses }

@@ -11,6 +11,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with the current state; see the code',
   410: 'The operation has been removed',
   413: 'The body is larger than the limit',
+  414: 'The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers',
   415: 'The body is not application/json',
   422: 'The request cannot be processed as sent; see the code',
   429: 'Too many requests; wait for Retry-After seconds',

@@ -107,7 +107,8 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService }> 
           ...doc,
           description: `${doc.description} Any other move is 409 \`invalid_transition\`.`,
           params: OrderIdParamsSchema,
-          response: { 200: { description: 'The order after the move', ...Type.Ref('Order') }, ...errorResponses(400, 401, 404, 409, 500, 503) },
+          // No body is taken, but one sent is still read: 413 and 415 as for any POST.
+          response: { 200: { description: 'The order after the move', ...Type.Ref('Order') }, ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503) },
         },
       },
       async (request) => {

@@ -14,7 +14,8 @@ export const NewPetSchema = Type.Object(
     name: Type.String({
       minLength: 1,
       maxLength: 100,
-      pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+      // No C0 or C1 control character, nor DEL: what \p{Cc} names, as for key names.
+      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
       description: "The animal's name: 1 to 100 characters after surrounding whitespace is trimmed, no control characters",
       examples: ['Rex'],
     }),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { TestApp } from './app.js'
+import { validatorOf } from './contract.js'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop'
 
@@ -49,7 +50,8 @@ export async function assertMatchesAdminContract(app: FastifyInstance, method: s
   assert.ok(documented, `${where}: status ${response.statusCode} is not documented for ${match.operation.operationId}`)
   if (documented.content?.['application/json']) {
     const pointer = `admin#/paths/${match.path.replace(/~/g, '~0').replace(/\//g, '~1').replace(/\{/g, '%7B').replace(/\}/g, '%7D')}/${method.toLowerCase()}/responses/${response.statusCode}/content/application~1json/schema`
-    assert.ok(ajv.validate({ $ref: pointer }, response.json()), `${where}: body does not match the documented schema: ${ajv.errorsText()}\n${response.body}`)
+    const validate = validatorOf(ajv, pointer)
+    assert.ok(validate(response.json()), `${where}: body does not match the documented schema: ${ajv.errorsText(validate.errors)}\n${response.body}`)
   }
 }
 

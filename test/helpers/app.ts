@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../../src/app.js'
+import { type AppOptions, buildApp } from '../../src/app.js'
 import type { Clock } from '../../src/clock.js'
 import { type Config, defineConfig } from '../../src/config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js'
@@ -50,13 +50,20 @@ interface ProjectOptions {
   perDay?: number
 }
 
+export interface TestAppOptions {
+  clock?: Clock
+  config?: Partial<Config>
+  /** A pino instance to capture the app's log lines; default: no logs. */
+  logger?: AppOptions['logger']
+}
+
 let counter = 0
 
 /**
  * A fresh app on a fresh database: an SQLite file in a temporary directory, or a new PostgreSQL
  * database when the suite runs with TEST_DIALECT=postgres.
  */
-export async function createTestApp(options: { clock?: Clock; config?: Partial<Config> } = {}): Promise<TestApp> {
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-test-'))
   const postgres = testDialect === 'postgres' ? await freshPostgresDatabase() : undefined
   const removeData = async () => {
@@ -68,7 +75,7 @@ export async function createTestApp(options: { clock?: Clock; config?: Partial<C
 
 async function startTestApp(
   dataDir: string,
-  options: { clock?: Clock; config?: Partial<Config> },
+  options: TestAppOptions,
   /** Present for the instance that owns the data: removes it when that instance closes. */
   removeData?: () => Promise<void>,
 ): Promise<TestApp> {
@@ -76,7 +83,7 @@ async function startTestApp(
   const clock = options.clock ?? new ManualClock()
   const database = openDatabase(config)
   await migrateToLatest(database.db)
-  const app = await buildApp({ config, database, clock, logger: false })
+  const app = await buildApp({ config, database, clock, logger: options.logger ?? false })
   await app.ready()
 
   return {
