@@ -91,6 +91,12 @@ curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
 )
 echo "smoke: README commands passed"
 
+# The benchmark and the soak, briefly: their harnesses run end to end on a fresh clone (the full
+# runs, minutes long, are on demand). Both also drive PostgreSQL + Redis when the suite has them.
+BENCH_DATABASE_URL=${TEST_DATABASE_URL:-} BENCH_REDIS_URL=${TEST_REDIS_URL:-} BENCH_QUICK=1 npm run bench
+BENCH_DATABASE_URL=${TEST_DATABASE_URL:-} BENCH_REDIS_URL=${TEST_REDIS_URL:-} SOAK_MINUTES=0.25 npm run soak
+echo "smoke: npm run bench and npm run soak passed"
+
 # The scale-out section, against the PostgreSQL and Redis the suite uses, when there are some.
 if [ -n "${TEST_DATABASE_URL:-}" ] && [ -n "${TEST_REDIS_URL:-}" ]; then
   db="adoption_store_smoke_$$"
