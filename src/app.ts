@@ -7,6 +7,7 @@ import { identifyCaller, requireApiKey } from './auth/auth.scope.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
+import { DatabaseOutage } from './db/outage.js'
 import { createDomains, type DomainsOptions, installDomains, restrictToSite } from './domains/domains.module.js'
 import { ApiError, ErrorSchema } from './errors.js'
 import { answerClientError } from './http/client-errors.js'
@@ -79,6 +80,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const { db } = database
+  const outage = new DatabaseOutage(() => database.ping(), app.log)
   const metrics = new Metrics()
   const authenticator = new Authenticator(db, clock, config.environment)
   const limiterBackend = await createLimiterBackend(config, clock, app.log, {
@@ -107,7 +109,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     if (route.schema?.hide || !route.schema?.response) return
     route.schema = { ...route.schema, response: { ...(route.schema.response as object), ...errorResponses(414) } }
   })
-  installErrorHandling(app, config)
+  installErrorHandling(app, config, outage)
   // Only JSON bodies: anything else is 415, not a string that fails validation.
   installJsonBodyParser(app)
   for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema, NewOrderSchema, OrderSchema, OrdersSchema]) {
@@ -145,6 +147,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   })
   app.addHook('onClose', async () => {
     clearInterval(purge)
+    outage.close()
     // The last counts, written while the database is still open.
     await usage.close().catch((err: unknown) => app.log.warn({ err }, 'usage counts not written at close'))
     await limiterBackend.store.close()
@@ -157,7 +160,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   // Host routing runs before every other route's hooks; the admin API is its own scope.
   await installDomains(app, domains, config, db)
   await registerAdminApi(app, { adminToken: config.adminToken, db, accounts, hostRouting: domains.router.enabled }, adminRoutes({ config, db, clock, limiter, usage, domains }))
-  await app.register(healthRoutes, { database, limiter: limiterBackend })
+  await app.register(healthRoutes, { database, outage, limiter: limiterBackend })
   // The web dashboard's static files at /dashboard (not in the OpenAPI documents).
   await installDashboard(app)
 

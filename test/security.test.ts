@@ -2,10 +2,8 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
-import { Writable } from 'node:stream'
 import { after, afterEach, before, describe, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
-import { pino } from 'pino'
 import { SQLITE_FILE } from '../src/db/database.js'
 import { DISPLAY_LENGTH, hashApiKey, RANDOM_LENGTH } from '../src/keys/api-key.js'
 import { signIn, createUser } from './helpers/accounts.js'
@@ -13,6 +11,7 @@ import { ADMIN_TOKEN, admin } from './helpers/admin.js'
 import { bearer, createTestApp, type TestApp, type TestAppOptions } from './helpers/app.js'
 import { addDomain, createDomainsApp, DNS_TARGET, TARGET_ADDRESS, uniqueDomain, verifyDomain } from './helpers/domains.js'
 import { type ChallTestSrv, pebbleMissing, startChallTestSrv, stopAll } from './helpers/pebble.js'
+import { captureLogs } from './helpers/logs.js'
 import { cleanup, runCli } from './helpers/process.js'
 
 /**
@@ -34,37 +33,6 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((t) => t.close()))
 })
 after(cleanup)
-
-/** A pino logger like the process's (same redaction), at the most verbose level, writing into memory. */
-function captureLogs() {
-  let text = ''
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString('utf8')
-      done()
-    },
-  })
-  const logger = pino({ level: 'trace', redact: ['req.headers.authorization'] }, stream)
-  return {
-    logger,
-    get text() {
-      return text
-    },
-    /** Every line, each of which must be one JSON object: nothing a client sent splits or forges a line. */
-    lines(): Record<string, unknown>[] {
-      assert.ok(text.endsWith('\n'), 'the log ends with a whole line')
-      assert.ok(!text.includes('\r'), 'no carriage return in the log')
-      return text
-        .slice(0, -1)
-        .split('\n')
-        .map((line) => {
-          const parsed = JSON.parse(line) as unknown
-          assert.ok(parsed && typeof parsed === 'object' && !Array.isArray(parsed), `not a JSON object: ${line}`)
-          return parsed as Record<string, unknown>
-        })
-    },
-  }
-}
 
 function assertError(response: LightMyRequestResponse, status: number, code: string, message?: RegExp): void {
   assert.equal(response.statusCode, status, response.body)

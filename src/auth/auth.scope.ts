@@ -13,7 +13,7 @@ declare module 'fastify' {
   }
 }
 
-/** A key's verdict, or the failure that kept it from being checked (e.g. the database is down). */
+/** A key's verdict, or a refusal decided before authentication (another project's host). */
 export type Caller = AuthResult | { ok: false; reason: 'error'; error: unknown }
 
 export const REALM = 'Bearer realm="adoption-store"'
@@ -22,16 +22,15 @@ export const SECURITY_SCHEME = 'bearerAuth'
 /**
  * Reads the API key of every request in a scope, once, before anything else needs it: rate
  * limits count by project for a valid key and by address otherwise.
+ *
+ * A key that cannot be checked (the database is unavailable) ends the request at once, with
+ * 503 and no rate-limit decision: it is not "no valid key", so it is never charged to the
+ * client's address budget (which would turn an outage into 429s), and it never fails open.
  */
 export function identifyCaller(scope: FastifyInstance, authenticator: Authenticator): void {
   scope.decorateRequest('caller', null as never)
   scope.addHook('onRequest', async (request: FastifyRequest) => {
-    try {
-      request.caller = await authenticator.authenticate(request.headers.authorization)
-    } catch (error) {
-      // Rate limiting still answers with its headers; requireApiKey rethrows. Never fails open.
-      request.caller = { ok: false, reason: 'error', error }
-    }
+    request.caller = await authenticator.authenticate(request.headers.authorization)
   })
 }
 

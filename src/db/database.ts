@@ -113,10 +113,12 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
     connectionString: url,
     types,
     max: settings.databasePoolSize,
-    // Every wait is bounded, so an unreachable or stuck server means a prompt 503, never a hang.
+    // Every wait is bounded, so an unreachable or stuck server means a 503 within the timeout,
+    // never a hang: the server cancels a slow statement, and the client stops waiting for a
+    // server that does not answer at all, both at the same bound.
     connectionTimeoutMillis: settings.databaseTimeoutMs,
     statement_timeout: settings.databaseTimeoutMs,
-    query_timeout: settings.databaseTimeoutMs + 1_000,
+    query_timeout: settings.databaseTimeoutMs,
     idle_in_transaction_session_timeout: settings.databaseTimeoutMs * 2,
     keepAlive: true,
   })

@@ -1,4 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '../db/errors.js'
+import type { DatabaseOutage } from '../db/outage.js'
 import { ApiError, toApiError } from '../errors.js'
 
 /** The one place a failure becomes a response: `{ code, message, status }` as application/json. */
@@ -6,13 +8,12 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.toBody())
 }
 
-export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: number }): void {
+export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: number }, outage?: DatabaseOutage): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // An unavailable database is logged once per outage, not once per request it fails.
+    if (isDatabaseUnavailable(error)) outage?.report(error)
     const known = toApiError(error, limits)
-    if (known) {
-      if (known.status >= 500) request.log.warn({ err: error }, known.message)
-      return sendError(reply, known)
-    }
+    if (known) return sendError(reply, known)
     return sendError(reply, unexpected(error, request))
   })
   app.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))

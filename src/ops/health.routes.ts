@@ -1,17 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { DatabaseHandle } from '../db/database.js'
+import type { DatabaseOutage } from '../db/outage.js'
 import { ApiError } from '../errors.js'
 import type { LimiterBackend } from '../limits/limits.js'
 
 /** Liveness and readiness for load balancers and orchestrators; outside /v1, never rate limited. */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseHandle; limiter: LimiterBackend }> = async (app, { database, limiter }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseHandle; outage: DatabaseOutage; limiter: LimiterBackend }> = async (
+  app,
+  { database, outage, limiter },
+) => {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
 
-  app.get('/readyz', { schema: { hide: true } }, async (request) => {
+  app.get('/readyz', { schema: { hide: true } }, async () => {
     try {
       await database.ping()
-    } catch (err) {
-      request.log.warn({ err }, 'readiness: database unreachable')
+    } catch (error) {
+      // Logged once per outage, however often the balancer asks.
+      outage.report(error)
       throw new ApiError('service_unavailable', `Not ready: the ${database.dialect} database does not answer.`)
     }
     // Redis away is not a reason to take the instance out of service: limits hold per instance
