@@ -1,16 +1,19 @@
 import type { Clock } from './clock.js'
 import type { Environment } from './config.js'
 import type { Db } from './db/database.js'
-import { createApiKey } from './keys/keys.service.js'
-import { countProjects } from './projects/projects.repository.js'
-import { createProject } from './projects/projects.service.js'
 import { isUniqueViolation } from './db/errors.js'
+import { anyKeyUsed } from './keys/keys.repository.js'
+import { createApiKey } from './keys/keys.service.js'
+import { countProjects, findProjectBySlug } from './projects/projects.repository.js'
+import { createProject } from './projects/projects.service.js'
 
 export const DEFAULT_PROJECT = 'default'
 
 /**
  * First start on an empty store: creates project `default` on the free plan and one key, so the
  * service is usable at once. Answers the key's secret, or nothing when the store was not empty.
+ * The server calls it only once it listens, so a start that cannot listen creates no key that
+ * nobody would see.
  */
 export async function bootstrapEmptyStore(db: Db, clock: Clock, environment: Environment): Promise<string | undefined> {
   if ((await countProjects(db)) > 0) return undefined
@@ -23,4 +26,14 @@ export async function bootstrapEmptyStore(db: Db, clock: Clock, environment: Env
   if (!project?.ok) return undefined
   const key = await createApiKey(db, clock, environment, { project: DEFAULT_PROJECT, name: 'first key' })
   return key.ok ? key.secret : undefined
+}
+
+/**
+ * Whether the store is still as a first start left it and no key has ever been used: the key
+ * printed then may never have been seen (or kept), so a start says how to create another.
+ */
+export async function firstKeyUnused(db: Db): Promise<boolean> {
+  if ((await countProjects(db)) !== 1) return false
+  const project = await findProjectBySlug(db, DEFAULT_PROJECT)
+  return project !== undefined && !(await anyKeyUsed(db, project.id))
 }

@@ -1,6 +1,6 @@
 import { pino } from 'pino'
 import { buildApp } from './app.js'
-import { bootstrapEmptyStore } from './bootstrap.js'
+import { bootstrapEmptyStore, DEFAULT_PROJECT, firstKeyUnused } from './bootstrap.js'
 import { systemClock } from './clock.js'
 import type { Config } from './config.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
@@ -14,7 +14,6 @@ const SHUTDOWN_GRACE_MS = 10_000
 export async function serve(config: Config): Promise<void> {
   const database = openDatabase(config)
   await migrateToLatest(database.db)
-  const firstKey = await bootstrapEmptyStore(database.db, systemClock, config.environment)
   // Log lines are written asynchronously, off the request path: under load, lines that arrive
   // while a write is in flight go out together in the next one. Flushed at exit.
   const destination = pino.destination({ dest: 1, sync: false })
@@ -48,26 +47,77 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', shutdown)
   process.once('SIGINT', shutdown)
 
-  await app.listen({ port: config.port, host: config.host })
-  // Custom domains over HTTPS, certificates picked by SNI; closes with the app.
-  if (config.httpsPort !== undefined) await listenHttps(app, { port: config.httpsPort, host: config.host })
-  app.log.info({ database: database.location, environment: config.environment }, 'adoption store ready')
-  if (firstKey) printWelcome(firstKey, config)
+  try {
+    await app.listen({ port: config.port, host: config.host })
+    // Custom domains over HTTPS, certificates picked by SNI; closes with the app.
+    if (config.httpsPort !== undefined) await listenHttps(app, { port: config.httpsPort, host: config.host })
+  } catch (error) {
+    const refusal = describeListenFailure(error, config)
+    if (!refusal) throw error
+    // One line, and nothing created: the first key is made only once the service listens.
+    await app.close()
+    process.stderr.write(`adoption-store: ${refusal}\n`)
+    return exit(1)
+  }
+  const base = `http://${displayHost(config.host)}:${config.port}`
+  app.log.info(
+    { database: database.location, environment: config.environment, url: base, docs: `${base}/docs`, dashboard: `${base}/dashboard` },
+    `adoption store ready at ${base}: API ${base}/v1, reference ${base}/docs, dashboard ${base}/dashboard`,
+  )
+  const firstKey = await bootstrapEmptyStore(database.db, systemClock, config.environment)
+  if (firstKey) printWelcome(firstKey, base)
+  else if (await firstKeyUnused(database.db)) printLostKeyHint()
 }
 
-function printWelcome(key: string, config: Config): void {
-  const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
+/** What the operator can do about an address the listener cannot take; undefined for anything else. */
+function describeListenFailure(error: unknown, config: Config): string | undefined {
+  const { code, port, address } = (error ?? {}) as { code?: string; port?: number; address?: string }
+  const which = port === config.httpsPort && port !== config.port ? 'HTTPS_PORT' : 'PORT'
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${port ?? config.port} on ${address ?? config.host} is already in use by another process: stop that process, or choose another port with ${which} (e.g. ${which}=8081) or --port.`
+    case 'EACCES':
+      return `port ${port ?? config.port} on ${address ?? config.host} needs privileges this process does not have: choose a port above 1023 with ${which}, or grant the privilege.`
+    case 'EADDRNOTAVAIL':
+      return `${address ?? config.host} is not an address of this machine: set HOST (or --host) to one of its addresses, or 0.0.0.0 for all of them.`
+  }
+  return undefined
+}
+
+/** Where a person on this machine reaches the service: a wildcard address is reached at loopback. */
+function displayHost(host: string): string {
+  if (['0.0.0.0', '::'].includes(host)) return '127.0.0.1'
+  return host.includes(':') ? `[${host}]` : host
+}
+
+function printWelcome(key: string, base: string): void {
   process.stdout.write(
     [
       '',
-      'First start: created project "default" (free plan) and an API key.',
+      `First start: created project "${DEFAULT_PROJECT}" (free plan) and an API key.`,
       'The key is shown only this once; keep it somewhere safe:',
       '',
       `  ${key}`,
       '',
       'Try it:',
       '',
-      `  curl -H "Authorization: Bearer ${key}" http://${host}:${config.port}/v1/pets`,
+      `  curl -H "Authorization: Bearer ${key}" ${base}/v1/pets`,
+      '',
+      `API reference: ${base}/docs`,
+      `Dashboard:     ${base}/dashboard (accounts: npx adoption-store users create --email you@example.com --role operator)`,
+      '',
+      '',
+    ].join('\n'),
+  )
+}
+
+function printLostKeyHint(): void {
+  process.stdout.write(
+    [
+      '',
+      `No API key of project "${DEFAULT_PROJECT}" has been used yet. If the key printed at the first start was not kept, create another:`,
+      '',
+      `  npx adoption-store keys create --project ${DEFAULT_PROJECT}`,
       '',
       '',
     ].join('\n'),

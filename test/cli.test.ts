@@ -168,6 +168,47 @@ describe('first start', () => {
   })
 })
 
+describe('first start on a busy port', () => {
+  test('one line naming the port and PORT, no key created; the next start prints the key; an unused key is recalled', { timeout: 60_000 }, async () => {
+    const dataDir = makeDataDir()
+    const port = await freePort()
+    const blocker = http.createServer()
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve))
+    try {
+      const refused = await startServer({ dataDir, port, healthy: false })
+      const exit = await refused.waitForExit(15_000)
+      assert.deepEqual(exit, { code: 1, signal: null }, refused.describe())
+      const stderr = refused.stderr.trim()
+      assert.ok(!stderr.includes('\n'), `one line on stderr, got:\n${refused.stderr}`)
+      assert.match(stderr, new RegExp(`^adoption-store: port ${port} on 127\\.0\\.0\\.1 is already in use.*\\bPORT\\b`))
+      assert.doesNotMatch(refused.stdout + refused.stderr, /as_live_|EADDRINUSE|\n\s+at /, 'no key, no stack trace')
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve))
+    }
+
+    // Nothing was created, so the start that can listen is a first start: it prints the key.
+    const second = await startServer({ dataDir, port })
+    const { key } = await firstStartWelcome(second)
+    assert.match(second.stdout, new RegExp(`API reference: http://127\\.0\\.0\\.1:${port}/docs`))
+    assert.match(second.stdout, new RegExp(`Dashboard: +http://127\\.0\\.0\\.1:${port}/dashboard`))
+    assert.deepEqual(await second.stop(), { code: 0, signal: null }, second.describe())
+
+    // A restart before the key was ever used says how to make another, and prints no secret.
+    const third = await startServer({ dataDir, port })
+    assert.deepEqual(await third.stop(), { code: 0, signal: null }, third.describe())
+    assert.match(third.stdout, /No API key of project "default" has been used yet[^\n]*\n\n {2}npx adoption-store keys create --project default\n/)
+    assert.doesNotMatch(third.stdout, /as_live_/)
+
+    // Once the key has been used, starts are quiet again.
+    const fourth = await startServer({ dataDir, port })
+    assert.equal((await api(fourth, 'GET', '/v1/pets', key)).status, 200)
+    assert.deepEqual(await fourth.stop(), { code: 0, signal: null }, fourth.describe())
+    const fifth = await startServer({ dataDir, port })
+    assert.deepEqual(await fifth.stop(), { code: 0, signal: null }, fifth.describe())
+    assert.doesNotMatch(fifth.stdout, /No API key|keys create|as_live_/)
+  })
+})
+
 describe('operator commands against a running server', () => {
   test('projects, keys and revocation take effect on the running API', { timeout: 60_000 }, async () => {
     const dataDir = makeDataDir()

@@ -74,3 +74,9 @@ export async function revokeApiKey(db: Db, id: string, at: string): Promise<ApiK
 export async function touchApiKey(db: Db, id: string, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute()
 }
+
+/** Whether any key of the project has ever authenticated a request. */
+export async function anyKeyUsed(db: Db, projectId: number): Promise<boolean> {
+  const used = await db.selectFrom('api_keys').select('id').where('project_id', '=', projectId).where('last_used_at', 'is not', null).limit(1).executeTakeFirst()
+  return used !== undefined
+}
