@@ -61,34 +61,39 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 /** A lowercase DNS name of at least two labels, without a trailing dot. */
 const HOSTNAME_PATTERN = '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'
+const HOSTNAME_WORDS = 'a lowercase DNS name of two or more labels, without a trailing dot (e.g. stores.example.com)'
 
-const EnvSchema = Type.Object({
+export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 5000 }),
   ENVIRONMENT: Type.Enum(['production', 'staging'], { default: 'production' }),
-  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$' })),
-  STAGING_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$' })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$', description: 'an http:// or https:// URL ending in /v1' })),
+  STAGING_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+/v1$', description: 'an http:// or https:// URL ending in /v1' })),
   LOG_LEVEL: Type.Enum(LOG_LEVELS, { default: 'info' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576 }),
   MAX_CONNECTIONS: Type.Integer({ minimum: 16, maximum: 1000000, default: 10000 }),
-  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
-  REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{0,64}$', default: 'adoption-store:' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' })),
+  REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{0,64}$', default: 'adoption-store:', description: 'up to 64 letters, digits and : _ . -' }),
   REDIS_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10000, default: 250 }),
-  TRUST_PROXY: Type.String({ pattern: '^(true|false|[0-9]{1,2}|[0-9A-Fa-f.:/, ]+)$', default: 'false' }),
-  PLATFORM_DOMAIN: Type.Optional(Type.String({ pattern: HOSTNAME_PATTERN })),
-  PLATFORM_DNS_TARGET: Type.Optional(Type.String({ pattern: HOSTNAME_PATTERN })),
-  DNS_RESOLVERS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:\\[\\], ]+$' })),
-  ADMIN_TOKEN: Type.Optional(Type.String({ pattern: '^[\\x21-\\x7e]{32,512}$' })),
+  TRUST_PROXY: Type.String({
+    pattern: '^(true|false|[0-9]{1,2}|[0-9A-Fa-f.:/, ]+)$',
+    default: 'false',
+    description: 'true, false, a hop count (0-99), or comma-separated proxy addresses and CIDR ranges',
+  }),
+  PLATFORM_DOMAIN: Type.Optional(Type.String({ pattern: HOSTNAME_PATTERN, description: HOSTNAME_WORDS })),
+  PLATFORM_DNS_TARGET: Type.Optional(Type.String({ pattern: HOSTNAME_PATTERN, description: HOSTNAME_WORDS })),
+  DNS_RESOLVERS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:\\[\\], ]+$', description: 'comma-separated IP addresses, each with an optional :port' })),
+  ADMIN_TOKEN: Type.Optional(Type.String({ pattern: '^[\\x21-\\x7e]{32,512}$', description: '32 to 512 printable ASCII characters, without spaces (e.g. openssl rand -hex 32)' })),
   HTTPS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-  ACME_DIRECTORY_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://acme-v02.api.letsencrypt.org/directory' }),
-  ACME_EMAIL: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' })),
+  ACME_DIRECTORY_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://acme-v02.api.letsencrypt.org/directory', description: 'an http:// or https:// URL' }),
+  ACME_EMAIL: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$', description: 'an email address' })),
   ACME_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
-  ACME_CAA_DOMAINS: Type.String({ pattern: '^[a-z0-9.-]+(,[a-z0-9.-]+)*$', default: 'letsencrypt.org' }),
-  CERTIFICATE_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$' })),
+  ACME_CAA_DOMAINS: Type.String({ pattern: '^[a-z0-9.-]+(,[a-z0-9.-]+)*$', default: 'letsencrypt.org', description: 'comma-separated lowercase domain names, without spaces' }),
+  CERTIFICATE_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$', description: '32 bytes as 64 hex or 44 base64 characters (e.g. openssl rand -hex 32)' })),
   DOMAIN_WORKER_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 15000 }),
 })
 
@@ -173,17 +178,23 @@ function parseTrustProxy(value: string): boolean | number | string {
 
 interface EnvError {
   instancePath: string
+  keyword: string
   message?: string
   params: { allowedValues?: unknown[] }
 }
 
+/** One line naming each offending variable and what it must be, in words: never a regular expression. */
 function describeEnvError(error: unknown): string {
   const details = (error as { errors?: EnvError[] }).errors
   if (!details) return error instanceof Error ? error.message : String(error)
+  const properties = EnvSchema.properties as Record<string, { description?: string }>
   return details
-    .map(({ instancePath, message, params }) => {
+    .map(({ instancePath, keyword, message, params }) => {
+      const name = instancePath.slice(1)
+      const words = properties[name]?.description
+      if (keyword === 'pattern' && words) return `${name} must be ${words}`
       const allowed = params.allowedValues ? ` (${params.allowedValues.join(', ')})` : ''
-      return `${instancePath.slice(1)} ${message ?? 'is invalid'}${allowed}`
+      return `${name} ${message ?? 'is invalid'}${allowed}`
     })
     .join('; ')
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, test } from 'node:test'
-import { ConfigError, loadConfig } from '../src/config.js'
+import { ConfigError, EnvSchema, loadConfig } from '../src/config.js'
 
 describe('loadConfig defaults', () => {
   test('with nothing set', () => {
@@ -184,12 +184,12 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['BODY_LIMIT', '100', /BODY_LIMIT must be >= 1024/],
     ['MAX_CONNECTIONS', '10', /MAX_CONNECTIONS must be >= 16/],
     ['MAX_CONNECTIONS', 'lots', /MAX_CONNECTIONS must be integer/],
-    ['DATABASE_URL', 'mysql://x', /DATABASE_URL must match/],
-    ['DATABASE_URL', 'sqlite:./data.db', /DATABASE_URL must match/],
-    ['PUBLIC_BASE_URL', 'https://api.example.com', /PUBLIC_BASE_URL must match/],
-    ['PUBLIC_BASE_URL', 'https://api.example.com/v1/', /PUBLIC_BASE_URL must match/],
-    ['PUBLIC_BASE_URL', 'api.example.com/v1', /PUBLIC_BASE_URL must match/],
-    ['STAGING_BASE_URL', 'https://staging.example.com/v2', /STAGING_BASE_URL must match/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    ['DATABASE_URL', 'sqlite:./data.db', /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/],
+    ['PUBLIC_BASE_URL', 'https://api.example.com', /PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL ending in \/v1/],
+    ['PUBLIC_BASE_URL', 'https://api.example.com/v1/', /PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL ending in \/v1/],
+    ['PUBLIC_BASE_URL', 'api.example.com/v1', /PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL ending in \/v1/],
+    ['STAGING_BASE_URL', 'https://staging.example.com/v2', /STAGING_BASE_URL must be an http:\/\/ or https:\/\/ URL ending in \/v1/],
   ]
   for (const [variable, value, message] of cases) {
     test(`${variable}=${value}`, () => {
@@ -212,6 +212,26 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
       (error: unknown) => error instanceof ConfigError && /PORT/.test(error.message) && /LOG_LEVEL/.test(error.message),
     )
   })
+})
+
+describe('configuration errors in words', () => {
+  // Every variable with a pattern, taken from the schema itself: a new one without words fails here.
+  const patterned = Object.entries(EnvSchema.properties as Record<string, { pattern?: string }>).filter(([, schema]) => schema.pattern)
+  test('there are variables with patterns to check', () => assert.ok(patterned.length >= 10, String(patterned.length)))
+  for (const [name, schema] of patterned) {
+    test(`${name}: an invalid value is described, not matched against a regular expression`, () => {
+      assert.throws(
+        () => loadConfig({}, { [name]: 'not valid \u0001 at all' }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError)
+          assert.match(error.message, new RegExp(`^Invalid configuration: ${name} must be [a-z0-9]`))
+          assert.doesNotMatch(error.message, /pattern|\^|\$|\\x|\[\\/, error.message)
+          assert.ok(!error.message.includes(schema.pattern!), error.message)
+          return true
+        },
+      )
+    })
+  }
 })
 
 describe('loadConfig custom domains', () => {
