@@ -3,12 +3,15 @@ import { randomUUID } from 'node:crypto'
 import { afterEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { Redis } from 'ioredis'
+import { sql } from 'kysely'
 import { generateApiKey } from '../src/keys/api-key.js'
 import { deleteBan } from '../src/limits/bans.repository.js'
 import { liftBan } from '../src/limits/limits.js'
 import { setProjectPlan } from '../src/projects/projects.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
+
+const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit']
 
 /**
  * Plan limits through the HTTP boundary, on both stores. Tests that move time run on the
@@ -192,13 +195,18 @@ for (const store of stores) {
       await send(200, { method: 'GET', url: '/v1/openapi.json' })
       for (let i = 0; i < 5; i++) await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(key) })
       await send(429, { method: 'GET', url: '/v1/pets', headers: bearer(key) })
-      await t.database.close()
-      await send(500, { method: 'GET', url: '/v1/pets', headers: bearer(key) })
+      // A failure after the key was checked and charged: the animals' table is gone.
+      await sql`drop table pets${sql.raw(t.database.dialect === 'postgres' ? ' cascade' : '')}`.execute(t.database.db)
+      const { key: fresh } = await t.project({ plan: 'enterprise', perMinute: 12, perDay: 1000 }) // the first is out of requests
+      await send(500, { method: 'GET', url: '/v1/pets', headers: bearer(fresh) })
       for (const [status, response] of responses) {
-        for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
-          assert.ok(response.headers[header] !== undefined, `${status} lacks ${header}`)
-        }
+        for (const header of RATE_LIMIT_HEADERS) assert.ok(response.headers[header] !== undefined, `${status} lacks ${header}`)
       }
+      // A key that could not be checked at all is no decision: nothing charged, no window's headers.
+      await t.database.close()
+      const unchecked = await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(key) })
+      assert.equal(unchecked.statusCode, 500, unchecked.body)
+      for (const header of RATE_LIMIT_HEADERS) assert.equal(unchecked.headers[header], undefined, `${header} on an unchecked key`)
     })
   })
 }
