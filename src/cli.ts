@@ -6,9 +6,10 @@ import { registerDataCommands } from './cli/data-commands.js'
 import { systemClock } from './clock.js'
 import { type Config, ConfigError, type ConfigOverrides, loadConfig } from './config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
+import { describeDatabaseFailure } from './db/errors.js'
 import type { Plan, UserRole } from './db/schema.js'
 import { registerDomainCommands } from './domains/domains.cli.js'
-import { createApiKey, getApiKeys, revokeKey } from './keys/keys.service.js'
+import { createApiKey, getApiKeys, MAX_KEY_LIFETIME_DAYS, revokeKey } from './keys/keys.service.js'
 import { liftBan } from './limits/limits.js'
 import { PLANS } from './projects/plans.js'
 import { createProject, getProjects, type Project, setProjectPlan } from './projects/projects.service.js'
@@ -113,7 +114,7 @@ keys
   .description('create an API key; its secret is shown only this once')
   .requiredOption('--project <slug>', 'the project the key acts for')
   .option('--name <text>', 'a name to recognise the key by')
-  .option('--expires-in <duration>', 'lifetime, e.g. 90d, 12h, 30m, 2w', duration)
+  .option('--expires-in <duration>', `lifetime, e.g. 90d, 12h, 30m, 2w; at most ${MAX_KEY_LIFETIME_DAYS}d`, keyLifetime)
   .option('--json', 'print JSON')
   .action(async (options: { project: string; name?: string; expiresIn?: number; json?: boolean }) =>
     withDatabase(async ({ db }) => {
@@ -270,6 +271,17 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
 }
 
+/** A URL as an operator may see it in a message: without its password. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '(unparseable URL)'
+  }
+}
+
 function describeProject(p: Project): string {
   return `${p.slug}: plan ${p.plan}, ${p.limits.perMinute} requests per minute, ${p.limits.perDay} per day`
 }
@@ -289,12 +301,13 @@ function positiveInteger(value: string): number {
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
 
-function duration(value: string): number {
+function keyLifetime(value: string): number {
   const match = /^(\d+)([smhdw])$/.exec(value)
   const ms = match ? Number(match[1]) * (UNITS[match[2]!] ?? 0) : 0
   if (!match || ms < 1_000 || !Number.isSafeInteger(ms)) {
     throw new InvalidArgumentError('use a number and a unit: s, m, h, d or w (e.g. 90d, 12h).')
   }
+  if (ms > MAX_KEY_LIFETIME_DAYS * UNITS.d!) throw new InvalidArgumentError(`a key lives at most ${MAX_KEY_LIFETIME_DAYS} days (${MAX_KEY_LIFETIME_DAYS}d); leave --expires-in out for a key that does not expire.`)
   return ms
 }
 
@@ -303,6 +316,13 @@ try {
 } catch (error) {
   if (error instanceof CliError || error instanceof ConfigError) {
     process.stderr.write(`adoption-store: ${error.message}\n`)
+    process.exit(1)
+  }
+  const database = describeDatabaseFailure(error)
+  if (database !== undefined) {
+    const { databaseUrl } = config()
+    const where = databaseUrl ? `the PostgreSQL database of DATABASE_URL (${redactUrl(databaseUrl)})` : `the SQLite database in DATA_DIR (${config().dataDir})`
+    process.stderr.write(`adoption-store: cannot use ${where}: ${database}\n`)
     process.exit(1)
   }
   throw error

@@ -10,6 +10,7 @@ import { afterEach, before, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import pg from 'pg'
 import { PLAN_LIMITS } from '../src/projects/plans.js'
+import { postgresUrl } from './helpers/databases.js'
 import { redisUrl } from './helpers/redis.js'
 import { assertBuilt, cleanup, databaseUrlOf, deleteRedisKeys, processDialect, uniqueRedisPrefix, type CliOptions, type CliResult, freePort, makeDataDir, runCli, type ServerProcess, startServer } from './helpers/process.js'
 
@@ -310,6 +311,13 @@ describe('operator commands against a running server', () => {
     assert.notEqual(banana.code, null)
     assert.match(banana.stderr, /expires-in|banana/)
     assert.doesNotMatch(banana.stdout, /as_live_/)
+    // A lifetime is bounded like the admin API's (3650 days): 100000w is a mistake, not a plan.
+    for (const lifetime of ['100000w', '3651d', '522w']) {
+      const tooLong = await runCli(['keys', 'create', '--project', 'acme', '--expires-in', lifetime, '--json'], cli)
+      assert.equal(tooLong.code, 1, `--expires-in ${lifetime} is refused`)
+      assert.match(tooLong.stderr, /at most 3650 days/)
+      assert.doesNotMatch(tooLong.stdout, /as_live_/)
+    }
     const finalKeys = await cliJson<ApiKey[]>(['keys', 'list', '--project', 'acme', '--json'], cli)
     assert.deepEqual(
       finalKeys.map((k) => k.id).sort(),
@@ -618,5 +626,24 @@ describe('migrate', () => {
     assert.deepEqual(first.applied, recorded)
     const second = await cliJson<{ database: string; applied: string[] }>(['migrate', '--json'], { dataDir })
     assert.deepEqual(second, { database: first.database, applied: [] })
+  })
+
+  test('a database it cannot use is one line naming where it looked, without the password or a stack trace', { timeout: 30_000 }, async () => {
+    const refusedUrl = `postgres://postgres:secret@127.0.0.1:${await freePort()}/adoption`
+    const refused = await runCli(['migrate'], { env: { DATABASE_URL: refusedUrl } })
+    assertCliError(refused, /^adoption-store: cannot use the PostgreSQL database of DATABASE_URL \(postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/adoption\): connect ECONNREFUSED/, 'no server')
+    assert.doesNotMatch(refused.stderr, /secret/)
+
+    if (postgresUrl) {
+      const missing = new URL(postgresUrl)
+      missing.pathname = '/adoption_store_no_such_database'
+      const result = await runCli(['migrate'], { env: { DATABASE_URL: missing.toString() } })
+      assertCliError(result, /cannot use the PostgreSQL database of DATABASE_URL .*: database "adoption_store_no_such_database" does not exist$/, 'no such database')
+    }
+
+    const dataDir = makeDataDir()
+    fs.writeFileSync(path.join(dataDir, DB_FILE), 'not a database, but a file with enough bytes in it to be read as one')
+    const garbage = await runCli(['migrate'], { dataDir, env: { DATABASE_URL: undefined } })
+    assertCliError(garbage, /^adoption-store: cannot use the SQLite database in DATA_DIR \(.+\): file is not a database$/, 'not an SQLite file')
   })
 })

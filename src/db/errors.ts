@@ -21,3 +21,18 @@ export function isUniqueViolation(error: unknown): boolean {
   const { code } = (error ?? {}) as { code?: unknown }
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
+
+/**
+ * Why the database could not be used at all, in one line for an operator: unreachable, refused
+ * credentials, no such database, or a file SQLite cannot open. Undefined for anything else (a
+ * bug keeps its stack trace).
+ */
+export function describeDatabaseFailure(error: unknown): string | undefined {
+  const { code, message, errors } = (error ?? {}) as { code?: unknown; message?: unknown; errors?: unknown }
+  const cantOpen = typeof code === 'string' && /^(28\w{3}|3D000|SQLITE_(CANTOPEN|READONLY|NOTADB|CORRUPT|PERM|IOERR)\w*)$/.test(code)
+  if (!cantOpen && !isDatabaseUnavailable(error)) return undefined
+  // A host name with several addresses fails with one error per address and no message of its own.
+  const first = Array.isArray(errors) ? (errors[0] as { message?: unknown } | undefined)?.message : undefined
+  const text = (typeof message === 'string' && message) || (typeof first === 'string' && first) || String(code)
+  return text.replace(/\s+/g, ' ').trim()
+}
