@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { MAX_KEY_LIFETIME_DAYS } from './keys.service.js'
 
 const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
 
@@ -32,7 +33,7 @@ export const NewApiKeySchema = Type.Object(
 export const KeyRequestSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 100, description: 'What the key is for: at most 100 characters, no control characters' })),
-    expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Lifetime in days; without it the key does not expire' })),
+    expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_KEY_LIFETIME_DAYS, description: 'Lifetime in days; without it the key does not expire' })),
   },
   { additionalProperties: false },
 )

@@ -36,6 +36,9 @@ export function toApiKey(row: ApiKeyRow & { banned_until?: string | null }, proj
   }
 }
 
+/** The longest lifetime a key may be given (about ten years): longer is a mistake, not a plan. */
+export const MAX_KEY_LIFETIME_DAYS = 3650
+
 export interface KeyRequest {
   project: string
   name?: string | undefined
