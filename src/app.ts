@@ -35,6 +35,7 @@ import { PetsService } from './pets/pets.service.js'
 import { recordUsage } from './usage/usage.hook.js'
 import { UsageRecorder } from './usage/usage.recorder.js'
 import { installDashboard } from './web/dashboard.module.js'
+import { indexRoutes } from './web/index.routes.js'
 
 /** Set by Node on the response to a connection's last allowed request; not in its types. */
 type LastOnConnection = { maxRequestsOnConnectionReached?: boolean }
@@ -163,6 +164,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await app.register(healthRoutes, { database, outage, limiter: limiterBackend })
   // The web dashboard's static files at /dashboard (not in the OpenAPI documents).
   await installDashboard(app)
+  await app.register(indexRoutes)
 
   await app.register(
     async (v1) => {

@@ -46,6 +46,25 @@ describe('health', () => {
   })
 })
 
+describe('GET /', () => {
+  test('names the API, its document, the reference, the dashboard and health, each of which answers', async () => {
+    const response = await t.request({ method: 'GET', url: '/' })
+    assert.equal(response.statusCode, 200, response.body)
+    assert.match(String(response.headers['content-type']), /^application\/json/)
+    const links = response.json<Record<string, string>>()
+    assert.deepEqual(Object.keys(links).sort(), ['api', 'dashboard', 'docs', 'health', 'name', 'openapi'])
+    const reachable = { openapi: 200, docs: 200, health: 200, api: 404 }
+    for (const [name, status] of Object.entries(reachable)) {
+      const followed = await t.request({ method: 'GET', url: links[name]!, headers: bearer(owner.key) })
+      // /v1 itself is a prefix, not an operation: a JSON 404 that points at the document.
+      assert.equal(followed.statusCode, status, `${name} → ${links[name]}: ${followed.body.slice(0, 200)}`)
+    }
+    const dashboard = await t.request({ method: 'GET', url: links.dashboard! })
+    assert.ok([200, 503].includes(dashboard.statusCode), `the dashboard answers (503 only until it is built): ${dashboard.statusCode}`)
+    assert.match(String(dashboard.headers['content-type']), /^(text\/html|application\/json)/)
+  })
+})
+
 describe('X-Request-Id', () => {
   test('a sane client id is echoed on success and on error responses', async () => {
     const requests = [
