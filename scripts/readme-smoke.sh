@@ -26,6 +26,8 @@ KEY=$(grep -o 'as_live_[A-Za-z0-9_]*' "$log" | head -1)
 
 echo "smoke: $printed"
 [ "$(bash -c "$printed")" = "[]" ]
+grep -q "^API reference: http://127.0.0.1:$PORT/docs" "$log"
+curl -s "http://127.0.0.1:$PORT/" | grep -q '"docs":"/docs"'
 
 added=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
   -d '{"name":"Rex","categoryId":1}' "http://127.0.0.1:$PORT/v1/pets")
