@@ -7,23 +7,66 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { createProject } from '../src/projects/projects.service.js'
 import { ADMIN_TOKEN } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
 import { createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import {
   assertDashboardBuilt,
+  assertInside,
+  boxOf,
   chromiumMissing,
   type DashboardPage,
+  DESKTOP,
   heading,
   launchChromium,
   openPage,
+  pageScrollWidth,
   pets,
+  PHONE,
   screenshot,
   signInThroughForm,
   textOf,
 } from './helpers/browser.js'
+
+/**
+ * The keys table holds together at desktop width and on a phone: every cell is a real table cell
+ * spanning its row, every button lies within its cell and row, a prefix is on one line, and at
+ * 390 px nothing needs a sideways scroll (neither the page nor the table). Screenshots of both.
+ */
+async function assertKeysTableFits(page: Page, slug: string, name: string): Promise<void> {
+  const table = page.getByRole('table', { name: `Keys of ${slug}`, exact: true })
+  for (const viewport of [DESKTOP, PHONE]) {
+    await page.setViewportSize(viewport)
+    const where = `${viewport.width} px`
+    for (const row of await table.locator('tbody tr').all()) {
+      const rowBox = await boxOf(row)
+      for (const button of await row.getByRole('button').all()) {
+        const label = `${where}, button "${await button.innerText()}"`
+        const buttonBox = await boxOf(button)
+        assertInside(buttonBox, rowBox, `${label} within its row`)
+        assertInside(buttonBox, await boxOf(button.locator('xpath=ancestor::td[1]')), `${label} within its cell`)
+        assertInside(buttonBox, { x: 0, y: 0, width: viewport.width, height: Number.MAX_SAFE_INTEGER }, `${label} within the viewport`)
+      }
+      const prefix = row.locator('code').first()
+      assert.equal(await prefix.evaluate((code) => new Set([...code.getClientRects()].map((rect) => Math.round(rect.top))).size), 1, `${where}: the prefix ${await prefix.innerText()} is on one line`)
+      if (viewport === DESKTOP) {
+        for (const cell of await row.locator('td').all()) {
+          assert.equal(await cell.evaluate((td) => getComputedStyle(td).display), 'table-cell', `${where}: a cell of the row stays a table cell`)
+          const cellBox = await boxOf(cell)
+          assert.ok(Math.abs(cellBox.y - rowBox.y) <= 1 && Math.abs(cellBox.height - rowBox.height) <= 1, `${where}: a cell spans its row (${JSON.stringify(cellBox)} in ${JSON.stringify(rowBox)})`)
+        }
+      }
+    }
+    assert.ok((await pageScrollWidth(page)) <= viewport.width, `${where}: the page is no wider than the viewport`)
+    const wrap = table.locator('xpath=ancestor::div[contains(@class, "table-wrap")][1]')
+    const [scrollWidth, clientWidth] = await wrap.evaluate((div) => [div.scrollWidth, div.clientWidth])
+    assert.ok((scrollWidth ?? 0) <= (clientWidth ?? 0), `${where}: the table needs no sideways scroll (${scrollWidth} > ${clientWidth})`)
+    await screenshot(page, viewport === DESKTOP ? name : `${name}-phone`)
+  }
+  await page.setViewportSize(DESKTOP)
+}
 
 describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
   let t: TestApp
@@ -122,7 +165,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const row = page.getByRole('row', { name: /^website\b/ })
     await textOf(row, new RegExp(`${secret.slice(0, 12)}…`))
     await textOf(row, /Active/)
-    await screenshot(page, 'keys')
+    await assertKeysTableFits(page, project.slug, 'keys')
 
     const allowed = await pets(base, secret)
     assert.equal(allowed.status, 200, 'the key from the page works on /v1')
@@ -150,8 +193,16 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await revokeButton.click()
     await dialog.getByRole('button', { name: 'Revoke key' }).click()
     await textOf(page.getByRole('status').filter({ hasText: 'revoked' }), /^The key website is revoked\.$/)
-    await textOf(row, /Revoked/)
     assert.equal(await revokeButton.count(), 0, 'a revoked key has no Revoke button')
+    // Revoked keys are folded away, closed: out of the keys table, shown when asked for.
+    await row.waitFor({ state: 'hidden' })
+    assert.equal(await page.getByRole('table', { name: `Keys of ${project.slug}` }).getByRole('row', { name: /^website\b/ }).count(), 0, 'not among the keys in use')
+    const revokedList = page.getByRole('group').filter({ has: page.getByText('Revoked keys (1)', { exact: true }) })
+    assert.equal(await revokedList.evaluate((details) => (details as HTMLDetailsElement).open), false, 'closed by default')
+    await page.getByText('Revoked keys (1)', { exact: true }).click()
+    const revokedRow = page.getByRole('table', { name: `Revoked keys of ${project.slug}` }).getByRole('row', { name: /^website\b/ })
+    await textOf(revokedRow, /Revoked/)
+    await assertKeysTableFits(page, project.slug, 'keys-revoked')
 
     const refused = await pets(base, secret)
     assert.equal(refused.status, 401, 'the revoked key is refused from the next request')
@@ -243,7 +294,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const lift = page.getByRole('button', { name: 'Lift ban of batch-job' })
     await lift.waitFor()
     assert.equal(await page.getByRole('button', { name: /^Lift ban/ }).count(), 1, 'only the banned key can have its ban lifted')
-    await screenshot(page, 'keys-banned')
+    await assertKeysTableFits(page, project.slug, 'keys-banned')
     await lift.click()
     await textOf(page.getByRole('status').filter({ hasText: 'lifted' }), /^The ban of the key batch-job is lifted\.$/)
     await textOf(row, /Active/)
