@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, Page } from 'playwright-core'
 import { createProject } from '../src/projects/projects.service.js'
 import { ADMIN_TOKEN } from './helpers/admin.js'
@@ -53,7 +54,7 @@ async function assertKeysTableFits(page: Page, slug: string, name: string): Prom
       assert.equal(await prefix.evaluate((code) => new Set([...code.getClientRects()].map((rect) => Math.round(rect.top))).size), 1, `${where}: the prefix ${await prefix.innerText()} is on one line`)
       if (viewport === DESKTOP) {
         for (const cell of await row.locator('td').all()) {
-          assert.equal(await cell.evaluate((td) => getComputedStyle(td).display), 'table-cell', `${where}: a cell of the row stays a table cell`)
+          assert.equal(await cell.evaluate((td) => td.ownerDocument.defaultView?.getComputedStyle(td).display), 'table-cell', `${where}: a cell of the row stays a table cell`)
           const cellBox = await boxOf(cell)
           assert.ok(Math.abs(cellBox.y - rowBox.y) <= 1 && Math.abs(cellBox.height - rowBox.height) <= 1, `${where}: a cell spans its row (${JSON.stringify(cellBox)} in ${JSON.stringify(rowBox)})`)
         }
@@ -68,6 +69,35 @@ async function assertKeysTableFits(page: Page, slug: string, name: string): Prom
   await page.setViewportSize(DESKTOP)
 }
 
+/** Each chart label's size as read, in CSS px: its font size times the scale its SVG is drawn at. */
+function chartLabelSizes(page: Page): Promise<number[]> {
+  return page.locator('svg.chart text').evaluateAll((texts) =>
+    texts.map((text) => {
+      const svg = text.closest('svg')
+      const viewBoxWidth = Number((svg?.getAttribute('viewBox') ?? '').split(' ')[2])
+      const style = text.ownerDocument.defaultView?.getComputedStyle(text)
+      return Number.parseFloat(style?.fontSize ?? '0') * ((svg?.getBoundingClientRect().width ?? 0) / viewBoxWidth)
+    }),
+  )
+}
+
+/** On a phone (390 px) the usage charts' labels read at 11 CSS px or more, and the page needs no sideways scroll. */
+async function assertUsageFitsPhone(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(PHONE)
+  const deadline = Date.now() + 5_000
+  let sizes = await chartLabelSizes(page)
+  // The charts are redrawn at their new width once the page has resized.
+  while (Math.min(...sizes) < 11 && Date.now() < deadline) {
+    await sleep(100)
+    sizes = await chartLabelSizes(page)
+  }
+  assert.ok(sizes.length > 0, 'chart labels found')
+  assert.ok(Math.min(...sizes) >= 11, `every chart label reads at 11 px or more on a phone: ${sizes.map((size) => size.toFixed(1)).join(', ')}`)
+  assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'the page is no wider than the phone')
+  await screenshot(page, name)
+  await page.setViewportSize(DESKTOP)
+}
+
 describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
   let t: TestApp
   let browser: Browser
@@ -75,8 +105,8 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   let open: DashboardPage[] = []
 
   /** A page of its own (own cookies); its problems are checked at the end of the test. */
-  const newPage = async () => {
-    const page = await openPage(browser, base)
+  const newPage = async (options: Parameters<typeof openPage>[2] = {}) => {
+    const page = await openPage(browser, base, options)
     open.push(page)
     return page
   }
@@ -198,7 +228,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await row.waitFor({ state: 'hidden' })
     assert.equal(await page.getByRole('table', { name: `Keys of ${project.slug}` }).getByRole('row', { name: /^website\b/ }).count(), 0, 'not among the keys in use')
     const revokedList = page.getByRole('group').filter({ has: page.getByText('Revoked keys (1)', { exact: true }) })
-    assert.equal(await revokedList.evaluate((details) => (details as HTMLDetailsElement).open), false, 'closed by default')
+    assert.equal(await revokedList.evaluate((details) => details.hasAttribute('open')), false, 'closed by default')
     await page.getByText('Revoked keys (1)', { exact: true }).click()
     const revokedRow = page.getByRole('table', { name: `Revoked keys of ${project.slug}` }).getByRole('row', { name: /^website\b/ })
     await textOf(revokedRow, /Revoked/)
@@ -286,6 +316,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const week = page.getByRole('region', { name: 'Requests per day, last 7 days' })
     await textOf(week, /93 requests, 33 answered 429, 1 ban started\./)
     await screenshot(page, 'usage')
+    await assertUsageFitsPhone(page, 'usage-phone')
 
     // The Keys page shows the ban, with "Lift ban" only on that key.
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'API keys' }).click()
@@ -300,6 +331,38 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await textOf(row, /Active/)
     const after = await pets(base, secret)
     assert.equal(after.code, 'rate_limited', 'no longer banned: only limited until the minute ends')
+    await closePages()
+  })
+
+  test("time: UTC on a 24-hour clock whatever the reader's time zone; empty charts say so", async () => {
+    const project = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'operator' })
+    const listed = (await (await fetch(`${base}/admin/v1/projects/${project.slug}/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { createdAt: string }[]
+    const createdAt = listed[0]?.createdAt ?? assert.fail('the project has a key')
+    // A reader in Los Angeles, in the afternoon there or not: the page still speaks UTC.
+    const { page } = await newPage({ timezoneId: 'America/Los_Angeles' })
+    await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/keys`)
+    const row = page.getByRole('table', { name: `Keys of ${project.slug}`, exact: true }).locator('tbody tr').first()
+    const created = (await textOf(row.locator('td').nth(1), /\S/)).trim()
+    assert.equal(created, `${createdAt.slice(0, 10)} ${createdAt.slice(11, 16)} UTC`, 'Created: the UTC date and 24-hour time, saying UTC')
+
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Usage' }).click()
+    const updated = (await textOf(page.getByText(/^Updated at/), /^Updated at/)).trim()
+    const match = /^Updated at (\d{2}):(\d{2}):(\d{2}) UTC$/.exec(updated)
+    assert.ok(match, `"${updated}": a 24-hour UTC time, saying UTC`)
+    const shown = (Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3])) * 1000
+    const drift = Math.abs(shown - (Date.now() % 86_400_000))
+    assert.ok(Math.min(drift, 86_400_000 - drift) < 120_000, `"${updated}" is the time now in UTC (${new Date().toISOString()})`)
+
+    // No traffic yet: each chart says so, rather than an empty frame.
+    const hour = page.getByRole('region', { name: 'Requests per minute, last hour' })
+    await hour.locator('svg text', { hasText: 'No requests in the last hour yet' }).waitFor()
+    await hour.locator('svg text', { hasText: 'No bans in the last hour' }).waitFor()
+    const week = page.getByRole('region', { name: 'Requests per day, last 7 days' })
+    await week.locator('svg text', { hasText: 'No requests in the last 7 days yet' }).waitFor()
+    await textOf(hour, /Times in UTC/)
+    await screenshot(page, 'usage-empty')
+    await assertUsageFitsPhone(page, 'usage-empty-phone')
     await closePages()
   })
 

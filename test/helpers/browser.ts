@@ -87,7 +87,7 @@ export function assertInside(inner: Box, outer: Box, what: string): void {
 
 /** The page's own width, to compare with the viewport's: wider means a sideways scroll. */
 export function pageScrollWidth(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth)
+  return page.locator('html').evaluate((html) => html.scrollWidth)
 }
 
 /** A full-page screenshot under test-results/dashboard/. */
