@@ -166,7 +166,9 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const card = page.getByRole('article', { name: project.slug })
     await textOf(card, /Plan\s+pro/)
     await textOf(card, /300 requests per minute, 10,000 per day/)
-    await textOf(card, new RegExp(`https://${project.slug}\\.platform\\.test`))
+    // The host only: whether it answers over HTTPS depends on what runs in front of the service.
+    const address = await textOf(card, new RegExp(`Address\\s+${project.slug}\\.platform\\.test\\b`))
+    assert.doesNotMatch(address, /https?:\/\//, 'no scheme claimed')
     await textOf(page.getByRole('banner'), new RegExp(`${user.email.replace(/[.+]/g, '\\$&')} \\(operator\\)`))
     await screenshot(page, 'projects')
     await closePages()
@@ -363,6 +365,50 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await textOf(hour, /Times in UTC/)
     await screenshot(page, 'usage-empty')
     await assertUsageFitsPhone(page, 'usage-empty-phone')
+    await closePages()
+  })
+
+  test('domains without HTTPS configured: no "Pending" certificate nor https:// address; a free plan is told where the plan changes; no hint of a conflicting record that is not there', async () => {
+    const free = await t.project({ plan: 'free' })
+    const pro = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'operator' })
+    const { page } = await newPage()
+    await signInThroughForm(page, user.email, user.password, `/projects/${free.slug}/domains`)
+    const summary = page.locator('.project-summary')
+    await textOf(summary, new RegExp(`Published at ${free.slug}\\.platform\\.test\\.`))
+    assert.doesNotMatch(await summary.innerText(), /https:\/\//, 'no https:// address: this service has no certificates')
+
+    // The free plan's refusal: an answer for the page, not a command line.
+    await page.getByLabel('Domain name').fill('shop.example.com')
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    const refusal = page.getByRole('region', { name: 'Add a domain' }).getByRole('alert')
+    const refused = await textOf(refusal, /^Custom domains are available on plan pro and above; this project is on plan free\. An operator can change its plan on the Projects page\.$/)
+    assert.doesNotMatch(refused, /`|adoption-store/, 'no command to run')
+    assert.equal(await refusal.getByRole('link', { name: 'Projects' }).getAttribute('href'), '/dashboard/')
+    await screenshot(page, 'domains-free-plan')
+
+    // A pro project: the admin API says HTTPS is off, and the page shows what that means.
+    const settings = (await (await fetch(`${base}/admin/v1/projects/${pro.slug}/domains`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { https: boolean }
+    assert.equal(settings.https, false, 'the admin API tells that certificates are not configured')
+    await page.goto(`/dashboard/projects/${pro.slug}/domains`)
+    await textOf(page.getByRole('complementary', { name: 'About custom domains' }), /HTTPS is not configured on this service/)
+    await page.getByLabel('Domain name').fill('shop.example.com')
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    const card = page.getByRole('region', { name: 'shop.example.com' })
+    const certificate = card.locator('.state').filter({ has: page.getByRole('heading', { name: 'Certificate' }) })
+    await textOf(certificate, /Not configured/)
+    await textOf(certificate, /served over plain HTTP only/)
+    assert.doesNotMatch(await card.innerText(), /Pending\s*$|Certificate\s+Pending|requested once the domain is verified/m, 'no certificate waiting for nothing')
+
+    // Verify: the lookup fails (no DNS server answers here); no word of a conflicting record.
+    await card.getByRole('button', { name: 'Verify shop.example.com' }).click()
+    await textOf(card, /Verification failed/, 30_000)
+    await textOf(card.locator('.reason').first(), /DNS lookup .* failed/)
+    assert.doesNotMatch(await card.innerText(), /conflicting/i, 'no conflicting record was found, so none is mentioned')
+    await screenshot(page, 'domains-no-https')
+    await page.setViewportSize(PHONE)
+    assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'the Domains page fits a phone')
+    await screenshot(page, 'domains-no-https-phone')
     await closePages()
   })
 
