@@ -213,7 +213,8 @@ function useWidth(): [RefObject<HTMLDivElement | null>, number] {
   useEffect(() => {
     const element = ref.current
     if (!element) return
-    const measure = () => setWidth(Math.max(200, Math.round(element.clientWidth)))
+    // The exact width (fractional pixels included): one SVG unit is then exactly one CSS px.
+    const measure = () => setWidth(Math.max(200, element.getBoundingClientRect().width))
     measure()
     const observer = new ResizeObserver(measure)
     observer.observe(element)
