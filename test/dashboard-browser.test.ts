@@ -7,23 +7,96 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser } from 'playwright-core'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Browser, Page } from 'playwright-core'
 import { createProject } from '../src/projects/projects.service.js'
 import { ADMIN_TOKEN } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
 import { createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import {
   assertDashboardBuilt,
+  assertInside,
+  boxOf,
   chromiumMissing,
   type DashboardPage,
+  DESKTOP,
   heading,
   launchChromium,
   openPage,
+  pageScrollWidth,
   pets,
+  PHONE,
   screenshot,
   signInThroughForm,
   textOf,
 } from './helpers/browser.js'
+
+/**
+ * The keys table holds together at desktop width and on a phone: every cell is a real table cell
+ * spanning its row, every button lies within its cell and row, a prefix is on one line, and at
+ * 390 px nothing needs a sideways scroll (neither the page nor the table). Screenshots of both.
+ */
+async function assertKeysTableFits(page: Page, slug: string, name: string): Promise<void> {
+  const table = page.getByRole('table', { name: `Keys of ${slug}`, exact: true })
+  for (const viewport of [DESKTOP, PHONE]) {
+    await page.setViewportSize(viewport)
+    const where = `${viewport.width} px`
+    for (const row of await table.locator('tbody tr').all()) {
+      const rowBox = await boxOf(row)
+      for (const button of await row.getByRole('button').all()) {
+        const label = `${where}, button "${await button.innerText()}"`
+        const buttonBox = await boxOf(button)
+        assertInside(buttonBox, rowBox, `${label} within its row`)
+        assertInside(buttonBox, await boxOf(button.locator('xpath=ancestor::td[1]')), `${label} within its cell`)
+        assertInside(buttonBox, { x: 0, y: 0, width: viewport.width, height: Number.MAX_SAFE_INTEGER }, `${label} within the viewport`)
+      }
+      const prefix = row.locator('code').first()
+      assert.equal(await prefix.evaluate((code) => new Set([...code.getClientRects()].map((rect) => Math.round(rect.top))).size), 1, `${where}: the prefix ${await prefix.innerText()} is on one line`)
+      if (viewport === DESKTOP) {
+        for (const cell of await row.locator('td').all()) {
+          assert.equal(await cell.evaluate((td) => td.ownerDocument.defaultView?.getComputedStyle(td).display), 'table-cell', `${where}: a cell of the row stays a table cell`)
+          const cellBox = await boxOf(cell)
+          assert.ok(Math.abs(cellBox.y - rowBox.y) <= 1 && Math.abs(cellBox.height - rowBox.height) <= 1, `${where}: a cell spans its row (${JSON.stringify(cellBox)} in ${JSON.stringify(rowBox)})`)
+        }
+      }
+    }
+    assert.ok((await pageScrollWidth(page)) <= viewport.width, `${where}: the page is no wider than the viewport`)
+    const wrap = table.locator('xpath=ancestor::div[contains(@class, "table-wrap")][1]')
+    const [scrollWidth, clientWidth] = await wrap.evaluate((div) => [div.scrollWidth, div.clientWidth])
+    assert.ok((scrollWidth ?? 0) <= (clientWidth ?? 0), `${where}: the table needs no sideways scroll (${scrollWidth} > ${clientWidth})`)
+    await screenshot(page, viewport === DESKTOP ? name : `${name}-phone`)
+  }
+  await page.setViewportSize(DESKTOP)
+}
+
+/** Each chart label's size as read, in CSS px: its font size times the scale its SVG is drawn at. */
+function chartLabelSizes(page: Page): Promise<number[]> {
+  return page.locator('svg.chart text').evaluateAll((texts) =>
+    texts.map((text) => {
+      const svg = text.closest('svg')
+      const viewBoxWidth = Number((svg?.getAttribute('viewBox') ?? '').split(' ')[2])
+      const style = text.ownerDocument.defaultView?.getComputedStyle(text)
+      return Number.parseFloat(style?.fontSize ?? '0') * ((svg?.getBoundingClientRect().width ?? 0) / viewBoxWidth)
+    }),
+  )
+}
+
+/** On a phone (390 px) the usage charts' labels read at 11 CSS px or more, and the page needs no sideways scroll. */
+async function assertUsageFitsPhone(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(PHONE)
+  const deadline = Date.now() + 5_000
+  let sizes = await chartLabelSizes(page)
+  // The charts are redrawn at their new width once the page has resized.
+  while (Math.min(...sizes) < 11 && Date.now() < deadline) {
+    await sleep(100)
+    sizes = await chartLabelSizes(page)
+  }
+  assert.ok(sizes.length > 0, 'chart labels found')
+  assert.ok(Math.min(...sizes) >= 11, `every chart label reads at 11 px or more on a phone: ${sizes.map((size) => size.toFixed(1)).join(', ')}`)
+  assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'the page is no wider than the phone')
+  await screenshot(page, name)
+  await page.setViewportSize(DESKTOP)
+}
 
 describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
   let t: TestApp
@@ -32,8 +105,8 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   let open: DashboardPage[] = []
 
   /** A page of its own (own cookies); its problems are checked at the end of the test. */
-  const newPage = async () => {
-    const page = await openPage(browser, base)
+  const newPage = async (options: Parameters<typeof openPage>[2] = {}) => {
+    const page = await openPage(browser, base, options)
     open.push(page)
     return page
   }
@@ -93,7 +166,9 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const card = page.getByRole('article', { name: project.slug })
     await textOf(card, /Plan\s+pro/)
     await textOf(card, /300 requests per minute, 10,000 per day/)
-    await textOf(card, new RegExp(`https://${project.slug}\\.platform\\.test`))
+    // The host only: whether it answers over HTTPS depends on what runs in front of the service.
+    const address = await textOf(card, new RegExp(`Address\\s+${project.slug}\\.platform\\.test\\b`))
+    assert.doesNotMatch(address, /https?:\/\//, 'no scheme claimed')
     await textOf(page.getByRole('banner'), new RegExp(`${user.email.replace(/[.+]/g, '\\$&')} \\(operator\\)`))
     await screenshot(page, 'projects')
     await closePages()
@@ -122,7 +197,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const row = page.getByRole('row', { name: /^website\b/ })
     await textOf(row, new RegExp(`${secret.slice(0, 12)}…`))
     await textOf(row, /Active/)
-    await screenshot(page, 'keys')
+    await assertKeysTableFits(page, project.slug, 'keys')
 
     const allowed = await pets(base, secret)
     assert.equal(allowed.status, 200, 'the key from the page works on /v1')
@@ -150,8 +225,16 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await revokeButton.click()
     await dialog.getByRole('button', { name: 'Revoke key' }).click()
     await textOf(page.getByRole('status').filter({ hasText: 'revoked' }), /^The key website is revoked\.$/)
-    await textOf(row, /Revoked/)
     assert.equal(await revokeButton.count(), 0, 'a revoked key has no Revoke button')
+    // Revoked keys are folded away, closed: out of the keys table, shown when asked for.
+    await row.waitFor({ state: 'hidden' })
+    assert.equal(await page.getByRole('table', { name: `Keys of ${project.slug}` }).getByRole('row', { name: /^website\b/ }).count(), 0, 'not among the keys in use')
+    const revokedList = page.getByRole('group').filter({ has: page.getByText('Revoked keys (1)', { exact: true }) })
+    assert.equal(await revokedList.evaluate((details) => details.hasAttribute('open')), false, 'closed by default')
+    await page.getByText('Revoked keys (1)', { exact: true }).click()
+    const revokedRow = page.getByRole('table', { name: `Revoked keys of ${project.slug}` }).getByRole('row', { name: /^website\b/ })
+    await textOf(revokedRow, /Revoked/)
+    await assertKeysTableFits(page, project.slug, 'keys-revoked')
 
     const refused = await pets(base, secret)
     assert.equal(refused.status, 401, 'the revoked key is refused from the next request')
@@ -235,6 +318,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const week = page.getByRole('region', { name: 'Requests per day, last 7 days' })
     await textOf(week, /93 requests, 33 answered 429, 1 ban started\./)
     await screenshot(page, 'usage')
+    await assertUsageFitsPhone(page, 'usage-phone')
 
     // The Keys page shows the ban, with "Lift ban" only on that key.
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'API keys' }).click()
@@ -243,12 +327,88 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const lift = page.getByRole('button', { name: 'Lift ban of batch-job' })
     await lift.waitFor()
     assert.equal(await page.getByRole('button', { name: /^Lift ban/ }).count(), 1, 'only the banned key can have its ban lifted')
-    await screenshot(page, 'keys-banned')
+    await assertKeysTableFits(page, project.slug, 'keys-banned')
     await lift.click()
     await textOf(page.getByRole('status').filter({ hasText: 'lifted' }), /^The ban of the key batch-job is lifted\.$/)
     await textOf(row, /Active/)
     const after = await pets(base, secret)
     assert.equal(after.code, 'rate_limited', 'no longer banned: only limited until the minute ends')
+    await closePages()
+  })
+
+  test("time: UTC on a 24-hour clock whatever the reader's time zone; empty charts say so", async () => {
+    const project = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'operator' })
+    const listed = (await (await fetch(`${base}/admin/v1/projects/${project.slug}/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { createdAt: string }[]
+    const createdAt = listed[0]?.createdAt ?? assert.fail('the project has a key')
+    // A reader in Los Angeles, in the afternoon there or not: the page still speaks UTC.
+    const { page } = await newPage({ timezoneId: 'America/Los_Angeles' })
+    await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/keys`)
+    const row = page.getByRole('table', { name: `Keys of ${project.slug}`, exact: true }).locator('tbody tr').first()
+    const created = (await textOf(row.locator('td').nth(1), /\S/)).trim()
+    assert.equal(created, `${createdAt.slice(0, 10)} ${createdAt.slice(11, 16)} UTC`, 'Created: the UTC date and 24-hour time, saying UTC')
+
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Usage' }).click()
+    const updated = (await textOf(page.getByText(/^Updated at/), /^Updated at/)).trim()
+    const match = /^Updated at (\d{2}):(\d{2}):(\d{2}) UTC$/.exec(updated)
+    assert.ok(match, `"${updated}": a 24-hour UTC time, saying UTC`)
+    const shown = (Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3])) * 1000
+    const drift = Math.abs(shown - (Date.now() % 86_400_000))
+    assert.ok(Math.min(drift, 86_400_000 - drift) < 120_000, `"${updated}" is the time now in UTC (${new Date().toISOString()})`)
+
+    // No traffic yet: each chart says so, rather than an empty frame.
+    const hour = page.getByRole('region', { name: 'Requests per minute, last hour' })
+    await hour.locator('svg text', { hasText: 'No requests in the last hour yet' }).waitFor()
+    await hour.locator('svg text', { hasText: 'No bans in the last hour' }).waitFor()
+    const week = page.getByRole('region', { name: 'Requests per day, last 7 days' })
+    await week.locator('svg text', { hasText: 'No requests in the last 7 days yet' }).waitFor()
+    await textOf(hour, /Times in UTC/)
+    await screenshot(page, 'usage-empty')
+    await assertUsageFitsPhone(page, 'usage-empty-phone')
+    await closePages()
+  })
+
+  test('domains without HTTPS configured: no "Pending" certificate nor https:// address; a free plan is told where the plan changes; no hint of a conflicting record that is not there', async () => {
+    const free = await t.project({ plan: 'free' })
+    const pro = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'operator' })
+    const { page } = await newPage()
+    await signInThroughForm(page, user.email, user.password, `/projects/${free.slug}/domains`)
+    const summary = page.locator('.project-summary')
+    await textOf(summary, new RegExp(`Published at ${free.slug}\\.platform\\.test\\.`))
+    assert.doesNotMatch(await summary.innerText(), /https:\/\//, 'no https:// address: this service has no certificates')
+
+    // The free plan's refusal: an answer for the page, not a command line.
+    await page.getByLabel('Domain name').fill('shop.example.com')
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    const refusal = page.getByRole('region', { name: 'Add a domain' }).getByRole('alert')
+    const refused = await textOf(refusal, /^Custom domains are available on plan pro and above; this project is on plan free\. An operator can change its plan on the Projects page\.$/)
+    assert.doesNotMatch(refused, /`|adoption-store/, 'no command to run')
+    assert.equal(await refusal.getByRole('link', { name: 'Projects' }).getAttribute('href'), '/dashboard/')
+    await screenshot(page, 'domains-free-plan')
+
+    // A pro project: the admin API says HTTPS is off, and the page shows what that means.
+    const settings = (await (await fetch(`${base}/admin/v1/projects/${pro.slug}/domains`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { https: boolean }
+    assert.equal(settings.https, false, 'the admin API tells that certificates are not configured')
+    await page.goto(`/dashboard/projects/${pro.slug}/domains`)
+    await textOf(page.getByRole('complementary', { name: 'About custom domains' }), /HTTPS is not configured on this service/)
+    await page.getByLabel('Domain name').fill('shop.example.com')
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    const card = page.getByRole('region', { name: 'shop.example.com' })
+    const certificate = card.locator('.state').filter({ has: page.getByRole('heading', { name: 'Certificate' }) })
+    await textOf(certificate, /Not configured/)
+    await textOf(certificate, /served over plain HTTP only/)
+    assert.doesNotMatch(await card.innerText(), /Pending\s*$|Certificate\s+Pending|requested once the domain is verified/m, 'no certificate waiting for nothing')
+
+    // Verify: the lookup fails (no DNS server answers here); no word of a conflicting record.
+    await card.getByRole('button', { name: 'Verify shop.example.com' }).click()
+    await textOf(card, /Verification failed/, 30_000)
+    await textOf(card.locator('.reason').first(), /DNS lookup .* failed/)
+    assert.doesNotMatch(await card.innerText(), /conflicting/i, 'no conflicting record was found, so none is mentioned')
+    await screenshot(page, 'domains-no-https')
+    await page.setViewportSize(PHONE)
+    assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'the Domains page fits a phone')
+    await screenshot(page, 'domains-no-https-phone')
     await closePages()
   })
 

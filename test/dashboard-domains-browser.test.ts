@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser } from 'playwright-core'
 import { systemClock } from '../src/clock.js'
+import { listenHttps } from '../src/domains/https.js'
 import { createUser } from './helpers/accounts.js'
 import type { TestApp } from './helpers/app.js'
 import { assertDashboardBuilt, chromiumMissing, type DashboardPage, launchChromium, openPage, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
@@ -29,7 +30,7 @@ describe('the Domains page in Chromium, with Pebble', { skip, timeout: 120_000 }
     assertDashboardBuilt()
     dns = await startChallTestSrv()
     // Pebble validates HTTP-01 on the port the service listens on, at the address the test DNS gives.
-    const [httpPort = 0] = await freePorts(1)
+    const [httpPort = 0, httpsPort = 0] = await freePorts(2)
     const pebble = await startPebble({ httpPort, dnsServer: dns.dnsServer })
     t = await createDomainsApp(
       dns,
@@ -38,6 +39,8 @@ describe('the Domains page in Chromium, with Pebble', { skip, timeout: 120_000 }
         acmeDirectoryUrl: pebble.directoryUrl,
         acmeCaFile: pebble.caFile,
         acmeCaaDomains: ['letsencrypt.org'],
+        // Served over HTTPS too, as in production (the process file starts this listener there).
+        httpsPort,
         // The worker runs on its own, as in production, only faster.
         domainWorkerIntervalMs: 250,
       },
@@ -45,6 +48,7 @@ describe('the Domains page in Chromium, with Pebble', { skip, timeout: 120_000 }
       { clock: systemClock, background: true },
     )
     base = await t.app.listen({ port: httpPort, host: '127.0.0.1' })
+    await listenHttps(t.app, { port: httpsPort, host: '127.0.0.1' })
     browser = await launchChromium()
   })
   after(async () => {
@@ -64,6 +68,7 @@ describe('the Domains page in Chromium, with Pebble', { skip, timeout: 120_000 }
     await page.getByRole('heading', { level: 2, name: 'Domains' }).waitFor()
     await textOf(page.getByRole('complementary', { name: 'About custom domains' }), /plan pro or above.*up to 48 hours/s)
     await textOf(page.getByRole('main'), /This project has no custom domain yet\./)
+    assert.doesNotMatch(await page.getByRole('complementary', { name: 'About custom domains' }).innerText(), /HTTPS is not configured/, 'HTTPS is configured here')
 
     // Add: the card with the record to create.
     await page.getByLabel('Domain name').fill(name)
@@ -89,6 +94,8 @@ describe('the Domains page in Chromium, with Pebble', { skip, timeout: 120_000 }
     await textOf(card, /Verification failed/)
     await screenshot(page, 'domains-verify-failed')
     await textOf(card.locator('.reason').first(), new RegExp(`^${reason.replace(/\./g, '\\.')}: create a CNAME record named shop with the value ${DNS_TARGET.replace(/\./g, '\\.')}`))
+    assert.doesNotMatch(await card.innerText(), /conflicting/i, 'no record is there, so no conflicting one is mentioned')
+    await textOf(card.locator('.state').filter({ has: page.getByRole('heading', { name: 'Certificate' }) }), /Pending[\s\S]*requested once the domain is verified/)
 
     // The record is created; Verify again.
     await dns.setCname(name, DNS_TARGET)
@@ -125,6 +132,17 @@ describe('the Domains page in Chromium, with Pebble', { skip, timeout: 120_000 }
     const gone = await sendTo(`${base}/v1/pets`, { host: name })
     assert.equal(gone.status, 404)
     assert.equal(JSON.parse(gone.body).code, 'unknown_host')
+
+    // A subdomain with an A record of its own: the reason names it, and only now the hint says to delete it.
+    const www = uniqueDomain('www').name
+    await dns.addA(www, ['192.0.2.7'])
+    await page.getByLabel('Domain name').fill(www)
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    const wwwCard = page.getByRole('region', { name: www })
+    await wwwCard.getByRole('button', { name: `Verify ${www}` }).click()
+    await textOf(wwwCard.locator('.reason').first(), new RegExp(`^A conflicting record for ${www.replace(/\./g, '\\.')} \\(A 192\\.0\\.2\\.7\\) blocks the CNAME`))
+    await textOf(wwwCard.locator('.hint').first(), /^A record of another type for the same name \(A or AAAA\) blocks the CNAME: delete it\.$/)
+    await screenshot(page, 'domains-conflicting-record')
 
     assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
   })

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, type Domain, type DomainSettings, messageOf, path, type Project } from './api'
+import type { ComponentChildren } from 'preact'
+import { api, ApiError, type Domain, type DomainSettings, messageOf, path, type Project } from './api'
 import { Badge, CopyButton, DateTime, ErrorMessage, Hidden, Loading, StatusMessage, TableWrap, useConfirm } from './components'
+import { Link } from './router'
 
 const DOMAIN_STATE: Record<Domain['status']['state'], { label: string; tone: 'good' | 'bad' | 'wait' }> = {
   pending: { label: 'Pending verification', tone: 'wait' },
@@ -17,6 +19,15 @@ const CERTIFICATE_STATE: Record<Domain['certificate']['state'], { label: string;
 }
 
 const PLANS_WITH_DOMAINS = new Set(['pro', 'business', 'enterprise'])
+
+/**
+ * Whether the check's reason names a conflicting record (see checkDomainDns): only then is the
+ * hint about deleting it true. Other failures (no record, a CNAME elsewhere, a DNS error) say
+ * what to do in the reason itself.
+ */
+function conflictingRecord(domain: Domain): boolean {
+  return domain.status.state === 'failed' && /\bconflicting record\b/i.test(domain.status.reason ?? '')
+}
 
 export function Domains({ project }: { project: Project }) {
   const slug = project.slug
@@ -58,7 +69,7 @@ export function Domains({ project }: { project: Project }) {
       setTone(checked.status.state === 'verified' ? 'success' : 'warning')
       setStatus(
         checked.status.state === 'verified'
-          ? `${checked.unicodeName} is verified: it is served from the next request, and its certificate is requested.`
+          ? `${checked.unicodeName} is verified: it is served from the next request${settings?.https ? ', and its certificate is requested' : ', over plain HTTP (this service has no certificates configured)'}.`
           : `${checked.unicodeName} is not verified yet: ${checked.status.reason ?? 'see its state below.'}`,
       )
     } catch (caught) {
@@ -103,11 +114,16 @@ export function Domains({ project }: { project: Project }) {
             Without a custom domain, the project is published at <code>{settings.platformHost}</code>.
           </p>
         )}
+        {settings && !settings.https && (
+          <p>
+            <strong>HTTPS is not configured on this service</strong>: custom domains are served over plain HTTP only. An operator enables it with <code>CERTIFICATE_ENCRYPTION_KEY</code> and <code>HTTPS_PORT</code>.
+          </p>
+        )}
       </aside>
       <StatusMessage text={status} tone={tone} />
       <ErrorMessage error={error} />
       <AddDomain
-        slug={slug}
+        project={project}
         onAdded={(domain) =>
           void run(
             async () => undefined,
@@ -118,7 +134,7 @@ export function Domains({ project }: { project: Project }) {
       {!settings && !error && <Loading what="domains" />}
       {settings && settings.domains.length === 0 && <p>This project has no custom domain yet.</p>}
       {settings?.domains.map((domain) => (
-        <DomainCard key={domain.name} domain={domain} onVerify={() => verify(domain)} onRemove={() => remove(domain)} />
+        <DomainCard key={domain.name} domain={domain} https={settings.https} onVerify={() => verify(domain)} onRemove={() => remove(domain)} />
       ))}
       {settings && settings.domains.length > 0 && <PrimaryAndRedirects settings={settings} run={run} slug={slug} />}
       {dialog}
@@ -126,10 +142,27 @@ export function Domains({ project }: { project: Project }) {
   )
 }
 
-function AddDomain({ slug, onAdded }: { slug: string; onAdded: (domain: Domain) => void }) {
+/**
+ * What a refusal means for someone in this page. The API's `plan_required` message speaks to API
+ * and CLI users (it names a command); here the answer is where, in the dashboard, the plan changes.
+ */
+function refusal(caught: unknown, project: Project): ComponentChildren {
+  if (caught instanceof ApiError && caught.code === 'plan_required') {
+    return (
+      <>
+        Custom domains are available on plan pro and above; this project is on plan {project.plan}. An operator can change its plan on the{' '}
+        <Link to="/">Projects</Link> page.
+      </>
+    )
+  }
+  return messageOf(caught)
+}
+
+function AddDomain({ project, onAdded }: { project: Project; onAdded: (domain: Domain) => void }) {
+  const slug = project.slug
   const [name, setName] = useState('')
   const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
+  const [error, setError] = useState<ComponentChildren | null>(null)
   const submit = async (event: Event) => {
     event.preventDefault()
     setBusy(true)
@@ -139,7 +172,7 @@ function AddDomain({ slug, onAdded }: { slug: string; onAdded: (domain: Domain) 
       setName('')
       onAdded(domain)
     } catch (caught) {
-      setError(messageOf(caught))
+      setError(refusal(caught, project))
     } finally {
       setBusy(false)
     }
@@ -169,17 +202,23 @@ function AddDomain({ slug, onAdded }: { slug: string; onAdded: (domain: Domain) 
           Add domain
         </button>
       </form>
-      <ErrorMessage error={error} />
+      {error !== null && (
+        <p class="message message-error" role="alert">
+          {error}
+        </p>
+      )}
     </section>
   )
 }
 
-function DomainCard({ domain, onVerify, onRemove }: { domain: Domain; onVerify: () => Promise<void>; onRemove: () => void }) {
+function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; https: boolean; onVerify: () => Promise<void>; onRemove: () => void }) {
   const [busy, setBusy] = useState(false)
   const id = `domain-${domain.name}`
   const record = domain.dnsRecord
   const state = DOMAIN_STATE[domain.status.state]
-  const certificate = CERTIFICATE_STATE[domain.certificate.state]
+  // Without HTTPS configured, "pending" would wait for nothing: say so instead.
+  const unconfigured = !https && domain.certificate.state === 'pending'
+  const certificate = unconfigured ? { label: 'Not configured', tone: 'neutral' as const } : CERTIFICATE_STATE[domain.certificate.state]
   const verified = domain.status.state === 'verified'
   const verify = async () => {
     setBusy(true)
@@ -246,11 +285,14 @@ function DomainCard({ domain, onVerify, onRemove }: { domain: Domain; onVerify: 
             <Badge tone={state.tone}>{state.label}</Badge>
           </p>
           {domain.status.reason && <p class="reason">{domain.status.reason}</p>}
-          {domain.status.state === 'failed' && (
+          {conflictingRecord(domain) && (
             <p class="hint">
-              A conflicting A record for the same name blocks the CNAME: remove it. Changed records can take up to 48 hours to be seen; then Verify again.
+              {domain.apex
+                ? 'An A or AAAA record that the platform target does not have makes the addresses differ: delete it (or use an ALIAS/ANAME record).'
+                : 'A record of another type for the same name (A or AAAA) blocks the CNAME: delete it.'}
             </p>
           )}
+          {domain.status.state === 'failed' && <p class="hint">Changed records can take up to 48 hours to be seen everywhere; then Verify again.</p>}
           <dl class="facts compact">
             <div>
               <dt>Last checked</dt>
@@ -279,14 +321,18 @@ function DomainCard({ domain, onVerify, onRemove }: { domain: Domain; onVerify: 
           <p>
             <Badge tone={certificate.tone}>{certificate.label}</Badge>
           </p>
-          {domain.certificate.reason && <p class="reason">{domain.certificate.reason}</p>}
-          {verified && domain.certificate.state !== 'issued' && (
+          {unconfigured ? (
+            <p class="reason">This service does not request certificates: the domain is served over plain HTTP only.</p>
+          ) : (
+            domain.certificate.reason && <p class="reason">{domain.certificate.reason}</p>
+          )}
+          {https && verified && domain.certificate.state !== 'issued' && (
             <p class="hint">
               A certificate is usually issued within a couple of minutes. If there is none after 30 minutes: check that the domain still verifies, that CAA
               records do not block the certificate authority, then Re-verify.
             </p>
           )}
-          {!verified && <p class="hint">A certificate is requested once the domain is verified.</p>}
+          {https && !verified && <p class="hint">A certificate is requested once the domain is verified.</p>}
           <dl class="facts compact">
             {domain.certificate.notAfter && (
               <div>

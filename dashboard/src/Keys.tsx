@@ -36,6 +36,8 @@ export function Keys({ slug }: { slug: string }) {
   const [created, setCreated] = useState<NewApiKey | null>(null)
   const { dialog, ask } = useConfirm()
   const now = Date.now()
+  const active = (keys ?? []).filter((key) => !key.revokedAt)
+  const revoked = (keys ?? []).filter((key) => key.revokedAt)
 
   const load = () => api<ApiKey[]>('GET', path`/projects/${slug}/keys`).then(setKeys, (caught: unknown) => setError(messageOf(caught)))
   useEffect(() => {
@@ -105,60 +107,84 @@ export function Keys({ slug }: { slug: string }) {
       <ErrorMessage error={error} />
       {keys === null && !error && <Loading what="keys" />}
       {keys?.length === 0 && <p>This project has no keys yet.</p>}
-      {keys && keys.length > 0 && (
-        <TableWrap label={`Keys of ${slug}`}>
-          <table>
-            <caption>Keys of {slug}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr key={key.id}>
-                  <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>
-                    <DateTime value={key.createdAt} />
-                  </td>
-                  <td>
-                    <DateTime value={key.expiresAt} empty="never" />
-                  </td>
-                  <td>
-                    <DateTime value={key.lastUsedAt} empty="never" />
-                  </td>
-                  <td>
-                    <KeyStatus apiKey={key} now={now} />
-                  </td>
-                  <td class="actions">
-                    {isBanned(key, now) && (
-                      <button type="button" class="button-small" onClick={() => void liftBan(key)}>
-                        Lift ban<Hidden> of {keyLabel(key)}</Hidden>
-                      </button>
-                    )}
-                    {!key.revokedAt && (
-                      <button type="button" class="button-small button-danger" onClick={() => revoke(key)}>
-                        Revoke<Hidden> {keyLabel(key)}</Hidden>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+      {keys && keys.length > 0 && active.length === 0 && <p>This project has no active keys: create one above.</p>}
+      {active.length > 0 && (
+        <KeyTable caption={`Keys of ${slug}`} keys={active} now={now} onLiftBan={(key) => void liftBan(key)} onRevoke={revoke} />
+      )}
+      {revoked.length > 0 && (
+        // Revoked keys only pile up: out of the way until asked for.
+        <details class="revoked-keys">
+          <summary>Revoked keys ({revoked.length})</summary>
+          <KeyTable caption={`Revoked keys of ${slug}`} keys={revoked} now={now} />
+        </details>
       )}
       {dialog}
     </>
+  )
+}
+
+/**
+ * Keys as a table; on a phone each row becomes a block of labelled lines (each cell's
+ * `data-label`), so nothing needs a sideways scroll. Without handlers: no Actions column.
+ */
+function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string; keys: ApiKey[]; now: number; onLiftBan?: (key: ApiKey) => void; onRevoke?: (key: ApiKey) => void }) {
+  const actions = onLiftBan !== undefined || onRevoke !== undefined
+  return (
+    <TableWrap label={caption}>
+      <table class="keys stacked">
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Prefix</th>
+            <th scope="col">Created</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+            {actions && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
+              <td data-label="Prefix">
+                <code class="prefix">{key.prefix}…</code>
+              </td>
+              <td data-label="Created">
+                <DateTime value={key.createdAt} />
+              </td>
+              <td data-label="Expires">
+                <DateTime value={key.expiresAt} empty="never" />
+              </td>
+              <td data-label="Last used">
+                <DateTime value={key.lastUsedAt} empty="never" />
+              </td>
+              <td data-label="Status">
+                <KeyStatus apiKey={key} now={now} />
+              </td>
+              {actions && (
+                <td class="key-actions">
+                  {/* The flex box is inside the cell: a cell that is itself a flex box leaves the table. */}
+                  <div class="actions">
+                    {onLiftBan && isBanned(key, now) && (
+                      <button type="button" class="button-small" onClick={() => onLiftBan(key)}>
+                        Lift ban<Hidden> of {keyLabel(key)}</Hidden>
+                      </button>
+                    )}
+                    {onRevoke && !key.revokedAt && (
+                      <button type="button" class="button-small button-danger" onClick={() => onRevoke(key)}>
+                        Revoke<Hidden> {keyLabel(key)}</Hidden>
+                      </button>
+                    )}
+                  </div>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
   )
 }
 

@@ -3,7 +3,7 @@ import { api, messageOf, path, type Project } from './api'
 import { ErrorMessage, Loading } from './components'
 import { Domains } from './Domains'
 import { Keys } from './Keys'
-import { Limits } from './Projects'
+import { hostOf, Limits } from './Projects'
 import { Link, projectPath, type Tab, TABS } from './router'
 import { UsagePage } from './Usage'
 
@@ -30,7 +30,7 @@ export function ProjectPage({ slug, tab }: { slug: string; tab: Tab }) {
           {project.address && (
             <>
               {' '}
-              Published at <a href={project.address}>{project.address}</a>.
+              Published at <code>{hostOf(project.address)}</code>.
             </>
           )}
         </p>

@@ -53,6 +53,18 @@ export function Limits({ project }: { project: Project }) {
   )
 }
 
+/**
+ * The host a project is published at, without a scheme: whether it answers over HTTPS depends on
+ * what the operator runs in front of the service (it gets certificates only for custom domains).
+ */
+export function hostOf(address: string): string {
+  try {
+    return new URL(address).host
+  } catch {
+    return address
+  }
+}
+
 function ProjectCard({ project, operator, onChanged }: { project: Project; operator: boolean; onChanged: (project: Project, message: string) => void }) {
   const headingId = `project-${project.slug}`
   return (
@@ -73,7 +85,7 @@ function ProjectCard({ project, operator, onChanged }: { project: Project; opera
         </div>
         <div>
           <dt>Address</dt>
-          <dd>{project.address ? <a href={project.address}>{project.address}</a> : 'No platform domain is configured'}</dd>
+          <dd>{project.address ? <code>{hostOf(project.address)}</code> : 'No platform domain is configured'}</dd>
         </div>
         <div>
           <dt>Created</dt>

@@ -1,6 +1,8 @@
-import { useEffect, useId, useState } from 'preact/hooks'
+import type { RefObject } from 'preact'
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { api, messageOf, path, type Usage, type UsagePoint } from './api'
 import { ErrorMessage, formatNumber, Loading, TableWrap } from './components'
+import { formatUtc } from './time'
 
 const REFRESH_MS = 60_000
 
@@ -50,7 +52,11 @@ export function UsagePage({ slug }: { slug: string }) {
         <button type="button" onClick={() => void load()} disabled={busy}>
           Refresh
         </button>
-        {updatedAt && <span class="muted">Updated at {updatedAt.toLocaleTimeString()}</span>}
+        {updatedAt && (
+          <span class="muted">
+            Updated at <time dateTime={updatedAt.toISOString()}>{formatUtc(updatedAt, 'time')}</time>
+          </span>
+        )}
       </p>
       <ErrorMessage error={error} />
       {!hour && !error && <Loading what="usage" />}
@@ -63,15 +69,11 @@ export function UsagePage({ slug }: { slug: string }) {
 type Unit = 'minute' | 'day'
 
 function shortLabel(at: string, unit: Unit): string {
-  const date = new Date(at)
-  if (unit === 'minute') return date.toISOString().slice(11, 16)
-  return date.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', timeZone: 'UTC' })
+  return formatUtc(at, unit === 'minute' ? 'minuteShort' : 'dayShort')
 }
 
 function longLabel(at: string, unit: Unit): string {
-  const date = new Date(at)
-  if (unit === 'minute') return `${date.toISOString().slice(11, 16)} UTC`
-  return `${date.toLocaleDateString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })} (UTC)`
+  return formatUtc(at, unit === 'minute' ? 'minute' : 'day')
 }
 
 function count(value: number, noun: string): string {
@@ -89,7 +91,7 @@ function UsageSection({ usage, title, unit, limit }: { usage: Usage; title: stri
   const limited = sum(points, 'limited')
   const bans = sum(points, 'bans')
   const peak = points.reduce<UsagePoint | undefined>((best, point) => (!best || point.requests > best.requests ? point : best), undefined)
-  const labelEvery = unit === 'minute' ? 10 : 1
+  const period = unit === 'minute' ? 'the last hour' : 'the last 7 days'
   const bars = points.map((point) => ({ label: shortLabel(point.at, unit), long: longLabel(point.at, unit), point }))
   const summary =
     `${count(requests, 'request')}, ${formatNumber(limited)} answered 429, ${count(bans, 'ban')} started. ` +
@@ -110,6 +112,7 @@ function UsageSection({ usage, title, unit, limit }: { usage: Usage; title: stri
         <li>
           <span class="swatch swatch-limit" aria-hidden="true" /> Limit ({formatNumber(limit)} per {unit})
         </li>
+        <li>Times in UTC</li>
       </ul>
       <BarChart
         bars={bars.map(({ label, long, point }) => ({
@@ -122,7 +125,8 @@ function UsageSection({ usage, title, unit, limit }: { usage: Usage; title: stri
         }))}
         limit={limit}
         height={240}
-        labelEvery={labelEvery}
+        unit={unit}
+        empty={`No requests in ${period} yet`}
         title={title}
         description={`Bar chart. ${summary} The table below has every value.`}
       />
@@ -135,7 +139,8 @@ function UsageSection({ usage, title, unit, limit }: { usage: Usage; title: stri
         }))}
         limit={null}
         height={120}
-        labelEvery={labelEvery}
+        unit={unit}
+        empty={`No bans in ${period}`}
         title={`Bans started per ${unit}`}
         description={`Bar chart: ${count(bans, 'ban')} started in all. The table below has every value.`}
       />
@@ -193,13 +198,40 @@ export function niceMax(value: number): number {
   return 10 * power
 }
 
-const WIDTH = 720
-const MARGIN = { top: 14, right: 8, bottom: 24, left: 56 }
+/** Until the chart's width is measured. */
+const DEFAULT_WIDTH = 720
+const MARGIN = { top: 14, right: 8, bottom: 24, left: 48 }
+/** Room an axis label needs, in CSS px: at 12 px, "16:55" or "Tue 24" and a gap. */
+const LABEL_ROOM = { minute: 44, day: 52 }
+/** Minute labels fall on round minutes: every 10, 15, 20 or 30. */
+const MINUTE_STEPS = [10, 15, 20, 30]
 
-/** Stacked bars in plain SVG, with a dashed line at the limit; an image for assistive technology, described by its summary. */
-function BarChart({ bars, limit, height, labelEvery, title, description }: { bars: Bar[]; limit: number | null; height: number; labelEvery: number; title: string; description: string }) {
+/** The chart's width in CSS px, followed as the page resizes. */
+function useWidth(): [RefObject<HTMLDivElement | null>, number] {
+  const ref = useRef<HTMLDivElement>(null)
+  const [width, setWidth] = useState(DEFAULT_WIDTH)
+  useEffect(() => {
+    const element = ref.current
+    if (!element) return
+    // The exact width (fractional pixels included): one SVG unit is then exactly one CSS px.
+    const measure = () => setWidth(Math.max(200, element.getBoundingClientRect().width))
+    measure()
+    const observer = new ResizeObserver(measure)
+    observer.observe(element)
+    return () => observer.disconnect()
+  }, [])
+  return [ref, width]
+}
+
+/**
+ * Stacked bars in plain SVG, with a dashed line at the limit; an image for assistive technology,
+ * described by its summary. Drawn at the width it is shown at (one SVG unit per CSS px), so its
+ * labels keep their size on a phone instead of shrinking with the picture.
+ */
+function BarChart({ bars, limit, height, unit, empty, title, description }: { bars: Bar[]; limit: number | null; height: number; unit: Unit; empty: string; title: string; description: string }) {
   const id = useId()
-  const plotWidth = WIDTH - MARGIN.left - MARGIN.right
+  const [frame, width] = useWidth()
+  const plotWidth = width - MARGIN.left - MARGIN.right
   const plotHeight = height - MARGIN.top - MARGIN.bottom
   const peak = Math.max(0, ...bars.map((bar) => bar.segments.reduce((total, s) => total + s.value, 0)))
   const max = niceMax(Math.max(peak, limit ?? 0, 1))
@@ -208,57 +240,66 @@ function BarChart({ bars, limit, height, labelEvery, title, description }: { bar
   const barWidth = Math.max(slot * 0.75, 1)
   // Counts are whole: no half-way line when it would fall between two.
   const ticks = Number.isInteger(max / 2) ? [0, max / 2, max] : [0, max]
+  const every = Math.ceil(LABEL_ROOM[unit] / slot)
+  const labelEvery = unit === 'minute' ? (MINUTE_STEPS.find((step) => step >= every) ?? 60) : every
 
   return (
-    <svg class="chart" viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby={`${id}-title ${id}-desc`}>
-      <title id={`${id}-title`}>{title}</title>
-      <desc id={`${id}-desc`}>{description}</desc>
-      <g class="axis-y">
-        {ticks.map((tick) => (
-          <g key={tick}>
-            <line class="grid" x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} />
-            <text x={MARGIN.left - 6} y={y(tick) + 4}>
-              {formatNumber(tick)}
+    <div class="chart-frame" ref={frame}>
+      <svg class="chart" viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+        <title id={`${id}-title`}>{title}</title>
+        <desc id={`${id}-desc`}>{description}</desc>
+        <g class="axis-y">
+          {ticks.map((tick) => (
+            <g key={tick}>
+              <line class="grid" x1={MARGIN.left} x2={width - MARGIN.right} y1={y(tick)} y2={y(tick)} />
+              <text x={MARGIN.left - 6} y={y(tick) + 4}>
+                {formatNumber(tick)}
+              </text>
+            </g>
+          ))}
+        </g>
+        <g class="bars">
+          {bars.map((bar, i) => {
+            let base = 0
+            const x = MARGIN.left + i * slot + (slot - barWidth) / 2
+            return (
+              <g key={i}>
+                <title>{bar.title}</title>
+                {/* A transparent full-height target, so every slot shows its tooltip. */}
+                <rect class="hit" x={MARGIN.left + i * slot} y={MARGIN.top} width={slot} height={plotHeight} />
+                {bar.segments.map((segment) => {
+                  const top = y(base + segment.value)
+                  const rect = segment.value > 0 ? <rect key={segment.kind} class={`bar bar-${segment.kind}`} x={x} y={top} width={barWidth} height={y(base) - top} /> : null
+                  base += segment.value
+                  return rect
+                })}
+              </g>
+            )
+          })}
+        </g>
+        <g class="axis-x">
+          {bars.map((bar, i) =>
+            i % labelEvery === 0 ? (
+              <text key={i} x={MARGIN.left + i * slot + slot / 2} y={height - 6}>
+                {bar.label}
+              </text>
+            ) : null,
+          )}
+        </g>
+        {limit !== null && limit > 0 && (
+          <g class="limit">
+            <line class="limit-line" x1={MARGIN.left} x2={width - MARGIN.right} y1={y(limit)} y2={y(limit)} />
+            <text class="limit-label" x={MARGIN.left + 4} y={y(limit) - 5}>
+              limit {formatNumber(limit)}
             </text>
           </g>
-        ))}
-      </g>
-      <g class="bars">
-        {bars.map((bar, i) => {
-          let base = 0
-          const x = MARGIN.left + i * slot + (slot - barWidth) / 2
-          return (
-            <g key={i}>
-              <title>{bar.title}</title>
-              {/* A transparent full-height target, so every slot shows its tooltip. */}
-              <rect class="hit" x={MARGIN.left + i * slot} y={MARGIN.top} width={slot} height={plotHeight} />
-              {bar.segments.map((segment) => {
-                const top = y(base + segment.value)
-                const rect = segment.value > 0 ? <rect key={segment.kind} class={`bar bar-${segment.kind}`} x={x} y={top} width={barWidth} height={y(base) - top} /> : null
-                base += segment.value
-                return rect
-              })}
-            </g>
-          )
-        })}
-      </g>
-      <g class="axis-x">
-        {bars.map((bar, i) =>
-          i % labelEvery === 0 ? (
-            <text key={i} x={MARGIN.left + i * slot + slot / 2} y={height - 6}>
-              {bar.label}
-            </text>
-          ) : null,
         )}
-      </g>
-      {limit !== null && limit > 0 && (
-        <g class="limit">
-          <line class="limit-line" x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(limit)} y2={y(limit)} />
-          <text class="limit-label" x={MARGIN.left + 4} y={y(limit) - 5}>
-            limit {formatNumber(limit)}
+        {peak === 0 && (
+          <text class="chart-empty" x={MARGIN.left + plotWidth / 2} y={MARGIN.top + plotHeight / 2}>
+            {empty}
           </text>
-        </g>
-      )}
-    </svg>
+        )}
+      </svg>
+    </div>
   )
 }

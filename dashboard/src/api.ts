@@ -95,6 +95,8 @@ export interface Redirect {
 export interface DomainSettings {
   project: string
   platformHost: string | null
+  /** Whether this service serves custom domains over HTTPS with certificates it obtains. */
+  https: boolean
   primary: string | null
   redirects: Redirect[]
   domains: Domain[]

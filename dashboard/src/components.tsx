@@ -1,21 +1,21 @@
 import type { ComponentChildren, JSX } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { formatUtc } from './time'
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 const numbers = new Intl.NumberFormat()
 
 export function formatNumber(value: number): string {
   return numbers.format(value)
 }
 
-/** A moment, in the reader's time zone, with the exact value for machines. */
+/** A moment, in UTC on a 24-hour clock (as everywhere in the dashboard), with the exact value for machines. */
 export function DateTime({ value, empty = '—' }: { value: string | null; empty?: string }) {
   if (!value) return <>{empty}</>
   const date = new Date(value)
   if (Number.isNaN(date.getTime())) return <>{value}</>
   return (
     <time dateTime={value} title={date.toISOString()}>
-      {dateTime.format(date)}
+      {formatUtc(date, 'dateTime')}
     </time>
   )
 }

@@ -74,6 +74,10 @@ export const DomainSettingsSchema = Type.Object(
   {
     project: Type.String({ description: "The project's slug" }),
     platformHost: Type.Union([Type.String(), Type.Null()], { description: 'Where the project is published by default: `<slug>.<PLATFORM_DOMAIN>`' }),
+    https: Type.Boolean({
+      description:
+        'Whether this service serves custom domains over HTTPS with certificates it obtains (CERTIFICATE_ENCRYPTION_KEY and HTTPS_PORT both set). False: domains are served over plain HTTP only, whatever their `certificate` state',
+    }),
     primary: Type.Union([Type.String(), Type.Null()], { description: "The project's primary domain" }),
     redirects: Type.Array(RedirectSchema),
     domains: Type.Array(DomainSchema),

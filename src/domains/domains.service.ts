@@ -47,6 +47,9 @@ export const GAVE_UP = 'Gave up re-checking after 3 days: fix the DNS record, th
 export interface DomainSettingsConfig {
   platformDomain: string | undefined
   platformDnsTarget: string | undefined
+  /** With the HTTPS port, whether domains get certificates and HTTPS: told to the dashboard. */
+  certificateEncryptionKey: string | undefined
+  httpsPort: number | undefined
 }
 
 export type DomainFailure =
@@ -267,6 +270,7 @@ export class DomainsService {
     return {
       project: project.slug,
       platformHost: this.platformHost(project.slug),
+      https: this.settings.certificateEncryptionKey !== undefined && this.settings.httpsPort !== undefined,
       primary: rows.find((row) => row.is_primary === 1)?.name ?? null,
       redirects: rows.filter((row) => row.redirect_to).map((row) => ({ from: row.name, to: row.redirect_to ?? '', status: row.redirect_status ?? 301 })),
       domains,

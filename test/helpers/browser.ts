@@ -45,8 +45,8 @@ export interface DashboardPage {
  * numbers, dates and screenshots are stable. Answers the API gives on purpose (401 before sign-in,
  * 404 for another's project) are logged by Chromium as "Failed to load resource": not problems.
  */
-export async function openPage(browser: Browser, base: string): Promise<DashboardPage> {
-  const context = await browser.newContext({ baseURL: base, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light', viewport: { width: 1280, height: 900 } })
+export async function openPage(browser: Browser, base: string, { timezoneId = 'UTC' }: { timezoneId?: string } = {}): Promise<DashboardPage> {
+  const context = await browser.newContext({ baseURL: base, locale: 'en-US', timezoneId, colorScheme: 'light', viewport: DESKTOP })
   const page = await context.newPage()
   page.setDefaultTimeout(15_000)
   const problems: string[] = []
@@ -59,6 +59,35 @@ export async function openPage(browser: Browser, base: string): Promise<Dashboar
     if (!url.startsWith(base) && !url.startsWith('data:')) problems.push(`request to another host: ${url}`)
   })
   return { context, page, problems, close: () => context.close() }
+}
+
+/** The viewports pages are checked at: a desktop, and a phone 390 CSS px wide. */
+export const DESKTOP = { width: 1280, height: 900 }
+export const PHONE = { width: 390, height: 844 }
+
+export interface Box {
+  x: number
+  y: number
+  width: number
+  height: number
+}
+
+/** Where an element is on the page, in CSS px; fails when it is not rendered. */
+export async function boxOf(locator: Locator): Promise<Box> {
+  const box = await locator.boundingBox()
+  assert.ok(box, `${String(locator)} has no box: it is not rendered`)
+  return box
+}
+
+/** Fails unless `inner` lies within `outer` (half a pixel of rounding allowed). */
+export function assertInside(inner: Box, outer: Box, what: string): void {
+  const ok = inner.x >= outer.x - 0.5 && inner.y >= outer.y - 0.5 && inner.x + inner.width <= outer.x + outer.width + 0.5 && inner.y + inner.height <= outer.y + outer.height + 0.5
+  assert.ok(ok, `${what}: ${JSON.stringify(inner)} is not inside ${JSON.stringify(outer)}`)
+}
+
+/** The page's own width, to compare with the viewport's: wider means a sideways scroll. */
+export function pageScrollWidth(page: Page): Promise<number> {
+  return page.locator('html').evaluate((html) => html.scrollWidth)
 }
 
 /** A full-page screenshot under test-results/dashboard/. */
