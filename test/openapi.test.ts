@@ -33,11 +33,12 @@ test('both documents are valid OpenAPI 3.1', async () => {
   }
 })
 
-test('servers list production and staging, each ending in /v1, from the configuration', async () => {
+test('servers list this service relatively first, then production and staging, each ending in /v1, from the configuration', async () => {
   const t = await createTestApp({ config: { publicBaseUrl: 'https://api.example.test/v1', stagingBaseUrl: 'https://staging.example.test/v1' } })
   try {
     const doc = (await t.request({ method: 'GET', url: '/v1/openapi.json' })).json<Doc>()
     assert.deepEqual(doc.servers, [
+      { url: '/v1', description: 'This service (the host this document was read from)' },
       { url: 'https://api.example.test/v1', description: 'Production' },
       { url: 'https://staging.example.test/v1', description: 'Staging' },
     ])

@@ -28,7 +28,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           ...Object.entries(ERROR_CATALOG).map(([code, { status, summary }]) => `| \`${code}\` | ${status} | ${summary} |`),
         ].join('\n'),
       },
+      // First the service the document was read from, relative so that it is whatever host the
+      // reader used (the /docs "Try it out" calls it, and the page may only call its own origin);
+      // then the two environments by their absolute URLs, which the typed client picks from.
       servers: [
+        { url: '/v1', description: 'This service (the host this document was read from)' },
         { url: config.publicBaseUrl, description: 'Production' },
         { url: config.stagingBaseUrl, description: 'Staging' },
       ],
@@ -81,7 +85,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     staticCSP: true,
     // Everything comes from this service: no outside host, no inline script. Swagger UI sets a
     // few inline styles, which are harmless. No upgrade-insecure-requests: plain-HTTP
-    // deployments (behind a TLS proxy, or local) must keep working.
+    // deployments (behind a TLS proxy, or local) must keep working. "Try it out" calls the
+    // document's first server, `/v1` on this same origin, which `default-src 'self'` allows; the
+    // API answers no cross-origin (CORS) request, so other servers could not be called anyway.
     transformStaticCSP: () =>
       "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
   })
