@@ -8,7 +8,7 @@ import type { Db } from '../db/database.js'
 import { ApiError, ERROR_CATALOG } from '../errors.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
-import { API_VERSION } from '../openapi/openapi.js'
+import { API_CONTACT_AND_LICENSE, API_VERSION, referToSharedBody, withBodyExamples, withoutUnusedSchemas } from '../openapi/openapi.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ADMIN_REALM, ADMIN_SECURITY, resolveProjects, SESSION_SECURITY, tokenPrincipal } from './access.js'
 
@@ -63,6 +63,7 @@ export async function registerAdminApi(
           info: {
             title: 'Adoption Store admin API',
             version: API_VERSION,
+            ...API_CONTACT_AND_LICENSE,
             description: [
               "The operator's API: custom domains of projects.",
               '',
@@ -98,7 +99,9 @@ export async function registerAdminApi(
           },
         },
         refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-        transform: ({ schema, url }) => ({ schema, url: url.startsWith(ADMIN_PREFIX) ? url.slice(ADMIN_PREFIX.length) : url }),
+        transform: ({ schema, url }) => ({ schema: referToSharedBody(schema), url: url.startsWith(ADMIN_PREFIX) ? url.slice(ADMIN_PREFIX.length) : url }),
+        // The public API's shapes (Pet, Order…) are visible in this scope but are not the admin API's.
+        transformObject: (document) => ('openapiObject' in document ? withBodyExamples(withoutUnusedSchemas(document.openapiObject)) : document.swaggerObject),
       })
       const finishMethods = trackMethods(admin)
       // Host routing answers before this scope: 404 on an unknown host or a project's (where the
