@@ -1,10 +1,13 @@
 /**
- * Writes the OpenAPI document generated from the route schemas to `openapi.json`.
- * Run `npm run openapi` after changing a route; CI fails when the committed file drifts.
+ * Writes the OpenAPI documents generated from the route schemas: the public API's to
+ * `openapi.json`, the admin API's to `openapi.admin.json`. Run `npm run openapi` after changing a
+ * route; CI fails when a committed file drifts.
  */
 import fs from 'node:fs'
-import { generateOpenApi } from '../src/openapi/generate.js'
+import { generateOpenApiDocuments } from '../src/openapi/generate.js'
 
-const target = new URL('../openapi.json', import.meta.url)
-fs.writeFileSync(target, `${JSON.stringify(await generateOpenApi(), null, 2)}\n`)
-process.stdout.write(`wrote ${target.pathname}\n`)
+for (const [file, document] of Object.entries(await generateOpenApiDocuments())) {
+  const target = new URL(`../${file}`, import.meta.url)
+  fs.writeFileSync(target, `${JSON.stringify(document, null, 2)}\n`)
+  process.stdout.write(`wrote ${target.pathname}\n`)
+}

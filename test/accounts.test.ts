@@ -322,8 +322,10 @@ describe('admin API access', () => {
     assert.equal(doc.components.securitySchemes.adminToken!.scheme, 'bearer')
     const session = doc.paths['/session']!
     assert.equal(session.post!.operationId, 'signIn')
-    assert.equal(session.post!.security, undefined)
-    assert.deepEqual(session.get!.security, [{ adminToken: [] }, { sessionCookie: [] }])
+    assert.deepEqual(session.post!.security, [])
+    // The session's own operations refuse the bearer (it is not a session), and say so.
+    assert.deepEqual(session.get!.security, [{ sessionCookie: [] }])
+    assert.deepEqual(session.delete!.security, [{ sessionCookie: [] }])
     assert.ok(session.delete!.responses['403'], 'csrf_failed is documented on changes')
     const listDomains = doc.paths['/projects/{slug}/domains']!.get!
     assert.deepEqual(listDomains.security, [{ adminToken: [] }, { sessionCookie: [] }])

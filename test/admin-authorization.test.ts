@@ -27,6 +27,8 @@ interface Operation {
   method: Method
   /** As in the document: relative to /admin/v1, with `{param}`s. */
   path: string
+  /** The operation's security requirements, as documented. */
+  security: Record<string, string[]>[] | undefined
 }
 
 /** A project with something behind every path parameter: a key, domains, a redirect. */
@@ -112,9 +114,9 @@ describe('admin API authorization, for every operation of the admin document', (
       },
     })
     await t.app.domains.worker.stop()
-    const doc = (await admin(t, 'GET', '/openapi.json')).json<{ paths: Record<string, Record<string, { operationId: string }>> }>()
+    const doc = (await admin(t, 'GET', '/openapi.json')).json<{ paths: Record<string, Record<string, { operationId: string; security?: Operation['security'] }>> }>()
     operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, operation]) => ({ operationId: operation.operationId, method: method.toUpperCase() as Method, path })),
+      Object.entries(item).map(([method, operation]) => ({ operationId: operation.operationId, method: method.toUpperCase() as Method, path, security: operation.security })),
     )
     // Enough projects for the owner's own fixtures, made before the owner so they are theirs.
     for (let i = 0; i < operations.length; i++) ownerProjects.push((await fixture()).slug)
@@ -263,6 +265,25 @@ describe('admin API authorization, for every operation of the admin document', (
         } else {
           expect(await send(operation, target, { cookie: operator.headers.cookie }), spec.success, undefined, 'a read with the cookie, no token needed')
         }
+      })
+    }
+  })
+
+  test('every operation states its credentials, and the document tells the truth about the admin token', async (context) => {
+    for (const operation of operations) {
+      await context.test(`${operation.method} ${operation.path} (${operation.operationId})`, async () => {
+        const spec = REQUESTS[operation.operationId]
+        assert.ok(spec, `${operation.operationId} has no row in REQUESTS`)
+        assert.ok(Array.isArray(operation.security), `${operation.operationId} states its security requirement (an empty list when it needs none)`)
+        if (PUBLIC.has(operation.operationId)) {
+          assert.deepEqual(operation.security, [], `${operation.operationId} needs no credential`)
+          return
+        }
+        const schemes = operation.security.flatMap((requirement) => Object.keys(requirement))
+        assert.ok(schemes.includes('sessionCookie'), `${operation.operationId}: every protected operation takes the session cookie`)
+        const response = await send(operation, await fixture(), { authorization: `Bearer ${ADMIN_TOKEN}` })
+        if (schemes.includes('adminToken')) expect(response, spec.success, undefined, 'the admin token, which the document lists')
+        else expect(response, 401, 'unauthorized', 'the admin token, which the document does not list')
       })
     }
   })

@@ -219,7 +219,12 @@ describe('generated types', () => {
 
   test('the default base URLs are the document servers', () => {
     const document = JSON.parse(fs.readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as { servers: { url: string; description: string }[] }
-    assert.deepEqual(servers, { production: document.servers[0]!.url, staging: document.servers[1]!.url })
+    const server = (description: string) => document.servers.find((s) => s.description === description)?.url
+    // The document's first server is relative (`/v1`, for the /docs page); the client takes the absolute ones.
+    assert.equal(document.servers[0]!.url, '/v1')
+    assert.deepEqual(servers, { production: server('Production'), staging: server('Staging') })
+    assert.match(servers.production, /^https?:\/\/[^/]+\/v1$/)
+    assert.match(servers.staging, /^https?:\/\/[^/]+\/v1$/)
     assert.equal(createClient({ apiKey: 'k' }).baseUrl, servers.production)
     assert.equal(createClient({ apiKey: 'k', environment: 'staging' }).baseUrl, servers.staging)
     assert.equal(createClient({ apiKey: 'k', environment: 'staging', baseUrl: 'https://x.test/api/v1/' }).baseUrl, 'https://x.test/api/v1')

@@ -7,7 +7,9 @@ import { createTestApp, type TestApp } from './helpers/app.js'
 /**
  * The interactive reference at /docs, in a real browser: it renders every operation from the
  * app's own document, served without any outside host, and the store group's operations have no
- * "Try it out" panel while the others do.
+ * "Try it out" panel while the others do. "Try it out" works at the address the server prints
+ * (127.0.0.1 here, while the configured base URLs say localhost): the request goes to the host
+ * the page was opened on and its answer is shown.
  */
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -61,6 +63,41 @@ describe('the /docs reference in Chromium', { skip }, () => {
       else assert.equal(tryOut, 1, `${path}: "Try it out" is offered`)
     }
     assert.deepEqual(outside, [], 'nothing is loaded from another host')
+    assert.deepEqual(problems, [], 'no errors in the page (CSP included)')
+    await page.close()
+  })
+
+  test('"Try it out" on listPets, with a real key, answers 200 in the page at the address it was opened on', async () => {
+    const { key } = await t.project()
+    assert.ok(!t.config.publicBaseUrl.startsWith(base), `the configured base URL (${t.config.publicBaseUrl}) is another host than the page's (${base})`)
+    const page = await browser.newPage()
+    const problems: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text())
+    })
+    page.on('requestfailed', (request) => problems.push(`${request.url()}: ${request.failure()?.errorText}`))
+    const calls: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes('/pets')) calls.push(request.url())
+    })
+
+    await page.goto(`${base}/docs/`)
+    await page.waitForSelector('.opblock', { timeout: 15_000 })
+    await page.locator('button.authorize').first().click()
+    const dialog = page.locator('.modal-ux')
+    await dialog.locator('input').first().fill(key)
+    await dialog.locator('button.authorize').first().click()
+    await dialog.locator('button.btn-done').first().click()
+
+    const block = page.locator('#operations-pets-listPets')
+    await block.locator('.opblock-summary').first().click()
+    await block.locator('button.try-out__btn').click()
+    await block.locator('button.execute').click()
+    const status = block.locator('.live-responses-table .response .response-col_status').first()
+    await status.waitFor({ timeout: 15_000 })
+    assert.equal((await status.innerText()).trim(), '200', await block.locator('.live-responses-table').innerText())
+    assert.equal(calls.length, 1, calls.join(', '))
+    assert.equal(new URL(calls[0]!).origin + new URL(calls[0]!).pathname, `${base}/v1/pets`, 'the call went to the host the page was opened on')
     assert.deepEqual(problems, [], 'no errors in the page (CSP included)')
     await page.close()
   })

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { SESSION_SECURITY } from '../admin/access.js'
 import { ApiError } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { SessionSchema, SignInSchema } from './accounts.schemas.js'
@@ -8,6 +9,8 @@ import { type AccountsService, SESSION_TTL_MS, type SignedIn } from './accounts.
 export const SESSION_COOKIE = 'adoption_session'
 
 const SESSION = { tags: ['session'] } as const
+/** The session's own operations take the cookie only: the ADMIN_TOKEN bearer is not a session (see signedIn). */
+const COOKIE_ONLY = [{ [SESSION_SECURITY]: [] }]
 const NO_STORE = { 'Cache-Control': { type: 'string', description: '`no-store`: session answers are never cached' } } as const
 
 /** The cookie's attributes: script cannot read it, no other site sends it, `Secure` over HTTPS. */
@@ -66,8 +69,9 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       schema: {
         ...SESSION,
         operationId: 'getSession',
+        security: COOKIE_ONLY,
         summary: 'The current session',
-        description: 'The signed-in user, their projects and the CSRF token of the session. 401 when the session cookie is missing, unknown or expired.',
+        description: 'The signed-in user, their projects and the CSRF token of the session. 401 when the session cookie is missing, unknown or expired, and for the ADMIN_TOKEN bearer, which is not a session.',
         response: { 200: { description: 'The session', headers: NO_STORE, ...SessionSchema }, ...errorResponses(401, 500, 503) },
       },
     },
@@ -80,8 +84,9 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       schema: {
         ...SESSION,
         operationId: 'signOut',
+        security: COOKIE_ONLY,
         summary: 'Sign out',
-        description: 'Ends the session on the server and clears the cookie. Needs the `X-CSRF-Token` header, as every change made with the cookie.',
+        description: 'Ends the session on the server and clears the cookie. Needs the `X-CSRF-Token` header, as every change made with the cookie. The ADMIN_TOKEN bearer has no session to end: 401.',
         response: {
           204: { description: 'Signed out', headers: { 'Set-Cookie': { type: 'string', description: 'Clears `adoption_session`' }, ...NO_STORE }, type: 'null' },
           // No body is taken, but one sent is still read: 400 (not JSON), 413 and 415 as for any change.

@@ -6,6 +6,9 @@ import { ApiError } from '../errors.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 
 export const ADMIN_REALM = 'Bearer realm="adoption-store-admin"'
+/** The admin document's security schemes: the ADMIN_TOKEN bearer, and the session cookie. */
+export const ADMIN_SECURITY = 'adminToken'
+export const SESSION_SECURITY = 'sessionCookie'
 
 /**
  * Who is calling the admin API. Operators see and change every project; owners see only the

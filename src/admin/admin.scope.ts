@@ -8,13 +8,11 @@ import type { Db } from '../db/database.js'
 import { ApiError, ERROR_CATALOG } from '../errors.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
-import { API_VERSION } from '../openapi/openapi.js'
+import { API_CONTACT_AND_LICENSE, API_VERSION, referToSharedBody, withBodyExamples, withoutUnusedSchemas } from '../openapi/openapi.js'
 import { errorResponses } from '../openapi/responses.js'
-import { ADMIN_REALM, resolveProjects, tokenPrincipal } from './access.js'
+import { ADMIN_REALM, ADMIN_SECURITY, resolveProjects, SESSION_SECURITY, tokenPrincipal } from './access.js'
 
 export const ADMIN_PREFIX = '/admin/v1'
-const ADMIN_SECURITY = 'adminToken'
-const SESSION_SECURITY = 'sessionCookie'
 /** The methods that change state: made with the session cookie, they need the CSRF token. */
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
@@ -65,10 +63,13 @@ export async function registerAdminApi(
           info: {
             title: 'Adoption Store admin API',
             version: API_VERSION,
+            ...API_CONTACT_AND_LICENSE,
             description: [
               "The operator's API: custom domains of projects.",
               '',
-              'Every operation but signIn needs one of two credentials: `Authorization: Bearer <ADMIN_TOKEN>` (an operator), or the session cookie `adoption_session` that signIn sets (a user: an operator, or an owner who sees only their projects). A change (POST, PUT, PATCH, DELETE) made with the cookie must also send the header `X-CSRF-Token` with the session\'s `csrfToken`, or it is refused with 403 `csrf_failed`; the bearer needs none.',
+              'Every operation but signIn needs one of two credentials: `Authorization: Bearer <ADMIN_TOKEN>` (an operator), or the session cookie `adoption_session` that signIn sets (a user: an operator, or an owner who sees only their projects). getSession and signOut are about a session, so they take the cookie only: the bearer is not a session and gets 401. A change (POST, PUT, PATCH, DELETE) made with the cookie must also send the header `X-CSRF-Token` with the session\'s `csrfToken`, or it is refused with 403 `csrf_failed`; the bearer needs none.',
+              '',
+              'The admin API is outside the rate limits of `/v1`: only signIn answers 429, when too many sign-ins failed for an email or came from one address.',
               '',
               'Errors are `application/json` with `{ code, message, status }`; the codes are those of the public API:',
               '',
@@ -98,7 +99,9 @@ export async function registerAdminApi(
           },
         },
         refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-        transform: ({ schema, url }) => ({ schema, url: url.startsWith(ADMIN_PREFIX) ? url.slice(ADMIN_PREFIX.length) : url }),
+        transform: ({ schema, url }) => ({ schema: referToSharedBody(schema), url: url.startsWith(ADMIN_PREFIX) ? url.slice(ADMIN_PREFIX.length) : url }),
+        // The public API's shapes (Pet, Order…) are visible in this scope but are not the admin API's.
+        transformObject: (document) => ('openapiObject' in document ? withBodyExamples(withoutUnusedSchemas(document.openapiObject)) : document.swaggerObject),
       })
       const finishMethods = trackMethods(admin)
       // Host routing answers before this scope: 404 on an unknown host or a project's (where the
@@ -125,6 +128,10 @@ export async function registerAdminApi(
 const UNAUTHORIZED = {
   401: { ...errorResponses(401)[401], description: 'No live session cookie and no valid ADMIN_TOKEN bearer: sign in (code: unauthorized)' },
 }
+const NO_SESSION = {
+  401: { ...errorResponses(401)[401], description: 'No live session cookie: sign in. The ADMIN_TOKEN bearer is not a session and gets this too (code: unauthorized)' },
+}
+const EITHER_CREDENTIAL: readonly Record<string, readonly string[]>[] = [{ [ADMIN_SECURITY]: [] }, { [SESSION_SECURITY]: [] }]
 
 /**
  * Who calls: the ADMIN_TOKEN bearer, else the user of a live session cookie. A browser never sends
@@ -134,14 +141,23 @@ const UNAUTHORIZED = {
 function authenticate(scope: FastifyInstance, token: string | undefined, accounts: AccountsService): void {
   scope.decorateRequest('adminSession', undefined)
   scope.addHook('onRoute', (route) => {
-    if (route.schema?.hide || route.config?.public) return
+    if (route.schema?.hide) return
+    // Sign-in needs no credential, and its document says so (an empty requirement), rather than
+    // leaving the reader to guess.
+    if (route.config?.public) {
+      route.schema = { ...route.schema, security: [] }
+      return
+    }
     const changes = [route.method].flat().some((method) => STATE_CHANGING.has(method))
+    // A route may narrow the credentials (the session's own routes take the cookie only).
+    const security = route.schema?.security ?? EITHER_CREDENTIAL
+    const sessionOnly = security.every((requirement) => Object.keys(requirement).every((name) => name === SESSION_SECURITY))
     route.schema = {
       ...route.schema,
-      security: [{ [ADMIN_SECURITY]: [] }, { [SESSION_SECURITY]: [] }],
+      security,
       // Every protected operation documents what authentication can answer: 401, and 403 for a
       // change (csrf_failed), with the admin API's own words for the 401.
-      response: { ...(changes && errorResponses(403)), ...(route.schema?.response as object | undefined), ...UNAUTHORIZED },
+      response: { ...(changes && errorResponses(403)), ...(route.schema?.response as object | undefined), ...(sessionOnly ? NO_SESSION : UNAUTHORIZED) },
     }
   })
   scope.addHook('onRequest', async (request: FastifyRequest) => {

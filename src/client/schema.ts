@@ -81,7 +81,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an adoption order */
+        /**
+         * Get an adoption order
+         * @description One order of your project, by id. An order of another project is 404, exactly as one that does not exist.
+         */
         get: operations["getOrder"];
         put?: never;
         post?: never;
@@ -169,10 +172,17 @@ export interface components {
         };
         /**
          * @description Availability status of an animal
-         * @enum {unknown}
+         * @enum {string}
          */
         PetStatus: "available" | "pending" | "sold";
-        /** @description An animal to add. Unknown fields, `id` included, are rejected. */
+        /**
+         * @description An animal to add. Unknown fields, `id` included, are rejected.
+         * @example {
+         *       "name": "Rex",
+         *       "categoryId": 1,
+         *       "status": "available"
+         *     }
+         */
         NewPet: {
             /**
              * @description The animal's name: 1 to 100 characters after surrounding whitespace is trimmed, no control characters
@@ -187,7 +197,7 @@ export interface components {
             categoryId: number;
             /**
              * @description Availability status; `available` when omitted
-             * @enum {unknown}
+             * @enum {string}
              */
             status?: "available" | "pending" | "sold";
         };
@@ -205,15 +215,16 @@ export interface components {
              * @description Identifier of the category the animal belongs to
              */
             categoryId: number;
-            /**
-             * @description Availability status
-             * @enum {unknown}
-             */
-            status: "available" | "pending" | "sold";
+            status: components["schemas"]["PetStatus"];
         };
         /** @description A page of animals, in ascending id order */
         Pets: components["schemas"]["Pet"][];
-        /** @description A request to adopt one animal */
+        /**
+         * @description A request to adopt one animal
+         * @example {
+         *       "petId": 1
+         *     }
+         */
         NewOrder: {
             /**
              * Format: int64
@@ -236,7 +247,7 @@ export interface components {
             petId: number;
             /**
              * @description Where the adoption stands
-             * @enum {unknown}
+             * @enum {string}
              */
             status: "placed" | "approved" | "delivered" | "cancelled";
             /**
@@ -261,11 +272,20 @@ export interface operations {
     listPets: {
         parameters: {
             query?: {
-                /** @description Maximum number of animals returned */
+                /**
+                 * @description Maximum number of animals returned
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description Only animals with this status */
+                /**
+                 * @description Only animals with this status
+                 * @example available
+                 */
                 status?: "available" | "pending" | "sold";
-                /** @description Cursor: only animals with an id greater than this. Follow the `Link: rel="next"` header instead of building it. */
+                /**
+                 * @description Cursor: only animals with an id greater than this. Follow the `Link: rel="next"` header instead of building it.
+                 * @example 0
+                 */
                 after?: number;
             };
             header?: never;
@@ -421,33 +441,25 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: the same key and body within 24 hours replay the first response. A unique value per intended operation (a UUID works), 1 to 255 printable ASCII characters. */
+                /**
+                 * @description Makes retries safe: the same key and body within 24 hours replay the first response. A unique value per intended operation (a UUID works), 1 to 255 printable ASCII characters.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
                 "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** @description An animal to add. Unknown fields, `id` included, are rejected. */
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The animal's name: 1 to 100 characters after surrounding whitespace is trimmed, no control characters
-                     * @example Rex
-                     */
-                    name: string;
-                    /**
-                     * Format: int64
-                     * @description Identifier of the category the animal belongs to; 1 to 2^53-1, so it survives JSON in every client
-                     * @example 1
-                     */
-                    categoryId: number;
-                    /**
-                     * @description Availability status; `available` when omitted
-                     * @enum {unknown}
-                     */
-                    status?: "available" | "pending" | "sold";
-                };
+                /**
+                 * @example {
+                 *       "name": "Rex",
+                 *       "categoryId": 1,
+                 *       "status": "available"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPet"];
             };
         };
         responses: {
@@ -685,7 +697,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of the animal */
+                /**
+                 * @description The identifier of the animal
+                 * @example 1
+                 */
                 petId: number;
             };
             cookie?: never;
@@ -920,11 +935,20 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description Maximum number of orders returned */
+                /**
+                 * @description Maximum number of orders returned
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description Only orders with this status */
+                /**
+                 * @description Only orders with this status
+                 * @example placed
+                 */
                 status?: "placed" | "approved" | "delivered" | "cancelled";
-                /** @description Cursor: only orders with an id greater than this. Follow the `Link: rel="next"` header instead of building it. */
+                /**
+                 * @description Cursor: only orders with an id greater than this. Follow the `Link: rel="next"` header instead of building it.
+                 * @example 0
+                 */
                 after?: number;
             };
             header?: never;
@@ -1080,23 +1104,23 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: the same key and body within 24 hours replay the first response. A unique value per intended operation (a UUID works), 1 to 255 printable ASCII characters. */
+                /**
+                 * @description Makes retries safe: the same key and body within 24 hours replay the first response. A unique value per intended operation (a UUID works), 1 to 255 printable ASCII characters.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
                 "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** @description A request to adopt one animal */
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: int64
-                     * @description The animal to adopt; it must be `available`
-                     * @example 1
-                     */
-                    petId: number;
-                };
+                /**
+                 * @example {
+                 *       "petId": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewOrder"];
             };
         };
         responses: {
@@ -1355,7 +1379,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of the order */
+                /**
+                 * @description The identifier of the order
+                 * @example 1
+                 */
                 orderId: number;
             };
             cookie?: never;
@@ -1529,7 +1556,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of the order */
+                /**
+                 * @description The identifier of the order
+                 * @example 1
+                 */
                 orderId: number;
             };
             cookie?: never;
@@ -1766,7 +1796,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of the order */
+                /**
+                 * @description The identifier of the order
+                 * @example 1
+                 */
                 orderId: number;
             };
             cookie?: never;
@@ -2003,7 +2036,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier of the order */
+                /**
+                 * @description The identifier of the order
+                 * @example 1
+                 */
                 orderId: number;
             };
             cookie?: never;

@@ -84,6 +84,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
         ...DOMAINS,
         operationId: 'getDomain',
         summary: 'Get a domain with its states',
+        description: 'One domain of the project: the DNS record to create, and its verification and certificate states, each with the reason of the last failure. 404 when the project has no such domain.',
         params: DomainParamsSchema,
         response: { 200: { description: 'The domain', ...DomainSchema }, ...errorResponses(400, 401, 404, 500, 503) },
       },

@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox'
+import { StringEnum } from '../http/schemas.js'
 
 const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
 
 export const DnsRecordSchema = Type.Object(
   {
-    type: Type.Enum(['CNAME', 'ALIAS'], { description: '`CNAME` for a subdomain; `ALIAS` (or ANAME) for an apex domain, which cannot carry a CNAME' }),
+    type: StringEnum(['CNAME', 'ALIAS'], { description: '`CNAME` for a subdomain; `ALIAS` (or ANAME) for an apex domain, which cannot carry a CNAME' }),
     name: Type.String({ description: 'The record name in your DNS zone: the subdomain label, or `@` for the apex' }),
     value: Type.String({ description: "The platform's DNS target" }),
     ttl: Type.Integer({ description: 'Time to live, in seconds' }),
@@ -32,7 +33,7 @@ export const DomainSchema = Type.Object(
     dnsRecord: DnsRecordSchema,
     status: Type.Object(
       {
-        state: Type.Enum(['pending', 'verified', 'failed'], {
+        state: StringEnum(['pending', 'verified', 'failed'], {
           description: '`pending`: DNS not checked yet; `verified`: the record points at the platform and the domain is served; `failed`: see `reason`',
         }),
         reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the last check failed, and what to do' }),
@@ -44,7 +45,7 @@ export const DomainSchema = Type.Object(
     ),
     certificate: Type.Object(
       {
-        state: Type.Enum(['pending', 'issuing', 'issued', 'failed', 'renewing'], {
+        state: StringEnum(['pending', 'issuing', 'issued', 'failed', 'renewing'], {
           description: '`pending`: waits for verification or its turn; `issuing`/`renewing`: an ACME order is running; `issued`: served over HTTPS; `failed`: see `reason`',
         }),
         reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed, or why none is made' }),
@@ -87,10 +88,10 @@ export const DomainSettingsSchema = Type.Object(
 
 const domainName = Type.String({ minLength: 1, maxLength: 300, description: 'A domain name; Unicode names are converted to their ASCII form' })
 
-export const NewDomainSchema = Type.Object({ name: domainName }, { additionalProperties: false })
+export const NewDomainSchema = Type.Object({ name: domainName }, { additionalProperties: false, examples: [{ name: 'shop.example.com' }] })
 export const PrimaryDomainSchema = Type.Object(
   { name: Type.Union([domainName, Type.Null()], { description: 'A domain of the project, or null for none' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'shop.example.com' }] },
 )
 export const NewRedirectSchema = Type.Object(
   {
@@ -98,17 +99,17 @@ export const NewRedirectSchema = Type.Object(
     to: domainName,
     status: Type.Optional(Type.Integer({ minimum: 301, maximum: 301, default: 301, description: 'Only 301 is supported' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ from: 'www.example.com', to: 'shop.example.com' }] },
 )
 
-export const ProjectParamsSchema = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug" }) })
+export const ProjectParamsSchema = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }) })
 export const DomainParamsSchema = Type.Object({
-  slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug" }),
-  name: Type.String({ minLength: 1, maxLength: 300, description: 'The domain' }),
+  slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }),
+  name: Type.String({ minLength: 1, maxLength: 300, description: 'The domain', examples: ['shop.example.com'] }),
 })
 export const RedirectParamsSchema = Type.Object({
-  slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug" }),
-  from: Type.String({ minLength: 1, maxLength: 300, description: 'The redirected domain' }),
+  slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }),
+  from: Type.String({ minLength: 1, maxLength: 300, description: 'The redirected domain', examples: ['www.example.com'] }),
 })
 
 export type Domain = Static<typeof DomainSchema>

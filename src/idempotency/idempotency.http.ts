@@ -11,6 +11,7 @@ export const IdempotencyKeyHeaders = Type.Object({
       pattern: IDEMPOTENCY_KEY.source,
       description:
         'Makes retries safe: the same key and body within 24 hours replay the first response. A unique value per intended operation (a UUID works), 1 to 255 printable ASCII characters.',
+      examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
     }),
   ),
 })

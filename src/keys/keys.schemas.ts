@@ -35,10 +35,10 @@ export const KeyRequestSchema = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 100, description: 'What the key is for: at most 100 characters, no control characters' })),
     expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_KEY_LIFETIME_DAYS, description: 'Lifetime in days; without it the key does not expire' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'checkout service', expiresInDays: 90 }] },
 )
 
 export const KeyParamsSchema = Type.Object({
-  slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug" }),
-  id: Type.String({ minLength: 1, maxLength: 64, description: "The key's id" }),
+  slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }),
+  id: Type.String({ minLength: 1, maxLength: 64, description: "The key's id", examples: ['key_3kTMd9PqW2xY7bZa'] }),
 })

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -5,22 +6,42 @@ import { buildApp } from '../app.js'
 import { defineConfig } from '../config.js'
 import { migrateToLatest, openDatabase } from '../db/database.js'
 
+/** The two OpenAPI documents, keyed by the file each is committed as. */
+export interface OpenApiDocuments {
+  /** The public API, `/v1/openapi.json`. */
+  'openapi.json': unknown
+  /** The admin API, `/admin/v1/openapi.json`. */
+  'openapi.admin.json': unknown
+}
+
 /**
- * The OpenAPI document as the app generates it under the default configuration, which is what
- * the committed `openapi.json` holds. Builds the app on a throwaway SQLite database.
+ * The OpenAPI documents as the app generates them under the default configuration, which is
+ * what the committed `openapi.json` and `openapi.admin.json` hold. Builds the app on a
+ * throwaway SQLite database.
  */
-export async function generateOpenApi(): Promise<unknown> {
+export async function generateOpenApiDocuments(): Promise<OpenApiDocuments> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-openapi-'))
   try {
-    const config = defineConfig({ dataDir, logLevel: 'silent' })
+    // The admin document is served only to an admin: a token of this throwaway app reads it.
+    const adminToken = randomBytes(16).toString('hex')
+    const config = defineConfig({ dataDir, logLevel: 'silent', adminToken })
     const database = openDatabase(config)
     await migrateToLatest(database.db)
     const app = await buildApp({ config, database, logger: false })
-    await app.ready()
-    const doc = app.swagger()
-    await app.close()
-    return doc
+    try {
+      await app.ready()
+      const admin = await app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: { authorization: `Bearer ${adminToken}` } })
+      if (admin.statusCode !== 200) throw new Error(`GET /admin/v1/openapi.json answered ${admin.statusCode}: ${admin.body}`)
+      return { 'openapi.json': app.swagger(), 'openapi.admin.json': admin.json() }
+    } finally {
+      await app.close()
+    }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
+}
+
+/** The public document alone, as `openapi.json` holds it. */
+export async function generateOpenApi(): Promise<unknown> {
+  return (await generateOpenApiDocuments())['openapi.json']
 }

@@ -8,6 +8,74 @@ import { ERROR_CATALOG } from '../errors.js'
 export const API_VERSION = '1.0.0'
 
 /**
+ * Who answers for the API, and its license (package.json's). The project publishes no support
+ * address or site, so the contact is a name only.
+ */
+export const API_CONTACT_AND_LICENSE = {
+  contact: { name: 'Adoption Store maintainers' },
+  license: { name: 'MIT', identifier: 'MIT' },
+} as const
+
+/**
+ * Drops the shared schemas no operation reaches, directly or through another schema: a scope
+ * sees the shared schemas of its parents (the admin API sees Pet), which are not its own.
+ */
+export function withoutUnusedSchemas<D extends { paths?: unknown; components?: { schemas?: Record<string, unknown> } }>(document: D): D {
+  const schemas = document.components?.schemas
+  if (!schemas) return document
+  const used = new Set<string>()
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) for (const item of value) visit(item)
+    else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const name = key === '$ref' && typeof item === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(item)?.[1] : undefined
+        if (name !== undefined && !used.has(name)) {
+          used.add(name)
+          visit(schemas[name])
+        } else visit(item)
+      }
+    }
+  }
+  visit(document.paths)
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name]
+  return document
+}
+
+/**
+ * A request body that is a shared schema (one with an `$id`, such as NewPet) is documented as a
+ * reference to its component rather than copied inline, as responses already are. Validation
+ * still uses the schema itself; only the document changes.
+ */
+export function referToSharedBody<S extends { body?: unknown }>(schema: S): S {
+  const body = schema.body as { $id?: unknown } | undefined
+  return typeof body?.$id === 'string' ? { ...schema, body: { $ref: body.$id } } : schema
+}
+
+interface MediaType {
+  schema?: { $ref?: string }
+  example?: unknown
+}
+
+/**
+ * A request body that refers to a component gets the component's first example as its own,
+ * as an inline body gets its schema's: readers and "Try it out" see a body to send.
+ */
+export function withBodyExamples<D extends { paths?: object; components?: { schemas?: object } }>(document: D): D {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { requestBody?: { content?: Record<string, MediaType> } } | undefined> | undefined>
+  const schemas = (document.components?.schemas ?? {}) as Record<string, { examples?: unknown[] } | undefined>
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item ?? {})) {
+      for (const media of Object.values(operation?.requestBody?.content ?? {})) {
+        const name = /^#\/components\/schemas\/(.+)$/.exec(media.schema?.$ref ?? '')?.[1]
+        const examples = name === undefined ? undefined : schemas[name]?.examples
+        if (media.example === undefined && examples?.length) media.example = examples[0]
+      }
+    }
+  }
+  return document
+}
+
+/**
  * The OpenAPI 3.1 document is generated from the route schemas. Paths are relative to the
  * servers, which carry the `/v1` segment.
  */
@@ -18,6 +86,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       info: {
         title: 'Animal Adoption Store API',
         version: API_VERSION,
+        ...API_CONTACT_AND_LICENSE,
         description: [
           'Browse and manage animals available for adoption. Every operation needs an API key sent as `Authorization: Bearer <key>`.',
           '',
@@ -28,7 +97,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           ...Object.entries(ERROR_CATALOG).map(([code, { status, summary }]) => `| \`${code}\` | ${status} | ${summary} |`),
         ].join('\n'),
       },
+      // First the service the document was read from, relative so that it is whatever host the
+      // reader used (the /docs "Try it out" calls it, and the page may only call its own origin);
+      // then the two environments by their absolute URLs, which the typed client picks from.
       servers: [
+        { url: '/v1', description: 'This service (the host this document was read from)' },
         { url: config.publicBaseUrl, description: 'Production' },
         { url: config.stagingBaseUrl, description: 'Staging' },
       ],
@@ -47,7 +120,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     // The admin API (/admin/v1) has its own document; this one describes /v1.
-    transform: ({ schema, url }) => ({ schema: url.startsWith('/admin/') ? { ...schema, hide: true } : schema, url: url.replace(/^\/v1(?=\/)/, '') }),
+    transform: ({ schema, url }) => ({ schema: url.startsWith('/admin/') ? { ...schema, hide: true } : referToSharedBody(schema), url: url.replace(/^\/v1(?=\/)/, '') }),
     // Swagger gathers the shared schemas of every scope; those added inside another scope (the
     // admin API's) belong to that scope's own document, not to this one.
     transformObject: (document) => {
@@ -55,7 +128,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const schemas: Record<string, unknown> = document.openapiObject.components?.schemas ?? {}
       const own = app.getSchemas() as Record<string, unknown>
       for (const id of Object.keys(schemas)) if (!(id in own)) delete schemas[id]
-      return document.openapiObject
+      return withBodyExamples(document.openapiObject)
     },
   })
 
@@ -81,7 +154,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     staticCSP: true,
     // Everything comes from this service: no outside host, no inline script. Swagger UI sets a
     // few inline styles, which are harmless. No upgrade-insecure-requests: plain-HTTP
-    // deployments (behind a TLS proxy, or local) must keep working.
+    // deployments (behind a TLS proxy, or local) must keep working. "Try it out" calls the
+    // document's first server, `/v1` on this same origin, which `default-src 'self'` allows; the
+    // API answers no cross-origin (CORS) request, so other servers could not be called anyway.
     transformStaticCSP: () =>
       "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
   })

@@ -78,6 +78,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService }> 
         ...STORE,
         operationId: 'getOrder',
         summary: 'Get an adoption order',
+        description: 'One order of your project, by id. An order of another project is 404, exactly as one that does not exist.',
         params: OrderIdParamsSchema,
         response: { 200: { description: 'The order', ...Type.Ref('Order') }, ...errorResponses(400, 401, 404, 500, 503) },
       },

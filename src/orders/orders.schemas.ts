@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox'
-import { MAX_INT53, pageQuerySchema } from '../http/schemas.js'
+import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../http/schemas.js'
 
 const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const
-const statusField = Type.Enum(ORDER_STATUSES, { description: 'Where the adoption stands' })
+const statusField = StringEnum(ORDER_STATUSES, { description: 'Where the adoption stands' })
 
 export const NewOrderSchema = Type.Object(
   {
@@ -14,7 +14,7 @@ export const NewOrderSchema = Type.Object(
       examples: [1],
     }),
   },
-  { $id: 'NewOrder', additionalProperties: false, description: 'A request to adopt one animal' },
+  { $id: 'NewOrder', additionalProperties: false, description: 'A request to adopt one animal', examples: [{ petId: 1 }] },
 )
 
 export const OrderSchema = Type.Object(
@@ -28,12 +28,12 @@ export const OrderSchema = Type.Object(
   { $id: 'Order', additionalProperties: false, description: 'An adoption order for one animal' },
 )
 
-export const OrdersSchema = Type.Array(Type.Ref('Order'), { $id: 'Orders', description: 'A page of orders, in ascending id order' })
+export const OrdersSchema = Type.Array(Type.Ref('Order'), { $id: 'Orders', maxItems: MAX_PAGE_SIZE, description: 'A page of orders, in ascending id order' })
 
-export const ListOrdersQuerySchema = pageQuerySchema('orders', statusField)
+export const ListOrdersQuerySchema = pageQuerySchema('orders', statusField, 'placed')
 
 export const OrderIdParamsSchema = Type.Object({
-  orderId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the order' }),
+  orderId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the order', examples: [1] }),
 })
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number]

@@ -1,13 +1,17 @@
 import { Type, type Static } from 'typebox'
-import { MAX_INT53, pageQuerySchema } from '../http/schemas.js'
+import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../http/schemas.js'
 
-
-export const PetStatusSchema = Type.Enum(['available', 'pending', 'sold'], {
+export const PetStatusSchema = StringEnum(['available', 'pending', 'sold'], {
   $id: 'PetStatus',
   description: 'Availability status of an animal',
 })
 
-const statusField = Type.Enum(['available', 'pending', 'sold'], { description: 'Availability status' })
+const statusField = StringEnum(['available', 'pending', 'sold'], { description: 'Availability status' })
+/**
+ * A Pet's status as a reference to the shared PetStatus schema, so the document names it. NewPet
+ * keeps its own copy: a request body is validated on its own, where the reference would not resolve.
+ */
+const statusRef = (description: string) => Type.Unsafe<PetStatus>({ ...Type.Ref('PetStatus'), description })
 
 export const NewPetSchema = Type.Object(
   {
@@ -32,6 +36,7 @@ export const NewPetSchema = Type.Object(
     $id: 'NewPet',
     additionalProperties: false,
     description: 'An animal to add. Unknown fields, `id` included, are rejected.',
+    examples: [{ name: 'Rex', categoryId: 1, status: 'available' }],
   },
 )
 
@@ -40,17 +45,17 @@ export const PetSchema = Type.Object(
     id: Type.Integer({ format: 'int64', minimum: 1, description: 'Unique identifier assigned by the service' }),
     name: Type.String({ description: "The animal's name" }),
     categoryId: Type.Integer({ format: 'int64', description: 'Identifier of the category the animal belongs to' }),
-    status: statusField,
+    status: statusRef('Availability status'),
   },
   { $id: 'Pet', additionalProperties: false, description: 'An animal available for adoption' },
 )
 
-export const PetsSchema = Type.Array(Type.Ref('Pet'), { $id: 'Pets', description: 'A page of animals, in ascending id order' })
+export const PetsSchema = Type.Array(Type.Ref('Pet'), { $id: 'Pets', maxItems: MAX_PAGE_SIZE, description: 'A page of animals, in ascending id order' })
 
-export const ListPetsQuerySchema = pageQuerySchema('animals', statusField)
+export const ListPetsQuerySchema = pageQuerySchema('animals', statusField, 'available')
 
 export const PetIdParamsSchema = Type.Object({
-  petId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the animal' }),
+  petId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the animal', examples: [1] }),
 })
 
 export type PetStatus = Static<typeof PetStatusSchema>

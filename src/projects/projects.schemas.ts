@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { StringEnum } from '../http/schemas.js'
 import { PLANS } from './plans.js'
 
 const MAX_LIMIT = 1_000_000_000
@@ -11,7 +12,7 @@ export const PlanLimitsSchema = Type.Object(
   { additionalProperties: false, description: 'The limits in force' },
 )
 
-const planField = Type.Enum([...PLANS], {
+const planField = StringEnum(PLANS, {
   description: 'The plan: `free`, `pro`, `business` have fixed limits; `enterprise` takes its own `perMinute` and `perDay`',
 })
 const limitField = (window: string) =>
@@ -39,14 +40,14 @@ export const NewProjectSchema = Type.Object(
     perMinute: Type.Optional(limitField('minute')),
     perDay: Type.Optional(limitField('day')),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ slug: 'acme', plan: 'pro' }] },
 )
 
 export const PlanChangeSchema = Type.Object(
   { plan: planField, perMinute: Type.Optional(limitField('minute')), perDay: Type.Optional(limitField('day')) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ plan: 'enterprise', perMinute: 5000, perDay: 1000000 }] },
 )
 
-export const ProjectParamsSchema = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug" }) })
+export const ProjectParamsSchema = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }) })
 
 export type ProjectBody = Static<typeof ProjectSchema>

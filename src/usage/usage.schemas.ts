@@ -1,10 +1,12 @@
 import { Type } from 'typebox'
+import { StringEnum } from '../http/schemas.js'
 import { PlanLimitsSchema } from '../projects/projects.schemas.js'
 
 export const UsageQuerySchema = Type.Object(
   {
-    range: Type.Enum(['hour', 'week'], {
+    range: StringEnum(['hour', 'week'], {
       description: '`hour`: 60 one-minute buckets ending with the current minute; `week`: 7 one-day buckets (UTC) ending today',
+      examples: ['hour'],
     }),
   },
   { additionalProperties: false },
@@ -12,7 +14,7 @@ export const UsageQuerySchema = Type.Object(
 
 export const UsageSchema = Type.Object(
   {
-    range: Type.Enum(['hour', 'week']),
+    range: StringEnum(['hour', 'week'], { description: 'The range asked for' }),
     bucketSeconds: Type.Integer({ description: 'The length of a bucket: 60 or 86400', examples: [60] }),
     limits: PlanLimitsSchema,
     points: Type.Array(
