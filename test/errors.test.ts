@@ -50,7 +50,6 @@ describe('error envelope', () => {
 
   describe('unknown routes: 404 not_found', () => {
     for (const [method, url] of [
-      ['GET', '/'],
       ['GET', '/nope'],
       ['GET', '/pets'],
       ['GET', '/v1'],
