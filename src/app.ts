@@ -9,6 +9,7 @@ import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { createDomains, type DomainsOptions, installDomains, restrictToSite } from './domains/domains.module.js'
 import { ApiError, ErrorSchema } from './errors.js'
+import { revalidatedJson, setDefaultResponseHeaders } from './http/caching.js'
 import { answerClientError } from './http/client-errors.js'
 import { frameworkErrorHandler, installErrorHandling, notFound, sendError } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body.js'
@@ -121,6 +122,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   // The hooks every request runs are callback-style where they do not wait: no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    setDefaultResponseHeaders(reply)
     // The first check of all: an overlong URL is refused whatever route it matched, before any work.
     const tooLong = checkUrlLength(request.url)
     if (tooLong) return done(tooLong)
@@ -170,7 +172,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
       limitRequests(v1, limiter, metrics)
       recordUsage(v1, usage)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
-      v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+      v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))
       await v1.register(async (scope) => {
         requireApiKey(scope, config.environment)
         await scope.register(petsRoutes, { pets, clock })

@@ -233,7 +233,7 @@ describe('error envelope', () => {
       const requests: InjectOptions[] = [
         { method: 'GET', url: `/v1/nope?api_key=${secret}`, headers: bearer(secret) },
         { method: 'GET', url: `/v1/pets?api_key=${secret}` },
-        { method: 'GET', url: `/v1/pets?access_token=${secret}`, headers: bearer(secret) },
+        { method: 'GET', url: `/v1/pets?limit=0&access_token=${secret}`, headers: bearer(secret) },
         { method: 'GET', url: '/v1/pets', headers: bearer(typo) },
         { method: 'GET', url: '/v1/pets', headers: { authorization: `Basic ${secret}` } },
         { method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${secret} extra` } },

@@ -6,6 +6,7 @@ import type { AccountsService, SignedIn } from '../accounts/accounts.service.js'
 import { SESSION_COOKIE, sessionsRoutes } from '../accounts/sessions.routes.js'
 import type { Db } from '../db/database.js'
 import { ApiError, ERROR_CATALOG } from '../errors.js'
+import { revalidatedJson } from '../http/caching.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
 import { API_VERSION } from '../openapi/openapi.js'
@@ -113,7 +114,7 @@ export async function registerAdminApi(
       await admin.register(cookie)
       authenticate(admin, adminToken, accounts)
       resolveProjects(admin, db)
-      admin.get('/openapi.json', { schema: { hide: true } }, async () => admin.adminSwagger())
+      admin.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => admin.adminSwagger()))
       await admin.register(sessionsRoutes, { accounts })
       await routes(admin)
       finishMethods()

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, toApiError } from '../errors.js'
+import { setDefaultResponseHeaders } from './caching.js'
 
 /** The one place a failure becomes a response: `{ code, message, status }` as application/json. */
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -31,6 +32,7 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: 
 export function frameworkErrorHandler(limits: { bodyLimit: number }) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     reply.header('x-request-id', request.id)
+    setDefaultResponseHeaders(reply)
     const known = toApiError(error, limits)
     return sendError(reply, known ?? unexpected(error, request))
   }
