@@ -11,7 +11,9 @@ import { createDomains, type DomainsOptions, installDomains, restrictToSite } fr
 import { ApiError, ErrorSchema } from './errors.js'
 import { revalidatedJson, setDefaultResponseHeaders } from './http/caching.js'
 import { answerClientError } from './http/client-errors.js'
+import { installCompression } from './http/compression.js'
 import { frameworkErrorHandler, installErrorHandling, notFound, sendError } from './http/error-handler.js'
+import { answerHeadLikeGet } from './http/head.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { RequestLogController } from './http/logging.js'
 import { trackMethods } from './http/method-not-allowed.js'
@@ -62,8 +64,9 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
         ? { logger: false }
         : { loggerInstance: logger }),
     bodyLimit: config.bodyLimit,
-    // Every operation is documented; HEAD is not one of them.
-    exposeHeadRoutes: false,
+    // HEAD answers every GET route (RFC 9110): the GET's hooks, status and headers, no body. The
+    // OpenAPI documents leave HEAD out (@fastify/swagger's default).
+    exposeHeadRoutes: true,
     requestIdHeader: false,
     genReqId: requestId,
     logController: new RequestLogController(),
@@ -103,6 +106,9 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const orders = new OrdersService(db, clock, idempotency)
   const domains = await createDomains(config, db, clock, app.log, domainsOptions)
 
+  // Before any route: both equip each route as it is added, compression first.
+  await installCompression(app)
+  answerHeadLikeGet(app)
   // Any operation may be refused for the length of its URL (414, checked below): each says so.
   app.addHook('onRoute', (route) => {
     if (route.schema?.hide || !route.schema?.response) return
