@@ -154,6 +154,19 @@ describe('HEAD', () => {
     assert.ok(compressed >= 4, 'compressed answers compared too')
   })
 
+  test('a page the compression plugin compresses: HEAD announces the same coding and the compressed length', async () => {
+    const shelter = await t.project({ plan: 'enterprise', perMinute: 1e6, perDay: 1e6 })
+    for (let i = 0; i < 100; i++) {
+      const created = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(shelter.key), payload: { name: `Animal number ${i}`, categoryId: 3 } })
+      assert.equal(created.statusCode, 201)
+    }
+    for (const encoding of ['gzip, br', 'gzip']) {
+      const { get, head } = await compare('/v1/pets?limit=100', { ...bearer(shelter.key), 'accept-encoding': encoding })
+      assert.ok(get.headers['content-encoding'], `${encoding}: the page is compressed`)
+      assert.equal(Number(head.headers['content-length']), get.rawPayload.length, `${encoding}: the compressed length`)
+    }
+  })
+
   test('HEAD is authenticated and rate limited as the GET: 401 without a key, 429 past the limit, then a ban', async () => {
     const anonymous = await compare('/v1/pets', {})
     assert.equal(anonymous.head.statusCode, 401)
