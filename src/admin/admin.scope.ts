@@ -71,6 +71,8 @@ export async function registerAdminApi(
               '',
               'Every operation but signIn needs one of two credentials: `Authorization: Bearer <ADMIN_TOKEN>` (an operator), or the session cookie `adoption_session` that signIn sets (a user: an operator, or an owner who sees only their projects). A change (POST, PUT, PATCH, DELETE) made with the cookie must also send the header `X-CSRF-Token` with the session\'s `csrfToken`, or it is refused with 403 `csrf_failed`; the bearer needs none.',
               '',
+              'Query parameters an operation does not list are ignored; JSON bodies are strict: an unknown field is a 400 naming it.',
+              '',
               'Errors are `application/json` with `{ code, message, status }`; the codes are those of the public API:',
               '',
               '| code | status | meaning |',
