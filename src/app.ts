@@ -10,8 +10,11 @@ import type { DatabaseHandle } from './db/database.js'
 import { DatabaseOutage } from './db/outage.js'
 import { createDomains, type DomainsOptions, installDomains, restrictToSite } from './domains/domains.module.js'
 import { ApiError, ErrorSchema } from './errors.js'
+import { revalidatedJson, setDefaultResponseHeaders } from './http/caching.js'
 import { answerClientError } from './http/client-errors.js'
+import { installCompression } from './http/compression.js'
 import { frameworkErrorHandler, installErrorHandling, notFound, sendError } from './http/error-handler.js'
+import { answerHeadLikeGet } from './http/head.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { RequestLogController } from './http/logging.js'
 import { trackMethods } from './http/method-not-allowed.js'
@@ -63,8 +66,9 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
         ? { logger: false }
         : { loggerInstance: logger }),
     bodyLimit: config.bodyLimit,
-    // Every operation is documented; HEAD is not one of them.
-    exposeHeadRoutes: false,
+    // HEAD answers every GET route (RFC 9110): the GET's hooks, status and headers, no body. The
+    // OpenAPI documents leave HEAD out (@fastify/swagger's default).
+    exposeHeadRoutes: true,
     requestIdHeader: false,
     genReqId: requestId,
     logController: new RequestLogController(),
@@ -105,6 +109,9 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const orders = new OrdersService(db, clock, idempotency)
   const domains = await createDomains(config, db, clock, app.log, domainsOptions)
 
+  // Before any route: both equip each route as it is added, compression first.
+  await installCompression(app)
+  answerHeadLikeGet(app)
   // Any operation may be refused for the length of its URL (414, checked below): each says so.
   app.addHook('onRoute', (route) => {
     if (route.schema?.hide || !route.schema?.response) return
@@ -124,6 +131,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   // The hooks every request runs are callback-style where they do not wait: no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    setDefaultResponseHeaders(reply)
     // The first check of all: an overlong URL is refused whatever route it matched, before any work.
     const tooLong = checkUrlLength(request.url)
     if (tooLong) return done(tooLong)
@@ -175,7 +183,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
       limitRequests(v1, limiter, metrics)
       recordUsage(v1, usage)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
-      v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+      v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))
       await v1.register(async (scope) => {
         requireApiKey(scope, config.environment)
         await scope.register(petsRoutes, { pets, clock })

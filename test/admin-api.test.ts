@@ -220,7 +220,7 @@ describe('admin API: keys and bans', () => {
     assert.ok(mine)
     assert.equal('key' in mine, false)
     assert.equal(mine.lastUsedAt, new Date(NOW).toISOString(), 'used by the request above')
-    assert.equal(listed.headers['cache-control'], undefined)
+    assert.equal(listed.headers['cache-control'], 'no-store', 'as every admin answer')
   })
 
   test('a key without a name or expiry; bad names and lifetimes are 400; an unknown project is 404', async () => {
@@ -418,10 +418,14 @@ describe('admin API: usage', () => {
   test('range is required and is hour or week; an unknown project is 404', async () => {
     const t = await start()
     const { slug: project } = await t.project()
-    for (const query of ['', '?range=day', '?range=hour&range=week', '?range=hour&limit=5']) {
+    for (const query of ['', '?range=day', '?range=hour&range=week', '?limit=5']) {
       const response = await admin(t, 'GET', `/projects/${project}/usage${query}`)
       assert.equal(response.statusCode, 400, `${query}: ${response.body}`)
     }
+    // A parameter the operation does not list is ignored.
+    const extra = await admin(t, 'GET', `/projects/${project}/usage?range=hour&limit=5`)
+    assert.equal(extra.statusCode, 200, extra.body)
+    assert.equal(extra.json<{ points: unknown[] }>().points.length, 60)
     assert.equal((await admin(t, 'GET', '/projects/no-such-project/usage?range=hour')).statusCode, 404)
   })
 })

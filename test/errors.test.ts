@@ -74,16 +74,16 @@ describe('error envelope', () => {
 
   describe('wrong method on a known path: 405 method_not_allowed with Allow', () => {
     const cases: [method: InjectOptions['method'], url: string, allow: string[]][] = [
-      ['DELETE', '/v1/pets', ['GET', 'POST']],
-      ['PUT', '/v1/pets', ['GET', 'POST']],
-      ['PATCH', '/v1/pets', ['GET', 'POST']],
-      ['OPTIONS', '/v1/pets', ['GET', 'POST']],
-      ['PUT', '/v1/pets/1', ['GET']],
-      ['DELETE', '/v1/pets/1', ['GET']],
-      ['POST', '/v1/pets/1', ['GET']],
-      ['POST', '/v1/openapi.json', ['GET']],
-      ['POST', '/healthz', ['GET']],
-      ['DELETE', '/readyz', ['GET']],
+      ['DELETE', '/v1/pets', ['GET', 'HEAD', 'POST']],
+      ['PUT', '/v1/pets', ['GET', 'HEAD', 'POST']],
+      ['PATCH', '/v1/pets', ['GET', 'HEAD', 'POST']],
+      ['OPTIONS', '/v1/pets', ['GET', 'HEAD', 'POST']],
+      ['PUT', '/v1/pets/1', ['GET', 'HEAD']],
+      ['DELETE', '/v1/pets/1', ['GET', 'HEAD']],
+      ['POST', '/v1/pets/1', ['GET', 'HEAD']],
+      ['POST', '/v1/openapi.json', ['GET', 'HEAD']],
+      ['POST', '/healthz', ['GET', 'HEAD']],
+      ['DELETE', '/readyz', ['GET', 'HEAD']],
     ]
     for (const [method, url, allow] of cases) {
       test(`${String(method)} ${url} -> Allow: ${allow.join(', ')}`, async () => {
@@ -232,7 +232,7 @@ describe('error envelope', () => {
       const requests: InjectOptions[] = [
         { method: 'GET', url: `/v1/nope?api_key=${secret}`, headers: bearer(secret) },
         { method: 'GET', url: `/v1/pets?api_key=${secret}` },
-        { method: 'GET', url: `/v1/pets?access_token=${secret}`, headers: bearer(secret) },
+        { method: 'GET', url: `/v1/pets?limit=0&access_token=${secret}`, headers: bearer(secret) },
         { method: 'GET', url: '/v1/pets', headers: bearer(typo) },
         { method: 'GET', url: '/v1/pets', headers: { authorization: `Basic ${secret}` } },
         { method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${secret} extra` } },

@@ -30,7 +30,7 @@ import { revokeKey } from '../src/keys/keys.service.js'
 import { createUser, signIn, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract } from './helpers/admin.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
-import { assertMatchesContract } from './helpers/contract.js'
+import { assertMatchesContract, jsonOf } from './helpers/contract.js'
 import { testDialect } from './helpers/databases.js'
 import { type Auth, type DrawnRequest, type OperationModel, operationsOf, type RequestOptions, requestsFor, strayRequests } from './helpers/fuzz/requests.js'
 import { SchemaArbitraries } from './helpers/fuzz/schema-arbitraries.js'
@@ -206,9 +206,11 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
   /**
    * The operation the router gives a URL and method, as find-my-way does: static segments win
    * over parameters, and a parameter may be empty (`/projects//keys`: a 400 for `slug`).
-   * Undefined for another method on a known path and for unknown paths.
+   * HEAD is the GET operation (answered without a body). Undefined for another method on a
+   * known path and for unknown paths.
    */
-  function routeOf(method: string, url: string): OperationModel | undefined {
+  function routeOf(requested: string, url: string): OperationModel | undefined {
+    const method = requested === 'HEAD' ? 'GET' : requested
     const pathname = new URL(url, 'http://localhost').pathname
     const candidates = operations
       .filter((o) => pathname.startsWith(`${o.prefix}/`) && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]*')}$`).test(pathname.slice(o.prefix.length)))
@@ -243,12 +245,10 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
         // (the admin API's credentials and CSRF token, /v1's rate limit).
         assert.ok(UNKNOWN_ROUTE_STATUSES.includes(status), `an unknown route or method answered ${status}, not ${UNKNOWN_ROUTE_STATUSES.join('/')}`)
       }
-      if (drawn.method !== 'HEAD') {
-        // The body of every answer but HEAD's (which has none) against the documents.
-        assertMatchesContract(t.app, options, response)
-        if (operation?.api === 'admin') await assertMatchesAdminContract(t.app, drawn.method, drawn.url, response)
-        if (status >= 400) assert.equal(response.json<{ status: unknown }>().status, status, "the envelope's status is the HTTP status")
-      }
+      // Every answer against the documents; a HEAD's as its GET's, without a body.
+      assertMatchesContract(t.app, options, response)
+      if (operation?.api === 'admin') await assertMatchesAdminContract(t.app, drawn.method, drawn.url, response)
+      if (status >= 400 && drawn.method !== 'HEAD') assert.equal(jsonOf<{ status: unknown }>(response).status, status, "the envelope's status is the HTTP status")
       if (drawn.auth.kind === 'session' && drawn.method === 'DELETE' && status === 204 && operation?.operationId === 'signOut') sessions.delete(drawn.auth.role)
     } catch (error) {
       throw new Error(`${(error as Error).message}\n${describeExchange(drawn, options, response)}`, { cause: error })

@@ -136,6 +136,13 @@ for (const store of stores) {
       assert.match(banned.json().message, /banned until \d{4}-\d\d-\d\dT[\d:.]+Z for sending too many requests while rate limited/)
       assert.equal(banned.headers['retry-after'], '600')
       assert.equal(banned.headers['x-ratelimit-remaining'], '0')
+      // Every header points at the end of the ban, not at the end of the minute: a client that
+      // waits for the reset the headers announce never retries into the ban.
+      const now = store.name === 'memory' ? t.clock.now() : Date.now()
+      const reset = Number(banned.headers['x-ratelimit-reset'])
+      assert.ok(Math.abs(reset - 600 - now / 1000) <= 2, `X-RateLimit-Reset ${reset} is the end of the ban, 600 s after ${now / 1000}`)
+      assert.equal(banned.headers.ratelimit, '"minute";r=0;t=600, "day";r=0;t=600')
+      assert.equal(banned.headers['ratelimit-policy'], '"minute";q=1;w=60, "day";q=1000;w=86400')
       assert.equal((await list(t, key)).json().code, 'api_key_banned')
       // The ban is the key's: another key of the project is only rate limited.
       assert.equal((await list(t, spare.secret)).json().code, 'rate_limited')

@@ -122,6 +122,9 @@ function parseResponse(text: string): RawResponse {
 function assertEnvelope(response: RawResponse, status: number, code: string, message?: RegExp): void {
   assert.equal(response.status, status, response.body)
   assert.match(response.headers['content-type'] ?? '', /^application\/json/)
+  // Refused before any route or after, the answer is never cached nor sniffed.
+  assert.equal(response.headers['cache-control'], 'no-store')
+  assert.equal(response.headers['x-content-type-options'], 'nosniff')
   const body = JSON.parse(response.body) as Record<string, unknown>
   assert.deepEqual(Object.keys(body).sort(), ['code', 'message', 'status'])
   assert.equal(body.code, code)

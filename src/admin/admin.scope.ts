@@ -6,6 +6,7 @@ import type { AccountsService, SignedIn } from '../accounts/accounts.service.js'
 import { SESSION_COOKIE, sessionsRoutes } from '../accounts/sessions.routes.js'
 import type { Db } from '../db/database.js'
 import { ApiError, ERROR_CATALOG } from '../errors.js'
+import { revalidatedJson } from '../http/caching.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
 import { API_CONTACT_AND_LICENSE, API_VERSION, referToSharedBody, withBodyExamples, withoutUnusedSchemas } from '../openapi/openapi.js'
@@ -71,6 +72,8 @@ export async function registerAdminApi(
               '',
               'The admin API is outside the rate limits of `/v1`: only signIn answers 429, when too many sign-ins failed for an email or came from one address.',
               '',
+              'Query parameters an operation does not list are ignored; JSON bodies are strict: an unknown field is a 400 naming it.',
+              '',
               'Errors are `application/json` with `{ code, message, status }`; the codes are those of the public API:',
               '',
               '| code | status | meaning |',
@@ -116,7 +119,7 @@ export async function registerAdminApi(
       await admin.register(cookie)
       authenticate(admin, adminToken, accounts)
       resolveProjects(admin, db)
-      admin.get('/openapi.json', { schema: { hide: true } }, async () => admin.adminSwagger())
+      admin.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => admin.adminSwagger()))
       await admin.register(sessionsRoutes, { accounts })
       await routes(admin)
       finishMethods()

@@ -301,13 +301,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -322,13 +322,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -345,13 +345,13 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -377,13 +377,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -398,13 +398,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -419,13 +419,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -472,13 +472,13 @@ export interface operations {
                     "Idempotent-Replayed"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -493,13 +493,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -516,13 +516,13 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -537,13 +537,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -558,13 +558,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -588,13 +588,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -609,13 +609,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -632,13 +632,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -653,13 +653,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -674,13 +674,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -718,13 +718,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -745,13 +745,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -774,13 +774,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -801,13 +801,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -828,13 +828,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -860,13 +860,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -887,13 +887,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -914,13 +914,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -964,13 +964,13 @@ export interface operations {
                     Link?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -985,13 +985,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1008,13 +1008,13 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1040,13 +1040,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1061,13 +1061,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1082,13 +1082,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1133,13 +1133,13 @@ export interface operations {
                     "Idempotent-Replayed"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1154,13 +1154,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1177,13 +1177,13 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1198,13 +1198,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1219,13 +1219,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1240,13 +1240,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1270,13 +1270,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1291,13 +1291,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1314,13 +1314,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1335,13 +1335,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1356,13 +1356,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1394,13 +1394,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1415,13 +1415,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1438,13 +1438,13 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1459,13 +1459,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1491,13 +1491,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1512,13 +1512,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1533,13 +1533,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1571,13 +1571,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1592,13 +1592,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1615,13 +1615,13 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1636,13 +1636,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1657,13 +1657,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1678,13 +1678,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1708,13 +1708,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1731,13 +1731,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1752,13 +1752,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1773,13 +1773,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1811,13 +1811,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1832,13 +1832,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1855,13 +1855,13 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1876,13 +1876,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1897,13 +1897,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1918,13 +1918,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1948,13 +1948,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1971,13 +1971,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -1992,13 +1992,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2013,13 +2013,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2051,13 +2051,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2072,13 +2072,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2095,13 +2095,13 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2116,13 +2116,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2137,13 +2137,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2158,13 +2158,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2188,13 +2188,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2211,13 +2211,13 @@ export interface operations {
                     "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2232,13 +2232,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
@@ -2253,13 +2253,13 @@ export interface operations {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the binding window */
+                    /** @description Requests left in the binding window; 0 while the key is banned */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (seconds) at which the binding window resets */
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
                     "X-RateLimit-Reset"?: number;
                     /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
                     "RateLimit-Policy"?: string;
-                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000` */
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;

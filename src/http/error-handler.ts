@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isDatabaseUnavailable } from '../db/errors.js'
 import type { DatabaseOutage } from '../db/outage.js'
 import { ApiError, toApiError } from '../errors.js'
+import { setDefaultResponseHeaders } from './caching.js'
 
 /** The one place a failure becomes a response: `{ code, message, status }` as application/json. */
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -32,6 +33,7 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: 
 export function frameworkErrorHandler(limits: { bodyLimit: number }) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     reply.header('x-request-id', request.id)
+    setDefaultResponseHeaders(reply)
     const known = toApiError(error, limits)
     return sendError(reply, known ?? unexpected(error, request))
   }

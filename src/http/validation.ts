@@ -33,14 +33,19 @@ interface ObjectSchema {
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const validate = ajv.compile(schema)
+  const properties = (schema as ObjectSchema).properties ?? {}
   const integers =
     httpPart === 'querystring' || httpPart === 'params'
-      ? Object.entries((schema as ObjectSchema).properties ?? {})
+      ? Object.entries(properties)
           .filter(([, property]) => property.type === 'integer')
           .map(([name]) => name)
       : []
+  // Unknown query parameters are dropped, not refused: clients add their own (`_=<time>` to
+  // defeat caches, tracking tags), and a GET is safe to answer without them. Bodies stay strict.
+  const known = httpPart === 'querystring' ? new Set(Object.keys(properties)) : undefined
 
   const validateRequestPart = ((data: Record<string, unknown>) => {
+    if (known) for (const name in data) if (!known.has(name)) delete data[name]
     for (const name of integers) {
       const value = data[name]
       if (typeof value === 'string' && CANONICAL_INTEGER.test(value)) data[name] = Number(value)

@@ -6,10 +6,10 @@ import { type RateLimiter, rateLimitHeaders, refusal } from './limits.js'
 /** The headers every /v1 response carries, as documented on every operation. */
 export const RATE_LIMIT_HEADER_DOCS: HeaderDocs = {
   'X-RateLimit-Limit': { type: 'integer', description: 'The limit of the binding window (the one with the fewest requests remaining)' },
-  'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the binding window' },
-  'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) at which the binding window resets' },
+  'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the binding window; 0 while the key is banned' },
+  'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban' },
   'RateLimit-Policy': { type: 'string', description: 'Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400`' },
-  RateLimit: { type: 'string', description: 'Every window\'s remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`' },
+  RateLimit: { type: 'string', description: 'Every window\'s remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban' },
   'X-Request-Id': { type: 'string', description: 'The request id: the client\'s own when it sent a sane one, else generated' },
 }
 

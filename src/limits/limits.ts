@@ -148,15 +148,31 @@ export class RateLimiter {
   }
 }
 
-/** The rate-limit headers of a decision: the binding window, and both windows in the IETF draft form. */
+/**
+ * The rate-limit headers of a decision: the binding window, and both windows in the IETF draft
+ * form. During a ban nothing is admitted until the ban ends, whatever the windows hold: every
+ * window then reports no request left until the end of the ban, so a client that waits for the
+ * announced reset never retries into the ban. The policy (`RateLimit-Policy`) does not change.
+ */
 export function rateLimitHeaders(decision: Decision): Record<string, string> {
   const binding = bindingWindow(decision.windows)
   const seconds = (at: number) => Math.max(0, Math.ceil((at - decision.now) / 1000))
+  const policy = decision.windows.map((w) => `"${w.name}";q=${w.limit};w=${w.lengthMs / 1000}`).join(', ')
+  if (decision.outcome === 'banned') {
+    const untilBanEnds = seconds(decision.until)
+    return {
+      'x-ratelimit-limit': String(binding.limit),
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(Math.ceil(decision.until / 1000)),
+      'ratelimit-policy': policy,
+      ratelimit: decision.windows.map((w) => `"${w.name}";r=0;t=${untilBanEnds}`).join(', '),
+    }
+  }
   return {
     'x-ratelimit-limit': String(binding.limit),
     'x-ratelimit-remaining': String(binding.remaining),
     'x-ratelimit-reset': String(Math.ceil(binding.resetAt / 1000)),
-    'ratelimit-policy': decision.windows.map((w) => `"${w.name}";q=${w.limit};w=${w.lengthMs / 1000}`).join(', '),
+    'ratelimit-policy': policy,
     ratelimit: decision.windows.map((w) => `"${w.name}";r=${w.remaining};t=${seconds(w.resetAt)}`).join(', '),
   }
 }

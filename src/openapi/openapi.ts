@@ -90,6 +90,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         description: [
           'Browse and manage animals available for adoption. Every operation needs an API key sent as `Authorization: Bearer <key>`.',
           '',
+          'Query parameters an operation does not list are ignored (a cache buster such as `?_=1732450000` is harmless); JSON bodies are strict: an unknown field is a 400 naming it.',
+          '',
           'Errors are `application/json` with `{ code, message, status }`. The codes:',
           '',
           '| code | status | meaning |',

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 
@@ -8,21 +9,26 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
  *   and the documented headers in their documented types;
  * - everything else (unknown routes, other methods, ops routes' errors) is the Error envelope;
  * - every non-2xx response is application/json with `{ code, message, status }` and a status
- *   field equal to the HTTP status.
+ *   field equal to the HTTP status;
+ * - a HEAD answers as its GET is documented to (statuses, headers), without a body.
  */
 export function assertMatchesContract(app: FastifyInstance, request: InjectOptions, response: LightMyRequestResponse): void {
   const { doc, ajv } = contractOf(app)
-  const method = (request.method ?? 'GET').toString().toLowerCase()
+  const requested = (request.method ?? 'GET').toString().toLowerCase()
+  const head = requested === 'head'
+  const method = head ? 'get' : requested
   const url = new URL(request.url?.toString() ?? (request.path as string), 'http://localhost')
-  const where = `${method.toUpperCase()} ${url.pathname} -> ${response.statusCode}`
+  const where = `${requested.toUpperCase()} ${url.pathname} -> ${response.statusCode}`
   const operation = findOperation(doc, method, url.pathname)
   const isError = response.statusCode >= 400
 
-  if (isError || response.headers['content-type']?.toString().includes('json')) {
+  if (head) {
+    assert.equal(response.body, '', `${where}: a HEAD answer has no body`)
+  } else if (isError || response.headers['content-type']?.toString().includes('json')) {
     assert.match(String(response.headers['content-type']), /^application\/json/, `${where}: content type`)
   }
-  if (isError) {
-    const body = response.json() as { status?: unknown; code?: unknown }
+  if (isError && !head) {
+    const body = jsonOf(response) as { status?: unknown; code?: unknown }
     assert.ok(validatorOf(ajv, 'openapi#/components/schemas/Error')(body), `${where}: not an Error envelope: ${response.body}`)
     assert.equal(body.status, response.statusCode, `${where}: Error.status differs from the HTTP status`)
     assert.match(String(body.code), /^[a-z]+(_[a-z]+)*$/, `${where}: code is not lower snake_case`)
@@ -32,9 +38,9 @@ export function assertMatchesContract(app: FastifyInstance, request: InjectOptio
   const documented = operation.operation.responses[String(response.statusCode)]
   assert.ok(documented, `${where}: status ${response.statusCode} is not documented for ${operation.operation.operationId}`)
   const pointer = `openapi#/paths/${escape(operation.path)}/${method}/responses/${response.statusCode}`
-  if (documented.content?.['application/json']) {
+  if (documented.content?.['application/json'] && !head) {
     const validate = validatorOf(ajv, `${pointer}/content/application~1json/schema`)
-    assert.ok(validate(response.json()), `${where}: body does not match the documented schema: ${ajv.errorsText(validate.errors)}\n${response.body}`)
+    assert.ok(validate(jsonOf(response)), `${where}: body does not match the documented schema: ${ajv.errorsText(validate.errors)}\n${response.body}`)
   }
   for (const [name, header] of Object.entries(documented.headers ?? {})) {
     const value = response.headers[name.toLowerCase()]
@@ -42,6 +48,20 @@ export function assertMatchesContract(app: FastifyInstance, request: InjectOptio
     const typed = header.schema?.type === 'integer' ? Number(value) : value
     assert.ok(ajv.validate(header.schema ?? {}, typed), `${where}: header ${name}=${String(value)} does not match its schema`)
   }
+}
+
+/** The body as sent before any content coding (the app compresses answers of 1 KiB and more). */
+export function bodyOf(response: LightMyRequestResponse): string {
+  const encoding = response.headers['content-encoding']
+  if (encoding === 'gzip') return gunzipSync(response.rawPayload).toString('utf8')
+  if (encoding === 'br') return brotliDecompressSync(response.rawPayload).toString('utf8')
+  assert.ok(encoding === undefined || encoding === 'identity', `unexpected Content-Encoding: ${String(encoding)}`)
+  return response.body
+}
+
+/** The JSON body, decoded first when compressed. */
+export function jsonOf<T = unknown>(response: LightMyRequestResponse): T {
+  return JSON.parse(bodyOf(response)) as T
 }
 
 interface Operation {
