@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { type Browser, chromium } from 'playwright-core'
+import { type Browser, chromium, type Page } from 'playwright-core'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 /**
@@ -35,11 +35,7 @@ describe('the /docs reference in Chromium', { skip }, () => {
 
   test('renders every operation; "Try it out" exists for pets and not for the store group', async () => {
     const page = await browser.newPage()
-    const problems: string[] = []
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text())
-    })
-    page.on('requestfailed', (request) => problems.push(`${request.url()}: ${request.failure()?.errorText}`))
+    const problems = pageProblems(page)
     const outside: string[] = []
     page.on('request', (request) => {
       if (!request.url().startsWith(base) && !request.url().startsWith('data:')) outside.push(request.url())
@@ -71,11 +67,7 @@ describe('the /docs reference in Chromium', { skip }, () => {
     const { key } = await t.project()
     assert.ok(!t.config.publicBaseUrl.startsWith(base), `the configured base URL (${t.config.publicBaseUrl}) is another host than the page's (${base})`)
     const page = await browser.newPage()
-    const problems: string[] = []
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text())
-    })
-    page.on('requestfailed', (request) => problems.push(`${request.url()}: ${request.failure()?.errorText}`))
+    const problems = pageProblems(page)
     const calls: string[] = []
     page.on('request', (request) => {
       if (request.url().includes('/pets')) calls.push(request.url())
@@ -102,3 +94,13 @@ describe('the /docs reference in Chromium', { skip }, () => {
     await page.close()
   })
 })
+
+/** Errors the page logs and requests that fail (a CSP refusal is both), collected as they happen. */
+function pageProblems(page: Page): string[] {
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text())
+  })
+  page.on('requestfailed', (request) => problems.push(`${request.url()}: ${request.failure()?.errorText}`))
+  return problems
+}
