@@ -106,11 +106,15 @@ export function heading(page: Page, name: string | RegExp): Locator {
 /** Waits until the element's text matches (the page renders asynchronously); answers the text. */
 export async function textOf(locator: Locator, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   const deadline = Date.now() + timeoutMs
-  let text = ''
+  // The last text actually read: a read cut short by the deadline does not hide what was shown.
+  let text: string | undefined
   for (;;) {
-    text = (await locator.first().innerText({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => ''))
-    if (pattern.test(text)) return text
-    if (Date.now() > deadline) assert.fail(`${String(locator)}: text ${JSON.stringify(text)} does not match ${String(pattern)} after ${timeoutMs} ms`)
+    text = (await locator.first().innerText({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined)) ?? text
+    if (text !== undefined && pattern.test(text)) return text
+    if (Date.now() > deadline) {
+      const shot = await screenshot(locator.page(), `failed-${Date.now()}`).catch(() => 'none')
+      assert.fail(`${String(locator)}: text ${text === undefined ? '(never found)' : JSON.stringify(text)} does not match ${String(pattern)} after ${timeoutMs} ms (screenshot: ${shot})`)
+    }
     await sleep(50)
   }
 }
