@@ -86,8 +86,9 @@ async function assertUsageFitsPhone(page: Page, name: string): Promise<void> {
   await page.setViewportSize(PHONE)
   const deadline = Date.now() + 5_000
   let sizes = await chartLabelSizes(page)
-  // The charts are redrawn at their new width once the page has resized.
-  while (Math.min(...sizes) < 11 && Date.now() < deadline) {
+  // The charts are redrawn at their new width once the page has resized; until a chart is
+  // measured its size is not a number yet (0 px drawn at a width of 0), so that waits too.
+  while (!(Math.min(...sizes) >= 11) && Date.now() < deadline) {
     await sleep(100)
     sizes = await chartLabelSizes(page)
   }
