@@ -4,6 +4,8 @@ import { AccountsService } from './accounts/accounts.service.js'
 import { adminRoutes } from './admin/admin.module.js'
 import { registerAdminApi } from './admin/admin.scope.js'
 import { identifyCaller, requireApiKey } from './auth/auth.scope.js'
+import { createGenerations } from './cache/generations.js'
+import { ResponseCache } from './cache/response-cache.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
@@ -87,26 +89,41 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const { db } = database
   const outage = new DatabaseOutage(() => database.ping(), app.log)
   const metrics = new Metrics()
-  const authenticator = new Authenticator(db, clock, config.environment)
   const limiterBackend = await createLimiterBackend(config, clock, app.log, {
     onError: () => metrics.limiterErrors.inc(),
     onFallback: (active) => {
       metrics.limiterDegraded.set(active ? 1 : 0)
       if (active) metrics.limiterFallbacks.inc()
+      // Back from an outage: Redis may have missed bumps meanwhile, so nothing cached is trusted.
+      else forgetCaches()
     },
   })
+  const generations = await createGenerations(database, limiterBackend, app.log)
+  const authenticator = new Authenticator(db, clock, config.environment, generations)
+  const responses = new ResponseCache(generations, config.responseCacheBytes, metrics.responseCacheCounters)
+  const forgetCaches = () => {
+    generations.forget()
+    authenticator.forget()
+    responses.clear()
+  }
   const usage = new UsageRecorder(db, clock, app.log)
-  const limiter = new RateLimiter(limiterBackend, db, clock, {
-    onBan: (level, projectId) => {
-      metrics.bans.inc({ level })
-      usage.ban(projectId)
+  const limiter = new RateLimiter(
+    limiterBackend,
+    db,
+    clock,
+    {
+      onBan: (level, projectId) => {
+        metrics.bans.inc({ level })
+        usage.ban(projectId)
+      },
     },
-  })
+    generations.kind === 'shared',
+  )
   await limiter.restoreBans()
   const idempotency = new Idempotency(db, clock)
   const accounts = new AccountsService(db, clock)
-  const pets = new PetsService(db, clock, idempotency)
-  const orders = new OrdersService(db, clock, idempotency)
+  const pets = new PetsService(db, clock, idempotency, generations)
+  const orders = new OrdersService(db, clock, idempotency, generations)
   const domains = await createDomains(config, db, clock, app.log, domainsOptions)
 
   // Before any route: both equip each route as it is added, compression first.
@@ -159,6 +176,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     outage.close()
     // The last counts, written while the database is still open.
     await usage.close().catch((err: unknown) => app.log.warn({ err }, 'usage counts not written at close'))
+    generations.close?.()
     await limiterBackend.store.close()
     await database.close()
   })
@@ -168,7 +186,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerOpenApi(app, config)
   // Host routing runs before every other route's hooks; the admin API is its own scope.
   await installDomains(app, domains, config, db)
-  await registerAdminApi(app, { adminToken: config.adminToken, db, accounts, hostRouting: domains.router.enabled }, adminRoutes({ config, db, clock, limiter, usage, domains }))
+  await registerAdminApi(app, { adminToken: config.adminToken, db, accounts, hostRouting: domains.router.enabled }, adminRoutes({ config, db, clock, limiter, usage, domains, generations }))
   await app.register(healthRoutes, { database, outage, limiter: limiterBackend })
   // The web dashboard's static files at /dashboard (not in the OpenAPI documents).
   await installDashboard(app)
@@ -180,14 +198,14 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
       // Every /v1 request is identified and rate limited, unknown routes included.
       identifyCaller(v1, authenticator)
       restrictToSite(v1, domains.router)
-      limitRequests(v1, limiter, metrics)
+      limitRequests(v1, limiter, metrics, authenticator, generations)
       recordUsage(v1, usage)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))
       await v1.register(async (scope) => {
         requireApiKey(scope, config.environment)
-        await scope.register(petsRoutes, { pets, clock })
-        await scope.register(ordersRoutes, { orders })
+        await scope.register(petsRoutes, { pets, clock, cache: responses })
+        await scope.register(ordersRoutes, { orders, cache: responses })
       })
       finishMethods()
     },

@@ -9,6 +9,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/databas
 import { describeDatabaseFailure } from './db/errors.js'
 import type { Plan, UserRole } from './db/schema.js'
 import { registerDomainCommands } from './domains/domains.cli.js'
+import { announceAuthChange } from './cache/generations.js'
 import { createApiKey, getApiKeys, MAX_KEY_LIFETIME_DAYS, revokeKey } from './keys/keys.service.js'
 import { liftBan } from './limits/limits.js'
 import { PLANS } from './projects/plans.js'
@@ -103,6 +104,7 @@ planLimitOptions(
     if (!(PLANS as readonly string[]).includes(plan)) throw new CliError(`Unknown plan "${plan}": use one of ${PLANS.join(', ')}.`)
     const result = await setProjectPlan(db, slug, { plan: plan as Plan, perMinute: options.perMinute, perDay: options.perDay })
     if (!result.ok) throw new CliError(result.message)
+    await announceAuthChange(config())
     print(options.json, result.project, () => `Project ${describeProject(result.project)}`)
   }),
 )
@@ -171,6 +173,7 @@ keys
     withDatabase(async ({ db }) => {
       const result = await revokeKey(db, systemClock, id)
       if (!result.ok) throw new CliError(result.message)
+      await announceAuthChange(config())
       print(options.json, result.key, () => `Revoked key ${result.key.id} of project ${result.key.project} at ${result.key.revokedAt}`)
     }),
   )

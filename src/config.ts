@@ -53,6 +53,8 @@ export interface Config {
   readonly certificateEncryptionKey: string | undefined
   /** How often each instance looks for due domain checks and certificate work. */
   readonly domainWorkerIntervalMs: number
+  /** Serialized /v1 read answers kept per instance, in bytes (an estimate); 0: no response cache. */
+  readonly responseCacheBytes: number
 }
 
 export type Environment = 'production' | 'staging'
@@ -95,6 +97,8 @@ export const EnvSchema = Type.Object({
   ACME_CAA_DOMAINS: Type.String({ pattern: '^[a-z0-9.-]+(,[a-z0-9.-]+)*$', default: 'letsencrypt.org', description: 'comma-separated lowercase domain names, without spaces' }),
   CERTIFICATE_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$', description: '32 bytes as 64 hex or 44 base64 characters (e.g. openssl rand -hex 32)' })),
   DOMAIN_WORKER_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 15000 }),
+  RESPONSE_CACHE: Type.Enum(['on', 'off'], { default: 'on' }),
+  RESPONSE_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, maximum: 17179869184, default: 33554432 }),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -161,6 +165,7 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     acmeCaaDomains: splitList(env.ACME_CAA_DOMAINS),
     certificateEncryptionKey: env.CERTIFICATE_ENCRYPTION_KEY,
     domainWorkerIntervalMs: env.DOMAIN_WORKER_INTERVAL_MS,
+    responseCacheBytes: env.RESPONSE_CACHE === 'off' ? 0 : env.RESPONSE_CACHE_MAX_BYTES,
     ...values,
   })
 }

@@ -21,6 +21,11 @@ export interface DatabaseHandle {
   readonly location: string
   /** Cheap round trip used by readiness checks. */
   ping(): Promise<void>
+  /**
+   * SQLite only: a value that differs whenever the file changed since it was last read, through
+   * this connection or any other (another process included). Reads no table: a few microseconds.
+   */
+  changeCounter?(): string
   close(): Promise<void>
 }
 
@@ -69,10 +74,12 @@ function openSqlite(dataDir: string): DatabaseHandle {
       sqlite.inTransaction ? runThroughKysely<R>(db, template, parameters) : Promise.resolve(execute(template, parameters) as R[]),
     runAll: (statements) => (sqlite.inTransaction ? runAllThroughKysely(db, statements) : Promise.resolve(executeAll(statements))),
   })
+  const changes = sqlite.prepare(`select total_changes() || ':' || data_version from pragma_data_version`).pluck()
   return {
     db,
     dialect: 'sqlite',
     location: file,
+    changeCounter: () => changes.get() as string,
     ping: async () => {
       sqlite.prepare('select 1').get()
     },

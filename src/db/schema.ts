@@ -22,6 +22,7 @@ export interface Database {
   sessions: SessionTable
   sign_in_counters: SignInCounterTable
   usage_minutes: UsageMinuteTable
+  cache_generations: CacheGenerationTable
 }
 
 export type Plan = 'free' | 'pro' | 'business' | 'enterprise'
@@ -204,6 +205,15 @@ export interface SignInCounterTable {
   key: string
   count: number
   expires_at: string
+}
+
+/**
+ * SQLite only: a counter per scope (`auth`, `data:<project id>`) that triggers bump on every
+ * write a cached answer depends on (see src/cache/generations.ts).
+ */
+export interface CacheGenerationTable {
+  scope: string
+  value: number
 }
 
 export type ProjectRow = Selectable<ProjectTable>

@@ -1,15 +1,13 @@
-import type { FastifyReply } from 'fastify'
-
 /**
- * Sets `Link: <…>; rel="next"` (RFC 8288) when another page exists. The target is a path,
+ * The `Link: <…>; rel="next"` header (RFC 8288) when another page exists. The target is a path,
  * resolved by clients against the request URL, so it is right behind any proxy.
  */
-export function linkNextPage(reply: FastifyReply, path: string, query: Record<string, string | number | undefined>, nextAfter: number | undefined): void {
-  if (nextAfter === undefined) return
+export function nextPageLink(path: string, query: Record<string, string | number | undefined>, nextAfter: number | undefined): string | undefined {
+  if (nextAfter === undefined) return undefined
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value))
   params.set('after', String(nextAfter))
-  reply.header('link', `<${path}?${params.toString()}>; rel="next"`)
+  return `<${path}?${params.toString()}>; rel="next"`
 }
 
 export const NEXT_LINK_DOC = {

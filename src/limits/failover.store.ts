@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { ConsumeRequest, Decision, LimiterStore } from './limiter.js'
+import type { ConsumeRequest, Decision, LimiterStore, StaleDecision } from './limiter.js'
 import type { MemoryLimiterStore } from './memory.store.js'
 import type { RedisLimiterStore } from './redis.store.js'
 
@@ -41,7 +41,7 @@ export class FailoverLimiterStore implements LimiterStore {
     }
   }
 
-  async consume(request: ConsumeRequest): Promise<Decision> {
+  async consume(request: ConsumeRequest): Promise<Decision | StaleDecision> {
     if (this.degraded) return this.local.consume(request)
     try {
       return await this.shared.consume(request)

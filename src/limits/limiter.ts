@@ -27,6 +27,18 @@ export interface ConsumeRequest {
   windows: readonly Window[]
   /** The key to ban for ignoring 429s; absent for unauthenticated traffic. */
   ban?: { keyId: string; policy: BanPolicy } | undefined
+  /**
+   * A key's request: read its cache generations in the same step (stores that share them).
+   * With `expectAuth` (the token a cached principal was resolved at), a moved-on auth token
+   * answers `stale` and charges nothing: the principal must be resolved again first.
+   */
+  generations?: { projectId: number; expectAuth: string | undefined } | undefined
+}
+
+/** Cache generation tokens read with a decision (see src/cache/generations.ts). */
+export interface Tokens {
+  auth: string
+  data: string
 }
 
 export interface WindowState {
@@ -39,7 +51,7 @@ export interface WindowState {
 }
 
 export type Decision =
-  | { outcome: 'allowed' | 'limited'; now: number; windows: WindowState[] }
+  | { outcome: 'allowed' | 'limited'; now: number; windows: WindowState[]; tokens?: Tokens | undefined }
   | {
       outcome: 'banned'
       now: number
@@ -49,14 +61,18 @@ export type Decision =
       level: number
       /** True for the request that started the ban. */
       started: boolean
+      tokens?: Tokens | undefined
     }
+
+/** A cached principal's auth token moved on: nothing was charged; resolve the key again. */
+export type StaleDecision = { outcome: 'stale'; now: number; windows: WindowState[]; tokens: Tokens }
 
 export interface LimiterStore {
   /**
    * Checks every window and, only when all have room, charges each by one, atomically.
    * A rejected or banned request charges nothing.
    */
-  consume(request: ConsumeRequest): Promise<Decision>
+  consume(request: ConsumeRequest): Promise<Decision | StaleDecision>
   /** Lifts a key's ban and forgets its escalation. */
   unban(keyId: string): Promise<void>
   close(): Promise<void>

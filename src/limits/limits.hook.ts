@@ -1,7 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Generations } from '../cache/generations.js'
+import type { Authenticator } from '../keys/keys.service.js'
+import type { Decision, Tokens } from './limiter.js'
 import type { Metrics } from '../ops/metrics.js'
 import { errorResponses, type HeaderDocs } from '../openapi/responses.js'
 import { type RateLimiter, rateLimitHeaders, refusal } from './limits.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The cache generation tokens a key's rate-limit decision read, when they are shared in Redis. */
+    tokens: Tokens | undefined
+  }
+}
 
 /** The headers every /v1 response carries, as documented on every operation. */
 export const RATE_LIMIT_HEADER_DOCS: HeaderDocs = {
@@ -19,7 +29,8 @@ export const RATE_LIMIT_HEADER_DOCS: HeaderDocs = {
  * carries the headers of the decision; a refusal is a 429.
  * Runs after `identifyCaller`, before authentication is enforced.
  */
-export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metrics: Metrics): void {
+export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metrics: Metrics, authenticator: Authenticator, generations: Generations): void {
+  scope.decorateRequest('tokens', undefined)
   scope.addHook('onRoute', (route) => {
     if (route.schema?.hide) return
     const responses: Record<string, { headers?: HeaderDocs }> = { ...(route.schema?.response as object), ...errorResponses(429) }
@@ -31,8 +42,20 @@ export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metr
     route.schema = { ...route.schema, response: responses }
   })
   scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    const caller = request.caller
-    const decision = caller.ok ? await limiter.forKey(caller.principal) : await limiter.forAddress(request.ip)
+    let caller = request.caller
+    let decision = caller.ok ? await limiter.forKey(caller.principal) : await limiter.forAddress(request.ip)
+    if (decision.outcome === 'stale') {
+      // The key's cached principal is out of date (a key revoked, a plan changed on another
+      // instance); nothing was charged. Read the key again, under the token just read.
+      generations.observe(decision.tokens)
+      caller = request.caller = await authenticator.authenticate(request.headers.authorization, { authToken: decision.tokens.auth })
+      // A principal read just now is not checked against the token again: never stale.
+      decision = (caller.ok ? await limiter.forKey(caller.principal) : await limiter.forAddress(request.ip)) as Decision
+    }
+    if (decision.tokens) {
+      generations.observe(decision.tokens)
+      request.tokens = decision.tokens
+    }
     reply.headers(rateLimitHeaders(decision))
     const refused = refusal(decision, caller.ok ? { plan: caller.principal.plan } : 'address')
     if (refused) {

@@ -6,7 +6,7 @@ import { findApiKey } from '../keys/keys.repository.js'
 import type { Principal } from '../keys/keys.service.js'
 import { deleteBan, findBan, listActiveBans, recordBan } from './bans.repository.js'
 import { FailoverLimiterStore, type FailoverEvents } from './failover.store.js'
-import { BAN_POLICY, banLength, bindingWindow, DAY_MS, type Decision, type LimiterStore, MINUTE_MS, type Window } from './limiter.js'
+import { BAN_POLICY, banLength, bindingWindow, DAY_MS, type Decision, type LimiterStore, MINUTE_MS, type StaleDecision, type Window } from './limiter.js'
 import { MemoryLimiterStore } from './memory.store.js'
 import { RedisLimiterStore } from './redis.store.js'
 
@@ -40,6 +40,8 @@ export interface LimiterSettings {
 
 export interface LimiterBackend {
   store: LimiterStore
+  /** The Redis store behind `store`, when REDIS_URL is set. */
+  shared?: RedisLimiterStore | undefined
   /** 'memory', 'redis', or 'redis-degraded' while Redis is away. */
   status(): 'memory' | 'redis' | 'redis-degraded'
   /** The in-process store, when bans recorded in the database must be restored into it. */
@@ -58,7 +60,7 @@ export async function createLimiterBackend(
   const shared = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
   const store = new FailoverLimiterStore(shared, local, log, events)
   await store.start()
-  return { store, local, status: () => (store.isDegraded ? 'redis-degraded' : 'redis') }
+  return { store, shared, local, status: () => (store.isDegraded ? 'redis-degraded' : 'redis') }
 }
 
 export interface RateLimiterEvents {
@@ -78,6 +80,8 @@ export class RateLimiter {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly events: RateLimiterEvents,
+    /** Whether a key's decision also reads its cache generations (shared generations). */
+    private readonly readsGenerations = false,
   ) {}
 
   /** After a restart, bans recorded in the database hold again in the in-process store. */
@@ -88,8 +92,11 @@ export class RateLimiter {
     }
   }
 
-  /** Charges one request of an authenticated key to its project's plan. */
-  async forKey(principal: Principal): Promise<Decision> {
+  /**
+   * Charges one request of an authenticated key to its project's plan. A principal taken from
+   * the cache may answer `stale` (shared generations): nothing is charged; resolve it again.
+   */
+  async forKey(principal: Principal): Promise<Decision | StaleDecision> {
     const request = {
       subject: `p:${principal.projectId}`,
       windows: [
@@ -97,6 +104,7 @@ export class RateLimiter {
         { name: 'day', limit: principal.limits.perDay, lengthMs: DAY_MS },
       ] satisfies Window[],
       ban: { keyId: principal.keyId, policy: BAN_POLICY },
+      generations: this.readsGenerations ? { projectId: principal.projectId, expectAuth: principal.cachedAt } : undefined,
     }
     const decision = await this.backend.store.consume(request)
     if (decision.outcome !== 'banned') return decision
@@ -119,10 +127,11 @@ export class RateLimiter {
 
   /** Charges one request without a valid key to the client's address. */
   async forAddress(address: string): Promise<Decision> {
+    // No generations asked, so never stale.
     return this.backend.store.consume({
       subject: `ip:${address}`,
       windows: [{ name: 'minute', limit: ADDRESS_LIMIT_PER_MINUTE, lengthMs: MINUTE_MS }],
-    })
+    }) as Promise<Decision>
   }
 
   /** Lifts a ban everywhere: the record, and the store every instance reads. */

@@ -3,25 +3,42 @@ import type { Redis } from 'ioredis'
 import { lazy } from '../lazy.js'
 
 const ioredis = lazy<typeof IORedis>('ioredis')
-import type { BanPolicy, ConsumeRequest, Decision, LimiterStore, WindowState } from './limiter.js'
+import type { BanPolicy, ConsumeRequest, Decision, LimiterStore, StaleDecision, WindowState } from './limiter.js'
 
 /**
  * Check-and-charge of every window in one script, so N instances admit exactly the limit.
  * The time comes from Redis (TIME), never from the instance, so instance clocks may differ.
  * Every key written gets an expiry.
  *
- * KEYS[1] counter prefix (`<prefix>rl:<subject>`), KEYS[2] ban prefix (`<prefix>ban:<key id>`, or '')
- * ARGV: window count, then name/limit/length triples, then afterRejections, baseMs, maxMs, repeatWithinMs
- * Returns: { outcome (0 allowed, 1 limited, 2 banned, 3 banned now), now, until, level, counts..., resets... }
+ * The same round trip reads the cache generations (src/cache/generations.ts) of a key's
+ * request: the auth token and the project's data token, each prefixed by the epoch (renewed at
+ * every instance start, and set afresh when Redis lost it, so a token never comes back).
+ *
+ * KEYS[1] counter prefix (`<prefix>rl:<subject>`), KEYS[2] ban prefix (`<prefix>ban:<key id>`, or ''),
+ * KEYS[3] generation prefix (`<prefix>gen:`, or '' for no tokens)
+ * ARGV: the auth token the caller's principal was cached at ('' for none), the project id, the
+ * window count, then name/limit/length triples, then afterRejections, baseMs, maxMs, repeatWithinMs
+ * Returns: { outcome (0 allowed, 1 limited, 2 banned, 3 banned now, 4 stale principal: nothing
+ * charged), now, until, level, counts..., resets..., auth token, data token }
  */
 const CONSUME = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local n = tonumber(ARGV[1])
+local gen, authToken, dataToken = KEYS[3], '', ''
+if gen ~= '' then
+  local epoch = redis.call('GET', gen .. 'epoch')
+  if not epoch then
+    epoch = t[1] .. '.' .. t[2]
+    redis.call('SET', gen .. 'epoch', epoch)
+  end
+  authToken = epoch .. '/' .. (redis.call('GET', gen .. 'auth') or '0')
+  dataToken = epoch .. '/' .. (redis.call('GET', gen .. 'data:' .. ARGV[2]) or '0')
+end
+local n = tonumber(ARGV[3])
 local keys, counts, limits, resets, names = {}, {}, {}, {}, {}
 local allowed = true
 for i = 1, n do
-  local base = 1 + (i - 1) * 3
+  local base = 3 + (i - 1) * 3
   names[i] = ARGV[base + 1]
   limits[i] = tonumber(ARGV[base + 2])
   local length = tonumber(ARGV[base + 3])
@@ -35,8 +52,11 @@ local function answer(outcome, untilMs, level)
   local out = { outcome, now, untilMs, level }
   for i = 1, n do out[#out + 1] = counts[i] end
   for i = 1, n do out[#out + 1] = resets[i] end
+  out[#out + 1] = authToken
+  out[#out + 1] = dataToken
   return out
 end
+if ARGV[1] ~= '' and ARGV[1] ~= authToken then return answer(4, 0, -1) end
 local ban = KEYS[2]
 if ban ~= '' then
   local untilMs = tonumber(redis.call('GET', ban) or '0')
@@ -50,7 +70,7 @@ if allowed then
   return answer(0, 0, -1)
 end
 if ban == '' then return answer(1, 0, -1) end
-local p = 2 + n * 3
+local p = 4 + n * 3
 local afterRejections, baseMs, maxMs, repeatWithinMs = tonumber(ARGV[p]), tonumber(ARGV[p + 1]), tonumber(ARGV[p + 2]), tonumber(ARGV[p + 3])
 -- The binding window: fewest remaining, then latest end.
 local b = 1
@@ -98,7 +118,7 @@ export class RedisLimiterStore implements LimiterStore {
       // Keep reconnecting, at most every second, so service returns soon after Redis does.
       retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     })
-    this.redis.defineCommand('adoptionStoreConsume', { numberOfKeys: 2, lua: CONSUME })
+    this.redis.defineCommand('adoptionStoreConsume', { numberOfKeys: 3, lua: CONSUME })
     // Errors surface through failed commands; the client's own event would otherwise be unhandled.
     this.redis.on('error', () => undefined)
   }
@@ -111,15 +131,23 @@ export class RedisLimiterStore implements LimiterStore {
     await this.redis.ping()
   }
 
-  async consume({ subject, windows, ban }: ConsumeRequest): Promise<Decision> {
+  async consume({ subject, windows, ban, generations }: ConsumeRequest): Promise<Decision | StaleDecision> {
     const policy: BanPolicy | undefined = ban?.policy
     const args = [
+      generations?.expectAuth ?? '',
+      generations?.projectId ?? 0,
       windows.length,
       ...windows.flatMap((w) => [w.name, w.limit, w.lengthMs]),
       ...(policy ? [policy.afterRejections, policy.baseMs, policy.maxMs, policy.repeatWithinMs] : []),
     ]
     const command = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<ConsumeReply>>).adoptionStoreConsume!
-    const reply = await command.call(this.redis, `${this.options.keyPrefix}rl:${subject}`, ban ? this.banKey(ban.keyId) : '', ...args)
+    const reply = await command.call(
+      this.redis,
+      `${this.options.keyPrefix}rl:${subject}`,
+      ban ? this.banKey(ban.keyId) : '',
+      generations ? this.generationKey('') : '',
+      ...args,
+    )
     const [outcome, now, until, level] = reply as [number, number, number, number]
     const states: WindowState[] = windows.map((window, i) => ({
       name: window.name,
@@ -129,9 +157,27 @@ export class RedisLimiterStore implements LimiterStore {
       remaining: Math.max(0, window.limit - (reply[4 + i] ?? 0)),
       resetAt: reply[4 + windows.length + i] ?? 0,
     }))
-    if (outcome === 0) return { outcome: 'allowed', now, windows: states }
-    if (outcome === 1) return { outcome: 'limited', now, windows: states }
-    return { outcome: 'banned', now, windows: states, until, level, started: outcome === 3 }
+    const tokens = generations ? { auth: String(reply[4 + 2 * windows.length]), data: String(reply[5 + 2 * windows.length]) } : undefined
+    if (outcome === 0) return { outcome: 'allowed', now, windows: states, tokens }
+    if (outcome === 1) return { outcome: 'limited', now, windows: states, tokens }
+    if (outcome === 4) return { outcome: 'stale', now, windows: states, tokens: tokens! }
+    return { outcome: 'banned', now, windows: states, until, level, started: outcome === 3, tokens }
+  }
+
+  /** Moves cache generation scopes (`auth`, `data:<project id>`) to new tokens. */
+  async bump(scopes: readonly string[]): Promise<void> {
+    if (scopes.length === 0) return
+    const pipeline = this.redis.multi()
+    for (const scope of new Set(scopes)) pipeline.incr(this.generationKey(scope))
+    const results = await pipeline.exec()
+    const failed = results?.find(([err]) => err)
+    if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction aborted')
+  }
+
+  /** A new epoch: every token any instance holds becomes stale. */
+  async newEpoch(): Promise<void> {
+    const [seconds, micros] = await this.redis.time()
+    await this.redis.set(this.generationKey('epoch'), `${seconds}.${micros}`)
   }
 
   async unban(keyId: string): Promise<void> {
@@ -140,6 +186,10 @@ export class RedisLimiterStore implements LimiterStore {
 
   async close(): Promise<void> {
     this.redis.disconnect()
+  }
+
+  private generationKey(scope: string): string {
+    return `${this.options.keyPrefix}gen:${scope}`
   }
 
   private banKey(keyId: string): string {

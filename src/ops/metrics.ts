@@ -52,9 +52,23 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly responseCache = new Counter({
+    name: 'adoption_store_response_cache_total',
+    help: 'Reads of /v1 animals and orders answered from the response cache (hit) or the database (miss)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  })
+
+  /** Children bound once: the cache counts on every read. */
+  readonly responseCacheCounters = { hit: bound(this.responseCache.labels('hit')), miss: bound(this.responseCache.labels('miss')) }
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'adoption_store_' })
   }
+}
+
+function bound(counter: { inc(): void }): () => void {
+  return () => counter.inc()
 }
 
 /** Records every response, and serves the registry at /metrics (outside /v1: not rate limited). */

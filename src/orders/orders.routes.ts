@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../errors.js'
-import { linkNextPage, NEXT_LINK_DOC } from '../http/pagination.js'
+import type { ResponseCache } from '../cache/response-cache.js'
+import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
 import { IDEMPOTENT_REPLAYED_DOC, idempotencyError, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ListOrdersQuerySchema, NewOrderSchema, OrderIdParamsSchema } from './orders.schemas.js'
@@ -10,7 +11,7 @@ import { type OrderAction, type OrdersService, type TransitionResult, TRANSITION
 /** The store group is experimental: its shape may still change. */
 const STORE = { tags: ['store'], 'x-stability': 'experimental' } as const
 
-export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService }> = async (app, { orders }) => {
+export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; cache: ResponseCache }> = async (app, { orders, cache }) => {
   app.get(
     '/store/orders',
     {
@@ -26,9 +27,10 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService }> 
     async (request, reply) => {
       // The schema's default fills `limit` in; the type cannot know it.
       const { limit = 20, status, after } = request.query
-      const page = await orders.list(request.principal.projectId, { limit, status, after })
-      linkNextPage(reply, '/v1/store/orders', { limit, status }, page.nextAfter)
-      return page.orders
+      return cache.reply(request, reply, `listOrders ${limit} ${status} ${after}`, async () => {
+        const page = await orders.list(request.principal.projectId, { limit, status, after })
+        return { body: page.orders, link: nextPageLink('/v1/store/orders', { limit, status }, page.nextAfter) }
+      })
     },
   )
 
@@ -83,11 +85,12 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService }> 
         response: { 200: { description: 'The order', ...Type.Ref('Order') }, ...errorResponses(400, 401, 404, 500, 503) },
       },
     },
-    async (request) => {
-      const order = await orders.get(request.principal.projectId, request.params.orderId)
-      if (!order) throw orderNotFound(request.params.orderId)
-      return order
-    },
+    async (request, reply) =>
+      cache.reply(request, reply, `getOrder ${request.params.orderId}`, async () => {
+        const order = await orders.get(request.principal.projectId, request.params.orderId)
+        if (!order) throw orderNotFound(request.params.orderId)
+        return { body: order }
+      }),
   )
 
   const moves: Record<OrderAction, { operationId: string; summary: string; description: string }> = {

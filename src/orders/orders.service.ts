@@ -1,3 +1,4 @@
+import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { OrderRow, PetStatus } from '../db/schema.js'
@@ -46,6 +47,7 @@ export class OrdersService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly idempotency: Idempotency,
+    private readonly generations: Generations,
   ) {}
 
   async list(projectId: number, filter: { limit: number; status?: OrderStatus | undefined; after?: number | undefined }) {
@@ -62,6 +64,12 @@ export class OrdersService {
 
   /** Places an order and takes the animal, atomically: of concurrent orders for one animal, one wins. */
   async place(projectId: number, petId: number, idempotencyKey: string | undefined): Promise<PlaceOrderResult> {
+    const result = await this.placeOnce(projectId, petId, idempotencyKey)
+    if (result.ok) await this.generations.dataChanged(projectId)
+    return result
+  }
+
+  private async placeOnce(projectId: number, petId: number, idempotencyKey: string | undefined): Promise<PlaceOrderResult> {
     const place = async (trx: Db): Promise<Order> => {
       if (!(await movePet(trx, projectId, petId, 'available', 'pending'))) {
         const pet = await findPet(trx, projectId, petId)
@@ -89,7 +97,7 @@ export class OrdersService {
   /** Applies one move of the state machine to an order and its animal, in one transaction. */
   async transition(projectId: number, orderId: number, action: OrderAction): Promise<TransitionResult> {
     const { from, to, pet } = TRANSITIONS[action]
-    return this.db.transaction().execute(async (trx): Promise<TransitionResult> => {
+    const result = await this.db.transaction().execute(async (trx): Promise<TransitionResult> => {
       const moved = await moveOrder(trx, projectId, orderId, from, to, new Date(this.clock.now()).toISOString())
       if (!moved) {
         const existing = await findOrder(trx, projectId, orderId)
@@ -98,5 +106,7 @@ export class OrdersService {
       if (pet) await setPetStatus(trx, projectId, moved.pet_id, pet)
       return { ok: true, order: toOrder(moved) }
     })
+    if (result.ok) await this.generations.dataChanged(projectId)
+    return result
   }
 }

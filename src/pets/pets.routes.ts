@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Clock } from '../clock.js'
 import { ApiError } from '../errors.js'
-import { linkNextPage, NEXT_LINK_DOC } from '../http/pagination.js'
+import type { ResponseCache } from '../cache/response-cache.js'
+import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
 import { IDEMPOTENT_REPLAYED_DOC, idempotencyError, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ListPetsQuerySchema, NewPetSchema, PetIdParamsSchema } from './pets.schemas.js'
@@ -12,7 +13,7 @@ import type { PetsService } from './pets.service.js'
 export const GET_PET_DEPRECATED_AT = Date.UTC(2026, 0, 1)
 export const GET_PET_SUNSET_AT = Date.UTC(2030, 11, 5)
 
-export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: Clock }> = async (app, { pets, clock }) => {
+export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: Clock; cache: ResponseCache }> = async (app, { pets, clock, cache }) => {
   app.get(
     '/pets',
     {
@@ -32,9 +33,10 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
     async (request, reply) => {
       // The schema's default fills `limit` in; the type cannot know it.
       const { limit = 20, status, after } = request.query
-      const page = await pets.list(request.principal.projectId, { limit, status, after })
-      linkNextPage(reply, '/v1/pets', { limit, status }, page.nextAfter)
-      return page.pets
+      return cache.reply(request, reply, `listPets ${limit} ${status} ${after}`, async () => {
+        const page = await pets.list(request.principal.projectId, { limit, status, after })
+        return { body: page.pets, link: nextPageLink('/v1/pets', { limit, status }, page.nextAfter) }
+      })
     },
   )
 
@@ -109,11 +111,12 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
         done(new ApiError('gone', 'GET /v1/pets/{petId} was removed on 5 December 2030: use GET /v1/pets with the status filter.'))
       },
     },
-    async (request) => {
-      const pet = await pets.get(request.principal.projectId, request.params.petId)
-      if (!pet) throw new ApiError('not_found', `No animal with id ${request.params.petId} in your project.`)
-      return pet
-    },
+    async (request, reply) =>
+      cache.reply(request, reply, `getPet ${request.params.petId}`, async () => {
+        const pet = await pets.get(request.principal.projectId, request.params.petId)
+        if (!pet) throw new ApiError('not_found', `No animal with id ${request.params.petId} in your project.`)
+        return { body: pet }
+      }),
   )
 }
 

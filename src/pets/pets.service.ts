@@ -1,3 +1,4 @@
+import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
@@ -13,6 +14,7 @@ export class PetsService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly idempotency: Idempotency,
+    private readonly generations: Generations,
   ) {}
 
   /** One page in ascending id order, and the cursor of the next page when there is one. */
@@ -29,6 +31,13 @@ export class PetsService {
   }
 
   async create(projectId: number, input: NewPet, idempotencyKey: string | undefined): Promise<CreatePetResult> {
+    const result = await this.createOnce(projectId, input, idempotencyKey)
+    // Before the answer: the next read on any instance must see the new animal.
+    if (result.ok) await this.generations.dataChanged(projectId)
+    return result
+  }
+
+  private async createOnce(projectId: number, input: NewPet, idempotencyKey: string | undefined): Promise<CreatePetResult> {
     const pet = { name: input.name.trim(), categoryId: input.categoryId, status: input.status ?? 'available' }
     const insert = (db: Db) => insertPet(db, projectId, { ...pet, createdAt: new Date(this.clock.now()).toISOString() })
     if (idempotencyKey === undefined) return { ok: true, pet: await insert(this.db), replayed: false }

@@ -5,6 +5,7 @@ import * as orders from './0003-orders.js'
 import * as domains from './0004-domains.js'
 import * as accounts from './0005-accounts.js'
 import * as usage from './0006-usage.js'
+import * as cacheGenerations from './0007-cache-generations.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004-domains': domains,
   '0005-accounts': accounts,
   '0006-usage': usage,
+  '0007-cache-generations': cacheGenerations,
 }
