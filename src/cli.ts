@@ -9,7 +9,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/databas
 import { describeDatabaseFailure } from './db/errors.js'
 import type { Plan, UserRole } from './db/schema.js'
 import { registerDomainCommands } from './domains/domains.cli.js'
-import { announceAuthChange } from './cache/generations.js'
+import { announceAuthChange, onAuthChange } from './cache/generations.js'
 import { createApiKey, getApiKeys, MAX_KEY_LIFETIME_DAYS, revokeKey } from './keys/keys.service.js'
 import { liftBan } from './limits/limits.js'
 import { PLANS } from './projects/plans.js'
@@ -104,7 +104,6 @@ planLimitOptions(
     if (!(PLANS as readonly string[]).includes(plan)) throw new CliError(`Unknown plan "${plan}": use one of ${PLANS.join(', ')}.`)
     const result = await setProjectPlan(db, slug, { plan: plan as Plan, perMinute: options.perMinute, perDay: options.perDay })
     if (!result.ok) throw new CliError(result.message)
-    await announceAuthChange(config())
     print(options.json, result.project, () => `Project ${describeProject(result.project)}`)
   }),
 )
@@ -173,7 +172,6 @@ keys
     withDatabase(async ({ db }) => {
       const result = await revokeKey(db, systemClock, id)
       if (!result.ok) throw new CliError(result.message)
-      await announceAuthChange(config())
       print(options.json, result.key, () => `Revoked key ${result.key.id} of project ${result.key.project} at ${result.key.revokedAt}`)
     }),
   )
@@ -255,6 +253,8 @@ function config(): Config {
 
 async function withDatabase(work: (database: DatabaseHandle) => Promise<void>): Promise<void> {
   const database = openDatabase(config())
+  // Changes of keys and plans reach servers that share cache generations in Redis.
+  onAuthChange(database.db, () => announceAuthChange(config()))
   try {
     await migrateToLatest(database.db)
     await work(database)

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
@@ -21,7 +20,6 @@ export interface AdminDependencies {
   limiter: RateLimiter
   usage: UsageRecorder
   domains: Domains
-  generations: Generations
 }
 
 /**
@@ -29,11 +27,11 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, db, clock, limiter, usage, domains, generations }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, db, clock, limiter, usage, domains }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
     for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema]) admin.addSchema(schema)
-    await admin.register(projectsRoutes, { db, clock, platformDomain: config.platformDomain, generations })
-    await admin.register(keysRoutes, { db, clock, environment: config.environment, limiter, generations })
+    await admin.register(projectsRoutes, { db, clock, platformDomain: config.platformDomain })
+    await admin.register(keysRoutes, { db, clock, environment: config.environment, limiter })
     await admin.register(usageRoutes, { db, clock, usage })
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
   }

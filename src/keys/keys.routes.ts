@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
 import type { Db } from '../db/database.js'
@@ -20,9 +19,9 @@ function fail(failure: KeyFailure): never {
 }
 
 /** A project's API keys and their bans (admin API, `/admin/v1`). */
-export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; environment: Environment; limiter: RateLimiter; generations: Generations }> = async (
+export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; environment: Environment; limiter: RateLimiter }> = async (
   app,
-  { db, clock, environment, limiter, generations },
+  { db, clock, environment, limiter },
 ) => {
   app.get(
     '/projects/:slug/keys',
@@ -91,7 +90,6 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; envir
     async (request) => {
       const result = await revokeKey(db, clock, request.params.id, request.adminProject.id)
       if (!result.ok) fail(result)
-      await generations.authChanged()
       return result.key
     },
   )

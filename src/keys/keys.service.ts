@@ -1,4 +1,4 @@
-import type { Generations } from '../cache/generations.js'
+import { authChanged, type Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
 import type { Db } from '../db/database.js'
@@ -93,6 +93,7 @@ export async function revokeKey(db: Db, clock: Clock, id: string, projectId?: nu
   const existing = projectId === undefined ? await findApiKey(db, id) : await findProjectApiKey(db, projectId, id)
   if (!existing) return { ok: false, error: 'key_not_found', message: `No API key with id "${id}"${projectId === undefined ? '' : ' in this project'}.` }
   const row = await revokeApiKey(db, id, new Date(clock.now()).toISOString())
+  await authChanged(db)
   const project = await db.selectFrom('projects').select('slug').where('id', '=', existing.project_id).executeTakeFirstOrThrow()
   return { ok: true, key: toApiKey(row ?? existing, project.slug) }
 }

@@ -21,7 +21,16 @@ import type { BanPolicy, ConsumeRequest, Decision, LimiterStore, StaleDecision, 
  * Returns: { outcome (0 allowed, 1 limited, 2 banned, 3 banned now, 4 stale principal: nothing
  * charged), now, until, level, counts..., resets..., auth token, data token }
  */
+/**
+ * Generation keys expire like every key, without a token ever coming back: the epoch lives a
+ * day (then every instance reads everything once again), a scope's counter a month after its
+ * last bump. A counter that expired reads 0 again, but in a later epoch.
+ */
+const EPOCH_MS = 86_400_000
+const SCOPE_MS = 30 * EPOCH_MS
+
 const CONSUME = `
+local EPOCH_MS = ${EPOCH_MS}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local gen, authToken, dataToken = KEYS[3], '', ''
@@ -29,7 +38,7 @@ if gen ~= '' then
   local epoch = redis.call('GET', gen .. 'epoch')
   if not epoch then
     epoch = t[1] .. '.' .. t[2]
-    redis.call('SET', gen .. 'epoch', epoch)
+    redis.call('SET', gen .. 'epoch', epoch, 'PX', EPOCH_MS)
   end
   authToken = epoch .. '/' .. (redis.call('GET', gen .. 'auth') or '0')
   dataToken = epoch .. '/' .. (redis.call('GET', gen .. 'data:' .. ARGV[2]) or '0')
@@ -168,7 +177,7 @@ export class RedisLimiterStore implements LimiterStore {
   async bump(scopes: readonly string[]): Promise<void> {
     if (scopes.length === 0) return
     const pipeline = this.redis.multi()
-    for (const scope of new Set(scopes)) pipeline.incr(this.generationKey(scope))
+    for (const scope of new Set(scopes)) pipeline.incr(this.generationKey(scope)).pexpire(this.generationKey(scope), SCOPE_MS)
     const results = await pipeline.exec()
     const failed = results?.find(([err]) => err)
     if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction aborted')
@@ -177,7 +186,7 @@ export class RedisLimiterStore implements LimiterStore {
   /** A new epoch: every token any instance holds becomes stale. */
   async newEpoch(): Promise<void> {
     const [seconds, micros] = await this.redis.time()
-    await this.redis.set(this.generationKey('epoch'), `${seconds}.${micros}`)
+    await this.redis.set(this.generationKey('epoch'), `${seconds}.${micros}`, 'PX', EPOCH_MS)
   }
 
   async unban(keyId: string): Promise<void> {

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { canSee, requireOperator } from '../admin/access.js'
-import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { ApiError, type ErrorCode } from '../errors.js'
@@ -39,9 +38,9 @@ async function operatorOnly(request: FastifyRequest): Promise<void> {
 }
 
 /** Projects and their plans (admin API, `/admin/v1`). */
-export const projectsRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; platformDomain: string | undefined; generations: Generations }> = async (
+export const projectsRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; platformDomain: string | undefined }> = async (
   app,
-  { db, clock, platformDomain, generations },
+  { db, clock, platformDomain },
 ) => {
   app.get(
     '/projects',
@@ -118,7 +117,6 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; p
     async (request) => {
       const result = await setProjectPlan(db, request.adminProject.slug, request.body)
       if (!result.ok) fail(result)
-      await generations.authChanged()
       return present(result.project, platformDomain)
     },
   )

@@ -1,3 +1,4 @@
+import { authChanged } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
@@ -64,6 +65,7 @@ export async function setProjectPlan(db: Db, slug: string, choice: PlanChoice): 
   if (!limits.ok) return limits
   const row = await updateProjectPlan(db, slug, { plan: choice.plan, ...limits.custom })
   if (!row) return { ok: false, error: 'project_not_found', message: `No project with slug "${slug}".` }
+  await authChanged(db)
   return { ok: true, project: toProject(row) }
 }
 

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import type { Config } from '../src/config.js'
+import { bearer, createTestApp, type TestApp } from './helpers/app.js'
+import { testDialect } from './helpers/databases.js'
+import { redisUrl } from './helpers/redis.js'
+
+/**
+ * The response and principal caches, across two instances on the same data: on SQLite two
+ * apps on one file, on PostgreSQL two apps sharing the database and Redis (the only way
+ * PostgreSQL deployments cache). Every read on B that follows a write acknowledged by A must
+ * see it.
+ */
+const sharing = testDialect === 'sqlite' || redisUrl !== undefined
+/** Each store its own Redis namespace: every fresh database numbers its projects from 1 again. */
+const shared = (): Partial<Config> => (testDialect === 'sqlite' ? {} : { redisUrl, redisKeyPrefix: `adoption-store-test:${randomUUID()}:` })
+
+/** The cache's counters, read from /metrics. */
+async function cacheCounts(t: TestApp): Promise<{ hit: number; miss: number }> {
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+  const count = (result: string) => Number(new RegExp(`^adoption_store_response_cache_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+  return { hit: count('hit'), miss: count('miss') }
+}
+
+describe('response cache across instances', { skip: sharing ? false : 'PostgreSQL caches only with Redis: set TEST_REDIS_URL' }, () => {
+  let a: TestApp
+  let b: TestApp
+  before(async () => {
+    a = await createTestApp({ config: shared() })
+    b = await a.sibling()
+  })
+  after(async () => {
+    await b.close()
+    await a.close()
+  })
+
+  test('1,000 creates acknowledged by A are each visible in the very next read on B', async () => {
+    const { key } = await a.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    const before = await cacheCounts(b)
+    let base = 0
+    let stale = 0
+    for (let i = 0; i < 1000; i++) {
+      // Read on B first, so that B holds the page the create changes.
+      const page = `/v1/pets?limit=100&after=${base}`
+      assert.equal((await b.request({ method: 'GET', url: page, headers: bearer(key) })).statusCode, 200)
+      const created = await a.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: `Pet ${i}`, categoryId: 1 } })
+      assert.equal(created.statusCode, 201)
+      const { id } = created.json<{ id: number }>()
+      const read = await b.request({ method: 'GET', url: page, headers: bearer(key) })
+      if (!read.json<{ id: number }[]>().some((pet) => pet.id === id)) stale++
+      if ((i + 1) % 100 === 0) base = id
+    }
+    assert.equal(stale, 0, 'reads on B that missed the create A had acknowledged')
+    const after = await cacheCounts(b)
+    // Every read after a create misses (1,000), and so does the first read of each of the ten
+    // pages; every other read follows a read of the same page with no write between: a hit.
+    assert.deepEqual({ miss: after.miss - before.miss, hit: after.hit - before.hit }, { miss: 1010, hit: 990 })
+  })
+
+  test('an order moved on A shows in the animal pages and the order reads on B at once', async () => {
+    const { key } = await a.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    const pet = (await a.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1 } })).json<{ id: number }>()
+    const statusOnB = async () => (await b.request({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: bearer(key) })).json<{ status: string }>().status
+    const ordersOnB = async () => (await b.request({ method: 'GET', url: '/v1/store/orders', headers: bearer(key) })).json<{ status: string }[]>()
+    assert.equal(await statusOnB(), 'available')
+    assert.deepEqual(await ordersOnB(), [])
+    const order = (await a.request({ method: 'POST', url: '/v1/store/orders', headers: bearer(key), payload: { petId: pet.id } })).json<{ id: number }>()
+    assert.equal(await statusOnB(), 'pending')
+    assert.deepEqual((await ordersOnB()).map((o) => o.status), ['placed'])
+    for (const [move, petStatus, orderStatus] of [
+      ['approve', 'pending', 'approved'],
+      ['deliver', 'sold', 'delivered'],
+    ] as const) {
+      assert.equal((await a.request({ method: 'POST', url: `/v1/store/orders/${order.id}/${move}`, headers: bearer(key) })).statusCode, 200)
+      assert.equal(await statusOnB(), petStatus)
+      assert.deepEqual((await ordersOnB()).map((o) => o.status), [orderStatus])
+      const one = await b.request({ method: 'GET', url: `/v1/store/orders/${order.id}`, headers: bearer(key) })
+      assert.equal(one.json<{ status: string }>().status, orderStatus)
+    }
+  })
+
+  test('a hit carries the same headers as a miss, rate limits charged as ever', async () => {
+    const { key } = await a.project({ plan: 'enterprise', perMinute: 1000, perDay: 100_000 })
+    for (let i = 0; i < 3; i++) {
+      await a.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: `Pet ${i}`, categoryId: 2 } })
+    }
+    const counts = await cacheCounts(b)
+    const miss = await b.request({ method: 'GET', url: '/v1/pets?limit=2', headers: bearer(key) })
+    const hit = await b.request({ method: 'GET', url: '/v1/pets?limit=2', headers: bearer(key) })
+    const now = await cacheCounts(b)
+    assert.deepEqual([now.miss - counts.miss, now.hit - counts.hit], [1, 1])
+    assert.equal(hit.body, miss.body)
+    const varying = new Set(['x-request-id', 'x-ratelimit-remaining', 'ratelimit', 'date'])
+    const stable = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => !varying.has(name)))
+    assert.deepEqual(stable(hit.headers), stable(miss.headers))
+    assert.match(String(hit.headers.link), /after=/)
+    assert.equal(Number(hit.headers['x-ratelimit-remaining']), Number(miss.headers['x-ratelimit-remaining']) - 1, 'a hit is charged')
+    // Another project's page is its own: same query, its own answer.
+    const other = await a.project({ plan: 'enterprise', perMinute: 1000, perDay: 100_000 })
+    assert.equal((await b.request({ method: 'GET', url: '/v1/pets?limit=2', headers: bearer(other.key) })).body, '[]')
+  })
+
+  test('a key revoked or a plan changed on A applies to the very next request on B', async () => {
+    const { key, slug } = await a.project({ plan: 'enterprise', perMinute: 1000, perDay: 100_000 })
+    const second = await a.key(slug)
+    for (const k of [key, second.secret]) assert.equal((await b.request({ method: 'GET', url: '/v1/pets', headers: bearer(k) })).statusCode, 200)
+    const { revokeKey } = await import('../src/keys/keys.service.js')
+    assert.ok((await revokeKey(a.database.db, a.clock, second.id)).ok)
+    const refused = await b.request({ method: 'GET', url: '/v1/pets', headers: bearer(second.secret) })
+    assert.equal(refused.statusCode, 401)
+    assert.match(refused.json<{ message: string }>().message, /revoked/)
+    const { setProjectPlan } = await import('../src/projects/projects.service.js')
+    assert.ok((await setProjectPlan(a.database.db, slug, { plan: 'pro' })).ok)
+    assert.equal((await b.request({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).headers['x-ratelimit-limit'], '300')
+  })
+})
+
+describe('response cache settings', () => {
+  test('RESPONSE_CACHE=off (a budget of 0 bytes) answers every read from the database', async () => {
+    const t = await createTestApp({ config: { ...shared(), responseCacheBytes: 0 } })
+    try {
+      const { key } = await t.project({ plan: 'enterprise', perMinute: 1000, perDay: 100_000 })
+      for (let i = 0; i < 3; i++) assert.equal((await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
+      assert.deepEqual(await cacheCounts(t), { hit: 0, miss: 0 })
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('the cache keeps to its byte budget, least recently used first', { skip: sharing ? false : 'no cache without Redis on PostgreSQL' }, async () => {
+    // Room for about two 20-animal pages.
+    const t = await createTestApp({ config: { ...shared(), responseCacheBytes: 8_000 } })
+    try {
+      const { key } = await t.project({ plan: 'enterprise', perMinute: 1000, perDay: 100_000 })
+      for (let i = 0; i < 40; i++) await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: `Pet number ${i}`, categoryId: 3 } })
+      const read = (after: number) => t.request({ method: 'GET', url: `/v1/pets?after=${after}`, headers: bearer(key) })
+      await read(0)
+      await read(10)
+      await read(0) // hit: 0 is now the most recently used
+      await read(20) // evicts 10
+      const counts = await cacheCounts(t)
+      await read(0)
+      await read(10)
+      const now = await cacheCounts(t)
+      assert.deepEqual([now.hit - counts.hit, now.miss - counts.miss], [1, 1])
+    } finally {
+      await t.close()
+    }
+  })
+})
