@@ -25,7 +25,10 @@ export interface Generations {
   readonly kind: 'embedded' | 'shared' | 'none'
   /** The auth token this instance holds now; undefined: trust no cached principal. */
   auth(): Promise<string | undefined>
-  /** A project's data token; `seen` is what the limiter's round trip returned. Undefined: do not cache. */
+  /**
+   * A project's data token, for a request whose key was checked (so `auth()` ran after the
+   * request arrived); `seen` is what the limiter's round trip returned. Undefined: do not cache.
+   */
   data(projectId: number, seen: string | undefined): Promise<string | undefined>
   /** After a committed write of a project's animals or orders. */
   dataChanged(projectId: number): Promise<void>
@@ -92,9 +95,14 @@ export class EmbeddedGenerations implements Generations {
   ) {}
 
   auth(): Promise<string> {
+    this.sync()
     return this.token('auth')
   }
 
+  /**
+   * Without a look at the change counter of its own: the request's `auth()` looked after the
+   * request arrived, and any look since is later still. One look per request: it is a statement.
+   */
   data(projectId: number): Promise<string> {
     return this.token(`data:${projectId}`)
   }
@@ -105,13 +113,15 @@ export class EmbeddedGenerations implements Generations {
   observe(): void {}
   forget(): void {}
 
-  private async token(scope: string): Promise<string> {
+  private sync(): void {
     const counter = this.changeCounter()
-    if (counter !== this.counter) {
-      // Something changed somewhere: every scope is read again, once, on its next use.
-      this.counter = counter
-      this.epoch++
-    }
+    if (counter === this.counter) return
+    // Something changed somewhere: every scope is read again, once, on its next use.
+    this.counter = counter
+    this.epoch++
+  }
+
+  private async token(scope: string): Promise<string> {
     const known = this.tokens.get(scope)
     if (known?.epoch === this.epoch) return known.token
     const [row] = await readGeneration(this.db, scope)
