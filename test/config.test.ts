@@ -36,6 +36,7 @@ describe('loadConfig defaults', () => {
         acmeCaaDomains: ['letsencrypt.org'],
         certificateEncryptionKey: undefined,
         domainWorkerIntervalMs: 15000,
+        responseCacheBytes: 33554432,
       },
     )
     assert.ok(path.isAbsolute(config.dataDir))
@@ -92,6 +93,8 @@ describe('loadConfig values', () => {
         ACME_CAA_DOMAINS: 'example.net,example.org',
         CERTIFICATE_ENCRYPTION_KEY: 'ab'.repeat(32),
         DOMAIN_WORKER_INTERVAL_MS: '5000',
+        RESPONSE_CACHE: 'on',
+        RESPONSE_CACHE_MAX_BYTES: '1048576',
       },
     )
     assert.deepEqual(
@@ -124,8 +127,14 @@ describe('loadConfig values', () => {
         acmeCaaDomains: ['example.net', 'example.org'],
         certificateEncryptionKey: 'ab'.repeat(32),
         domainWorkerIntervalMs: 5000,
+        responseCacheBytes: 1048576,
       },
     )
+  })
+
+  test('RESPONSE_CACHE=off turns the response cache off whatever its budget', () => {
+    assert.equal(loadConfig({}, { RESPONSE_CACHE: 'off', RESPONSE_CACHE_MAX_BYTES: '1048576' }).responseCacheBytes, 0)
+    assert.throws(() => loadConfig({}, { RESPONSE_CACHE: 'no' }), /RESPONSE_CACHE .*\(on, off\)/)
   })
 
   test('TRUST_PROXY takes true, false, a hop count or a list of addresses', () => {
