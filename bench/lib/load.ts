@@ -5,7 +5,7 @@
  * answers in a fraction of one; so every response time (fractional ms, as autocannon measures
  * it) is also kept here and percentiles are computed exactly from them.
  */
-import autocannon, { type Instance, type RequestSpec, type Result } from 'autocannon'
+import autocannon, { type RequestSpec, type Result } from 'autocannon'
 import { cpuMsOf, machineBusyMs } from './proc.js'
 
 export interface RequestShape {
@@ -15,6 +15,35 @@ export interface RequestShape {
   body?: string
   /** Give every request a different X-Forwarded-For (see `forwardedFor`). */
   rotateForwardedFor?: boolean
+  /**
+   * A mixed load: every `every`-th request (the 10th, 20th, … of the run, counted over all its
+   * connections) is `request` instead of this shape. See `requestAt`.
+   */
+  mix?: { every: number; request: SingleRequest }
+}
+
+export type SingleRequest = Omit<RequestShape, 'mix'>
+
+/** The status a scenario must answer, or the statuses (a mixed scenario: 200 for reads, 201 for creates). */
+export type Expected = number | readonly number[]
+
+export const expectedList = (expected: Expected): readonly number[] => (typeof expected === 'number' ? [expected] : expected)
+
+/**
+ * The `index`-th request (0-based, in the order requests are sent, over all connections) of a
+ * run of `shape`: for a mixed shape, requests `every - 1`, `2 × every - 1`, … are the mixed-in
+ * request, so exactly one in `every` is, spread evenly (never two in a row, never bunched at the
+ * start or end). Every load generator (autocannon, the fixed-rate one, wrk's Lua) follows it.
+ */
+export function requestAt(shape: RequestShape, index: number): SingleRequest {
+  const { mix, ...single } = shape
+  return mix && index % mix.every === mix.every - 1 ? mix.request : single
+}
+
+/** Responses whose status is not one of the expected ones. */
+export function countUnexpected(statuses: Record<string, number>, expected: Expected): number {
+  const allowed = new Set(expectedList(expected).map(String))
+  return Object.entries(statuses).reduce((sum, [status, n]) => sum + (allowed.has(status) ? 0 : n), 0)
 }
 
 export interface LoadOptions {
@@ -55,10 +84,14 @@ export interface LoadResult {
   otherCpuCores: number
 }
 
-let current: Instance | undefined
-/** Stops the run in progress (Ctrl-C). */
+let current: { stop(): void } | undefined
+/** Stops the run in progress (Ctrl-C), whichever load generator runs it. */
 export function stopCurrentLoad(): void {
   current?.stop()
+}
+/** Registers the run in progress, for `stopCurrentLoad`; undefined when it ends. */
+export function setCurrentLoad(run: { stop(): void } | undefined): void {
+  current = run
 }
 
 /**
@@ -72,18 +105,33 @@ export function forwardedFor(): string {
   return `10.0.${i >> 8}.${i & 0xff}`
 }
 
-export async function runLoad(baseUrl: string, shape: RequestShape, expectedStatus: number, serverPid: number, options: LoadOptions): Promise<LoadResult> {
+export async function runLoad(baseUrl: string, shape: RequestShape, expected: Expected, serverPid: number, options: LoadOptions): Promise<LoadResult> {
   const times: number[] = []
   const statuses: Record<string, number> = {}
-  const requests: RequestSpec[] | undefined = shape.rotateForwardedFor
+  // A mixed shape is rebuilt for every request from one counter shared by all connections, so
+  // the mix holds over the whole run (not per connection, which would bunch the creates).
+  let sent = 0
+  const requests: RequestSpec[] | undefined = shape.mix
     ? [
         {
           method: shape.method,
           path: shape.path,
-          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': forwardedFor() } }),
+          setupRequest: () => {
+            const next = requestAt(shape, sent++)
+            const headers = { ...next.headers, ...(next.rotateForwardedFor && { 'x-forwarded-for': forwardedFor() }) }
+            return { method: next.method, path: next.path, headers, body: next.body }
+          },
         },
       ]
-    : undefined
+    : shape.rotateForwardedFor
+      ? [
+          {
+            method: shape.method,
+            path: shape.path,
+            setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': forwardedFor() } }),
+          },
+        ]
+      : undefined
 
   const cpuBefore = cpuMsOf(serverPid)
   const busyBefore = machineBusyMs()
@@ -95,7 +143,7 @@ export async function runLoad(baseUrl: string, shape: RequestShape, expectedStat
         url: baseUrl + shape.path,
         method: shape.method,
         headers: shape.headers,
-        ...(shape.body !== undefined && { body: shape.body }),
+        ...(shape.body !== undefined && !shape.mix && { body: shape.body }),
         ...(requests && { requests }),
         connections: options.connections,
         duration: options.seconds,
@@ -107,13 +155,13 @@ export async function runLoad(baseUrl: string, shape: RequestShape, expectedStat
       },
       (error, res) => (error ? reject(error) : resolve(res)),
     )
-    current = instance
+    setCurrentLoad(instance)
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       times.push(responseTime)
       statuses[statusCode] = (statuses[statusCode] ?? 0) + 1
     })
   }).finally(() => {
-    current = undefined
+    setCurrentLoad(undefined)
   })
   const wallMs = Number(process.hrtime.bigint() - wallBefore) / 1e6
   const own = process.cpuUsage(ownBefore)
@@ -126,7 +174,7 @@ export async function runLoad(baseUrl: string, shape: RequestShape, expectedStat
     responses,
     rps: responses / result.duration,
     statuses,
-    unexpected: responses - (statuses[expectedStatus] ?? 0),
+    unexpected: countUnexpected(statuses, expected),
     errors: result.errors,
     timeouts: result.timeouts,
     latencyMs: percentiles(times),
@@ -138,16 +186,20 @@ export async function runLoad(baseUrl: string, shape: RequestShape, expectedStat
 }
 
 /**
- * Throws unless every response of a run had the expected status and no connection failed: a
- * run that measured errors measured the wrong thing, so the benchmark stops there, loudly.
+ * Throws unless every response of a run had one of the expected statuses (for a mixed
+ * scenario: 200 or 201, and nothing else) and no connection failed: a run that measured errors
+ * measured the wrong thing, so the benchmark stops there, loudly. The count of unexpected
+ * responses is recomputed from the statuses, whatever the load generator said.
  */
-export function assertExpected(result: LoadResult, expectedStatus: number, what: string): void {
+export function assertExpected(result: LoadResult, expected: Expected, what: string): void {
   const failures = result.errors + result.timeouts
-  if (result.responses > 0 && result.unexpected === 0 && failures === 0) return
+  const unexpected = Math.max(result.unexpected, countUnexpected(result.statuses, expected))
+  const counted = Object.values(result.statuses).reduce((sum, n) => sum + n, 0)
+  if (result.responses > 0 && counted === result.responses && unexpected === 0 && failures === 0) return
   const statuses = Object.entries(result.statuses).map(([status, n]) => `${status}×${n}`).join(', ') || 'none'
   throw new Error(
-    `${what}: expected every response to be ${expectedStatus}; got ${result.responses} responses (${statuses}), ` +
-      `${result.unexpected} unexpected, ${failures} connection errors or timeouts`,
+    `${what}: expected every response to be ${expectedList(expected).join(' or ')}; got ${result.responses} responses (${statuses}${counted === result.responses ? '' : `, ${result.responses - counted} without a counted status`}), ` +
+      `${unexpected} unexpected, ${failures} connection errors or timeouts`,
   )
 }
 

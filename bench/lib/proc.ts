@@ -156,6 +156,22 @@ export function cpuMsOf(pid: number): number {
 }
 
 /**
+ * User + system CPU time of this process's children that have ended and been waited for, in
+ * milliseconds (cutime + cstime of /proc/self/stat): the CPU of a load generator run as a child
+ * process (wrk) is read as the difference across its run, after it exits.
+ */
+export function endedChildrenCpuMs(): number {
+  cpuMsOf(process.pid) // initialises clockTicks
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / (clockTicks ?? 100)
+  } catch {
+    return NaN
+  }
+}
+
+/**
  * CPU time the whole machine has spent busy (all cores; user, nice, system, irq, softirq,
  * steal), in milliseconds. Minus what the server and the load generator used, it shows how much
  * else ran during a run: other processes, or PostgreSQL and Redis in that mode.

@@ -11,13 +11,13 @@
  */
 import http from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { forwardedFor, type LoadOptions, type LoadResult, percentiles, type RequestShape } from './load.js'
+import { countUnexpected, type Expected, forwardedFor, type LoadOptions, type LoadResult, percentiles, type RequestShape, requestAt } from './load.js'
 import { cpuMsOf, machineBusyMs } from './proc.js'
 
 export async function runFixedRate(
   baseUrl: string,
   shape: RequestShape,
-  expectedStatus: number,
+  expected: Expected,
   serverPid: number,
   options: Required<LoadOptions>,
 ): Promise<LoadResult> {
@@ -42,7 +42,8 @@ export async function runFixedRate(
     const finishIfDone = () => {
       if (sent >= total && outstanding === 0) resolve()
     }
-    const fire = (scheduledAt: number) => {
+    const fire = (index: number, scheduledAt: number) => {
+      const next = requestAt(shape, index)
       const dispatchedAt = performance.now()
       outstanding++
       const done = () => {
@@ -53,9 +54,9 @@ export async function runFixedRate(
         outstanding--
         finishIfDone()
       }
-      const headers = { ...shape.headers, ...(shape.rotateForwardedFor && { 'x-forwarded-for': forwardedFor() }) }
+      const headers = { ...next.headers, ...(next.rotateForwardedFor && { 'x-forwarded-for': forwardedFor() }) }
       const request = http.request(
-        { host: url.hostname, port: url.port, path: shape.path, method: shape.method, headers, agent, timeout: 10_000 },
+        { host: url.hostname, port: url.port, path: next.path, method: next.method, headers, agent, timeout: 10_000 },
         (response) => {
           const status = response.statusCode ?? 0
           statuses[status] = (statuses[status] ?? 0) + 1
@@ -69,13 +70,16 @@ export async function runFixedRate(
         outstanding--
         finishIfDone()
       })
-      request.end(shape.body)
+      request.end(next.body)
     }
     const timer = setInterval(() => {
       // Every request due by now (the schedule is start + i / rate), so the average rate holds
       // even when a timer tick comes late.
       const due = Math.min(total, Math.floor(((performance.now() - start) * options.rate) / 1000) + 1)
-      while (sent < due) fire(start + (sent++ * 1000) / options.rate)
+      while (sent < due) {
+        fire(sent, start + (sent * 1000) / options.rate)
+        sent++
+      }
       if (sent >= total) {
         clearInterval(timer)
         finishIfDone()
@@ -94,7 +98,7 @@ export async function runFixedRate(
     responses,
     rps: responses / (wallMs / 1000),
     statuses,
-    unexpected: responses - (statuses[expectedStatus] ?? 0),
+    unexpected: countUnexpected(statuses, expected),
     errors,
     timeouts: 0,
     latencyMs: percentiles(latencies),

@@ -2,10 +2,10 @@
  * Turns the runs into figures (medians over rounds, ratios within rounds), checks them against
  * the targets, and writes Markdown, JSON and an SVG chart.
  */
-import type { LoadResult } from './load.js'
+import { type Expected, expectedList, type LoadResult } from './load.js'
 
-export type TargetId = 'service' | 'baseline' | 'pg' | 'prism'
-export type ScenarioId = 'list' | 'get' | 'post' | 'unauthorized' | 'limited'
+export type TargetId = 'service' | 'baseline' | 'pg' | 'prism' | 'nocache'
+export type ScenarioId = 'list' | 'listNoCache' | 'get' | 'mixed' | 'post' | 'unauthorized' | 'limited'
 
 export interface RunRecord {
   phase: 'warmup' | 'round' | 'latency'
@@ -18,10 +18,19 @@ export interface RunRecord {
 export interface ScenarioInfo {
   id: ScenarioId
   title: string
-  expectedStatus: number
+  /** The status every response must have; a mixed scenario allows several (200 and 201). */
+  expectedStatus: Expected
   /** Minimum service/baseline ratio of requests/s. */
   ratioTarget: number
+  /**
+   * A row with no runs of its own: its "service" figures are the runs of `target` in
+   * `scenario`, compared with that scenario's baseline runs of the same round (GET list, cache
+   * off: the RESPONSE_CACHE=off instance is one more target of the GET list rounds).
+   */
+  measuredAs?: { scenario: ScenarioId; target: TargetId }
 }
+
+export const expectedText = (expected: Expected) => expectedList(expected).join(' + ')
 
 export interface TargetSummary {
   rounds: number
@@ -107,10 +116,13 @@ export function median(values: number[]): number {
 
 export function summarise(scenarios: ScenarioInfo[], runs: RunRecord[]): ScenarioSummary[] {
   return scenarios.map((scenario) => {
-    const rounds = runs.filter((r) => r.phase === 'round' && r.scenario === scenario.id)
-    const of = (target: TargetId) => rounds.filter((r) => r.target === target)
+    const source = scenario.measuredAs?.scenario ?? scenario.id
+    const rounds = runs.filter((r) => r.phase === 'round' && r.scenario === source)
+    // For a row measured as another target of another scenario, that target plays "service".
+    const actual = (target: TargetId): TargetId => (target === 'service' && scenario.measuredAs ? scenario.measuredAs.target : target)
+    const of = (target: TargetId) => rounds.filter((r) => r.target === actual(target))
     const targets: Partial<Record<TargetId, TargetSummary>> = {}
-    for (const target of ['service', 'baseline', 'pg', 'prism'] as const) {
+    for (const target of scenario.measuredAs ? (['service', 'baseline'] as const) : (['service', 'baseline', 'pg', 'prism'] as const)) {
       const mine = of(target)
       if (mine.length) targets[target] = summariseTarget(mine.map((r) => r.result))
     }
@@ -134,9 +146,9 @@ export function summarise(scenarios: ScenarioInfo[], runs: RunRecord[]): Scenari
       vsBaseline: ratio('service', 'baseline'),
       // Requests per CPU-second: 1 / (CPU µs per response).
       cpuVsBaseline: ratio('service', 'baseline', (r) => 1 / r.serverCpuUsPerResponse),
-      pgVsBaseline: ratio('pg', 'baseline'),
-      pgVsService: ratio('pg', 'service'),
-      serviceVsPrism: ratio('service', 'prism'),
+      pgVsBaseline: scenario.measuredAs ? undefined : ratio('pg', 'baseline'),
+      pgVsService: scenario.measuredAs ? undefined : ratio('pg', 'service'),
+      serviceVsPrism: scenario.measuredAs ? undefined : ratio('service', 'prism'),
       latency,
     }
   })
@@ -222,7 +234,10 @@ export function toMarkdown(report: Report): string {
     '',
     `Interleaved rounds; each figure is the median over rounds. Ratio = service req/s ÷ baseline req/s within the same round: median (min–max over rounds).` +
       ' CPU ratio = the same question asked of CPU time: baseline CPU µs per response ÷ service CPU µs per response (requests per CPU-second), which neither the load generator nor other processes limit.' +
-      ` Latency here is under saturation (closed loop, ${report.settings.connections} connections), so it is mostly queueing; see the fixed-rate table for p99.`,
+      ` Latency here is under saturation (closed loop, ${report.settings.loadgen ?? 'autocannon'}, ${report.settings.connections} connections), so it is mostly queueing; see the fixed-rate table for p99.` +
+      (report.scenarios.some((s) => s.scenario.measuredAs)
+        ? ` Rows marked "cache off" are a second embedded instance started with RESPONSE_CACHE=off (its own seeded data), measured as one more target of the GET list rounds: its ratio is to the baseline's GET list run of the same round.`
+        : ''),
     '',
     `| Scenario | ${labels.service} req/s | ${labels.baseline} req/s | Ratio | Target | ${labels.service} p50 / p99 ms | baseline p50 / p99 ms | Server CPU µs/req (service / baseline) | CPU ratio | Bytes/resp (service / baseline) |`,
     '|---|---:|---:|---|---:|---:|---:|---:|---|---:|',
@@ -242,7 +257,8 @@ export function toMarkdown(report: Report): string {
     for (const t of ['service', 'baseline', 'pg', 'prism'] as const) {
       const summary = s.targets[t]
       if (!summary) continue
-      out.push(`| ${s.scenario.title} | ${s.scenario.expectedStatus} | ${labels[t]} | ${statusText(summary.statuses)} | ${int(summary.unexpected)} | ${int(summary.errors)} |`)
+      const label = t === 'service' && s.scenario.measuredAs ? labels[s.scenario.measuredAs.target] : labels[t]
+      out.push(`| ${s.scenario.title} | ${expectedText(s.scenario.expectedStatus)} | ${label} | ${statusText(summary.statuses)} | ${int(summary.unexpected)} | ${int(summary.errors)} |`)
     }
   }
   out.push('')
@@ -317,7 +333,7 @@ export function toMarkdown(report: Report): string {
 
 // ---- chart ---------------------------------------------------------------------------------------
 
-const COLOURS: Record<TargetId, string> = { service: '#2563eb', baseline: '#9ca3af', pg: '#16a34a', prism: '#ea580c' }
+const COLOURS: Record<TargetId, string> = { service: '#2563eb', baseline: '#9ca3af', pg: '#16a34a', prism: '#ea580c', nocache: '#7c3aed' }
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 

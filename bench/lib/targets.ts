@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import type { TargetId } from './report.js'
 import { freePort, type Managed, onCleanup, startNode, stopProcess, waitUntil } from './proc.js'
 
 const run = promisify(execFile)
@@ -22,7 +23,7 @@ export interface Paths {
 
 /** What the scenarios need to address one target. */
 export interface Target {
-  id: 'service' | 'baseline' | 'pg' | 'prism'
+  id: TargetId
   label: string
   baseUrl: string
   process: Managed
@@ -38,7 +39,7 @@ export interface Target {
 const SERVICE_VARIABLES = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_TIMEOUT_MS', 'ENVIRONMENT',
   'PUBLIC_BASE_URL', 'STAGING_BASE_URL', 'LOG_LEVEL', 'BODY_LIMIT', 'REDIS_URL', 'REDIS_KEY_PREFIX',
-  'REDIS_TIMEOUT_MS', 'TRUST_PROXY', 'NODE_OPTIONS',
+  'REDIS_TIMEOUT_MS', 'TRUST_PROXY', 'NODE_OPTIONS', 'RESPONSE_CACHE',
 ]
 
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -57,6 +58,8 @@ export interface ServiceOptions {
   redisKeyPrefix?: string | undefined
   /** Extra node flags, e.g. --cpu-prof. */
   nodeFlags?: string[]
+  /** Extra environment, e.g. RESPONSE_CACHE=off. */
+  env?: Record<string, string>
 }
 
 export interface ServiceInstance {
@@ -78,6 +81,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceInst
     ...(options.databaseUrl && { DATABASE_URL: options.databaseUrl }),
     ...(options.redisUrl && { REDIS_URL: options.redisUrl }),
     ...(options.redisKeyPrefix && { REDIS_KEY_PREFIX: options.redisKeyPrefix }),
+    ...options.env,
   })
   const managed = startNode(options.name, [...(options.nodeFlags ?? []), options.paths.cli, 'serve'], { env, cwd: options.paths.root, logDir: options.logDir })
   const baseUrl = `http://127.0.0.1:${port}`
@@ -105,7 +109,7 @@ const STATUSES = ['available', 'available', 'available', 'pending', 'sold'] as c
  * the API (60 % available, so `status=available&limit=20` is always a full page).
  */
 export async function prepareService(
-  id: 'service' | 'pg',
+  id: 'service' | 'pg' | 'nocache',
   label: string,
   paths: Paths,
   instance: ServiceInstance,
