@@ -8,14 +8,20 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import { BUSY_TIMEOUT_MS } from '../src/db/sqlite-file.js'
 import { cleanup, makeDataDir, processDialect, ROOT, runCli, type ServerProcess, startServer } from './helpers/process.js'
 
 const LOCK_MS = 5_000
-/** The longest a read may take while the lock is held: the event loop must not wait for it. */
+/**
+ * While the lock is held, reads must not wait for it: 95 % answer within READ_MS, and none takes
+ * anywhere near the busy timeout (a blocked event loop made them wait all of it). The rest is
+ * room for a loaded test machine.
+ */
 const READ_MS = 50
+const SLOWEST_READ_MS = BUSY_TIMEOUT_MS / 4
 
 /** Holds the write lock from another process: prints `locked`, waits, rolls back and exits. */
 const HOLDER = `
@@ -36,7 +42,7 @@ async function timedFetch(server: ServerProcess, url: string, init: RequestInit 
 describe('SQLite locked by another process', { skip: processDialect === 'postgres' && 'SQLite only (TEST_DIALECT=sqlite)' }, () => {
   afterEach(cleanup)
 
-  test(`reads answer within ${READ_MS} ms throughout a ${LOCK_MS / 1000} s foreign lock; a create answers 503 after the busy timeout; nothing is lost`, { timeout: 60_000 }, async () => {
+  test(`reads answer within ${READ_MS} ms (95 %) throughout a ${LOCK_MS / 1000} s foreign lock; a create answers 503 after the busy timeout; nothing is lost`, { timeout: 60_000 }, async (t) => {
     const dataDir = makeDataDir()
     const limits = ['--per-minute', '1000000', '--per-day', '1000000']
     assert.equal((await runCli(['projects', 'create', 'locked', '--plan', 'enterprise', ...limits], { dataDir })).code, 0)
@@ -64,15 +70,21 @@ describe('SQLite locked by another process', { skip: processDialect === 'postgre
         const { status, ms } = await timedFetch(server, url, { headers: { authorization: `Bearer ${key}` } })
         reads.push({ url, status, ms: Math.round(ms) })
       }
+      // A few hundred samples cover the lock; thousands would only add the machine's noise.
+      await sleep(20)
     }
     const [code] = (await exited) as [number | null]
     assert.equal(code, 0, 'the lock holder ran to its end')
     assert.ok(performance.now() - lockedAt >= LOCK_MS - 100, 'the lock was held the whole time')
 
-    assert.ok(reads.length > 20, `reads kept coming: ${reads.length}`)
+    assert.ok(reads.length >= 100, `reads kept coming: ${reads.length}`)
     assert.ok(reads.every((r) => r.status === 200), JSON.stringify(reads.filter((r) => r.status !== 200)))
-    const slow = reads.filter((r) => r.ms >= READ_MS)
-    assert.deepEqual(slow, [], `of ${reads.length} reads, these took ${READ_MS} ms or more`)
+    const ms = reads.map((r) => r.ms).sort((a, b) => a - b)
+    const p95 = ms[Math.floor(ms.length * 0.95)]!
+    const slow = JSON.stringify(reads.filter((r) => r.ms >= READ_MS))
+    assert.ok(p95 < READ_MS, `of ${reads.length} reads, 95 % within ${p95} ms; ${READ_MS} ms or more: ${slow}`)
+    assert.ok(ms.at(-1)! < SLOWEST_READ_MS, `of ${reads.length} reads, the slowest took ${ms.at(-1)} ms; ${READ_MS} ms or more: ${slow}`)
+    t.diagnostic(`${reads.length} reads during the lock: median ${ms[Math.floor(ms.length / 2)]} ms, 95 % ${p95} ms, slowest ${ms.at(-1)} ms`)
 
     const refused = await during
     assert.equal(refused.status, 503, JSON.stringify(refused.body))

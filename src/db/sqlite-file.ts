@@ -3,6 +3,9 @@ import SQLite from 'better-sqlite3'
 /** How long a write waits for a lock another connection holds before it fails with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 2000
 
+/** Most statements a connection's cache keeps; the service has far fewer query shapes than this. */
+export const STATEMENT_CACHE_SIZE = 500
+
 /** Opens the store's file with the settings every connection to it needs. */
 export function openSqliteFile(file: string): SQLite.Database {
   const sqlite = new SQLite(file)

@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import type SQLite from 'better-sqlite3'
-import { openSqliteFile } from './sqlite-file.js'
+import { openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
 
 export type Message =
   | { op: 'run'; sql: string; parameters: readonly unknown[] }
@@ -29,9 +29,6 @@ export interface Failure {
 }
 
 export type Answer = { id: number } & ({ result?: unknown } | { failure: Failure })
-
-/** Most statements the cache keeps; the service has far fewer query shapes than this. */
-const STATEMENT_CACHE_SIZE = 500
 
 const port = parentPort!
 const { file } = workerData as { file: string }

@@ -10,11 +10,8 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely'
-import { openSqliteFile } from './sqlite-file.js'
+import { openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
 import type { Answer, Failure, Message, Outcome, Request } from './sqlite-writer.js'
-
-/** Most statements the cache keeps; the service has far fewer query shapes than this. */
-const STATEMENT_CACHE_SIZE = 500
 
 /** A statement for the writer thread, as its SQL and parameters. */
 export interface WriterStatement {
