@@ -50,7 +50,7 @@ export class SqliteConnections {
       try {
         statement = this.#reader.prepare(sql)
       } catch {
-        // Not valid here (a table only the writer's open transaction created): the writer says.
+        // Not valid SQL: the writer runs it and reports the error, as for any other statement.
         return undefined
       }
       if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.clear()
