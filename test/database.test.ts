@@ -25,6 +25,29 @@ test('SQLite runs in WAL mode with synchronous=FULL', async () => {
   }
 })
 
+test('SQLite reads outside a transaction on a read-only connection, beside an open transaction, which alone sees its writes', { timeout: 10_000 }, async () => {
+  const sqlite = dialects.find((d) => d.name === 'sqlite')!
+  const { handle, drop } = await sqlite.create()
+  try {
+    const { db } = handle
+    const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+    await db.transaction().execute(async (trx) => {
+      await insertPet(trx, a.id, { name: 'Ghost', categoryId: 1, status: 'available', createdAt: at })
+      // The transaction holds the writer: a read beside it answers at once, without its row.
+      assert.deepEqual(await db.selectFrom('pets').select('name').execute(), [])
+      assert.deepEqual(await trx.selectFrom('pets').select('name').execute(), [{ name: 'Ghost' }])
+    })
+    assert.deepEqual(await db.selectFrom('pets').select('name').execute(), [{ name: 'Ghost' }], 'committed, it is seen outside')
+    // A write that reached the reading connection would fail loudly there, not wait for a lock.
+    const reading = await sql<{ query_only: number }>`select query_only from pragma_query_only()`.execute(db)
+    assert.deepEqual(reading.rows, [{ query_only: 1 }])
+    const writing = await sql<{ query_only: number }>`PRAGMA query_only`.execute(db)
+    assert.deepEqual(writing.rows, [{ query_only: 0 }], 'pragmas run on the writer')
+  } finally {
+    await drop()
+  }
+})
+
 for (const dialect of dialects) {
   describe(`repositories on ${dialect.name}`, () => {
     test('migrations are recorded and a second run applies nothing', async () => {

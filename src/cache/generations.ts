@@ -85,13 +85,13 @@ const readGeneration = prepare((db, scope: string) => db.selectFrom('cache_gener
 
 export class EmbeddedGenerations implements Generations {
   readonly kind = 'embedded'
-  private counter = ''
+  private counter = -1
   private epoch = 0
   private readonly tokens = new Map<string, { epoch: number; token: string }>()
 
   constructor(
     private readonly db: Db,
-    private readonly changeCounter: () => string,
+    private readonly changeCounter: () => number,
   ) {}
 
   auth(): Promise<string> {

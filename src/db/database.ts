@@ -1,13 +1,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import SQLite from 'better-sqlite3'
-import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, sql } from 'kysely'
 import type Pg from 'pg'
 import { lazy } from '../lazy.js'
 import type { Config } from '../config.js'
 import { migrations } from './migrations/index.js'
-import { type CompiledTemplate, registerFastPath, runAllThroughKysely, runThroughKysely, type Statement } from './prepared.js'
+import { type CompiledTemplate, registerFastPath } from './prepared.js'
 import type { Database } from './schema.js'
+import { SqliteConnections } from './sqlite.js'
 
 export type Db = Kysely<Database>
 
@@ -22,10 +22,10 @@ export interface DatabaseHandle {
   /** Cheap round trip used by readiness checks. */
   ping(): Promise<void>
   /**
-   * SQLite only: a value that differs whenever the file changed since it was last read, through
-   * this connection or any other (another process included). Reads no table: a few microseconds.
+   * SQLite only: a value that differs whenever the file changed since it was last looked at, by
+   * the writer thread or any other process. Reads no table: a few microseconds.
    */
-  changeCounter?(): string
+  changeCounter?(): number
   close(): Promise<void>
 }
 
@@ -39,75 +39,21 @@ export function openDatabase(config: Config): DatabaseHandle {
 function openSqlite(dataDir: string): DatabaseHandle {
   fs.mkdirSync(dataDir, { recursive: true })
   const file = path.join(dataDir, SQLITE_FILE)
-  const sqlite = new SQLite(file)
-  sqlite.pragma('journal_mode = WAL')
-  // Under WAL the driver defaults to NORMAL, which can lose the last commits on power loss.
-  // An acknowledged write must survive, so every commit is synced.
-  sqlite.pragma('synchronous = FULL')
-  // The CLI and the server share the file; a writer waits for the other instead of failing.
-  sqlite.pragma('busy_timeout = 2000')
-  sqlite.pragma('foreign_keys = ON')
-  const journal = sqlite.pragma('journal_mode', { simple: true })
-  const synchronous = sqlite.pragma('synchronous', { simple: true })
-  if (journal !== 'wal' || synchronous !== 2) {
-    sqlite.close()
-    throw new Error(`SQLite at ${file} refused durable settings (journal_mode=${journal}, synchronous=${synchronous}); expected wal and FULL (2)`)
-  }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
-  const prepared = new Map<CompiledTemplate, SQLite.Statement>()
-  const execute = (template: CompiledTemplate, parameters: unknown[]): unknown[] => {
-    let statement = prepared.get(template)
-    if (!statement) {
-      statement = sqlite.prepare(template.sql)
-      prepared.set(template, statement)
-    }
-    if (statement.reader) return statement.all(parameters)
-    statement.run(parameters)
-    return []
-  }
-  const executeAll = sqlite.transaction((statements: Statement[]) => statements.map((s) => execute(s.template, s.parameters)))
+  const sqlite = new SqliteConnections(file)
+  const db = new Kysely<Database>({ dialect: sqlite.dialect() })
   registerFastPath(db, {
     dialect: 'sqlite',
-    // While a transaction holds the one connection, a statement run beside it would see its
-    // uncommitted changes and become part of it: such work waits its turn through Kysely.
-    run: <R>(template: CompiledTemplate, parameters: unknown[]) =>
-      sqlite.inTransaction ? runThroughKysely<R>(db, template, parameters) : Promise.resolve(execute(template, parameters) as R[]),
-    runAll: (statements) => (sqlite.inTransaction ? runAllThroughKysely(db, statements) : Promise.resolve(executeAll(statements))),
+    // Reads answer on this thread; writes and batches wait for the writer thread, never for the disk here.
+    run: async <R>(template: CompiledTemplate, parameters: unknown[]) => (await sqlite.execute(template.sql, parameters)).rows as R[],
+    runAll: (statements) => sqlite.executeAll(statements.map(({ template, parameters }) => ({ sql: template.sql, parameters }))),
   })
-  const changes = sqlite.prepare(`select total_changes() || ':' || data_version from pragma_data_version`).pluck()
   return {
     db,
     dialect: 'sqlite',
     location: file,
-    changeCounter: () => changes.get() as string,
-    ping: async () => {
-      sqlite.prepare('select 1').get()
-    },
+    changeCounter: () => sqlite.dataVersion(),
+    ping: async () => sqlite.ping(),
     close: () => db.destroy(),
-  }
-}
-
-/** Most statements the cache keeps; the service has far fewer query shapes than this. */
-const STATEMENT_CACHE_SIZE = 500
-
-/**
- * Kysely's SQLite driver prepares every statement anew, which costs as much as running it.
- * The same SQL text always gets the same prepared statement back (statements run to completion
- * one at a time on the one connection, so reuse is safe).
- */
-function withStatementCache(sqlite: SQLite.Database) {
-  const statements = new Map<string, SQLite.Statement>()
-  return {
-    close: () => sqlite.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql)
-      if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear()
-        statement = sqlite.prepare(sql)
-        statements.set(sql, statement)
-      }
-      return statement
-    },
   }
 }
 

@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery } from 'kysely'
+import type { Compilable } from 'kysely'
 import type { Db } from './database.js'
 import { isDatabaseUnavailable } from './errors.js'
 
@@ -154,19 +154,4 @@ async function commit(path: Batcher, queue: Queued[]): Promise<void> {
       item.reject(error)
     }
   }
-}
-
-/** Runs a template through Kysely itself, e.g. on SQLite while a transaction holds the connection. */
-export async function runThroughKysely<R>(db: Db, template: CompiledTemplate, parameters: unknown[]): Promise<R[]> {
-  const { rows } = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters))
-  return rows
-}
-
-/** Runs statements in one Kysely transaction. */
-export async function runAllThroughKysely(db: Db, statements: Statement[]): Promise<unknown[][]> {
-  return db.transaction().execute(async (trx) => {
-    const results: unknown[][] = []
-    for (const { template, parameters } of statements) results.push(await runThroughKysely(trx, template, parameters))
-    return results
-  })
 }

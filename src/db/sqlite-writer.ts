@@ -1,0 +1,85 @@
+/**
+ * The SQLite writer thread (started by `SqliteWriter` in sqlite.ts): it owns the one connection
+ * that writes, so the wait for each commit's fsync, and for a write lock another process holds
+ * (up to the busy timeout), blocks this thread and never the event loop that serves requests.
+ * It answers requests one at a time, in the order they came.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import type SQLite from 'better-sqlite3'
+import { openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
+
+export type Message =
+  | { op: 'run'; sql: string; parameters: readonly unknown[] }
+  | { op: 'batch'; statements: { sql: string; parameters: readonly unknown[] }[] }
+  | { op: 'begin' | 'commit' | 'rollback' | 'close' }
+
+export type Request = Message & { id: number }
+
+/** What one statement gave: its rows, and for a statement without rows what it changed. */
+export interface Outcome {
+  rows: unknown[]
+  changes?: number
+  lastInsertRowid?: number | bigint
+}
+
+/** A thrown error as it crosses threads: its `code` (SQLITE_BUSY...) decides how it is answered. */
+export interface Failure {
+  message: string
+  code?: unknown
+}
+
+export type Answer = { id: number } & ({ result?: unknown } | { failure: Failure })
+
+const port = parentPort!
+const { file } = workerData as { file: string }
+let connection: SQLite.Database | undefined
+const statements = new Map<string, SQLite.Statement>()
+
+// Opened on first use: a file that cannot be opened fails the requests, which say why, and the
+// next request tries again.
+function sqlite(): SQLite.Database {
+  connection ??= openSqliteFile(file)
+  return connection
+}
+
+function run(sql: string, parameters: readonly unknown[]): Outcome {
+  let statement = statements.get(sql)
+  if (!statement) {
+    if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear()
+    statement = sqlite().prepare(sql)
+    statements.set(sql, statement)
+  }
+  if (statement.reader) return { rows: statement.all(parameters) }
+  const { changes, lastInsertRowid } = statement.run(parameters)
+  return { rows: [], changes, lastInsertRowid }
+}
+
+function answer(request: Request): unknown {
+  switch (request.op) {
+    case 'run':
+      return run(request.sql, request.parameters)
+    case 'batch':
+      // One transaction, so one commit and one fsync for all of them.
+      return sqlite().transaction(() => request.statements.map(({ sql, parameters }) => run(sql, parameters).rows))()
+    case 'begin':
+    case 'commit':
+      return void sqlite().exec(request.op)
+    case 'rollback':
+      // SQLite may have rolled back already, after a busy or full disk error.
+      return void (sqlite().inTransaction && sqlite().exec('rollback'))
+    case 'close':
+      connection?.close()
+      connection = undefined
+      return undefined
+  }
+}
+
+port.on('message', (request: Request) => {
+  try {
+    port.postMessage({ id: request.id, result: answer(request) } satisfies Answer)
+  } catch (error) {
+    const { message, code } = error as { message?: unknown; code?: unknown }
+    port.postMessage({ id: request.id, failure: { message: String(message), code } } satisfies Answer)
+  }
+  if (request.op === 'close') port.close()
+})

@@ -1,0 +1,289 @@
+import { Worker } from 'node:worker_threads'
+import type SQLite from 'better-sqlite3'
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely'
+import { openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
+import type { Answer, Failure, Message, Outcome, Request } from './sqlite-writer.js'
+
+/** A statement for the writer thread, as its SQL and parameters. */
+export interface WriterStatement {
+  sql: string
+  parameters: readonly unknown[]
+}
+
+/**
+ * The store's file through two connections, so that the event loop never waits for SQLite's disk
+ * or for another process. Reads outside a transaction run at once on this thread's read-only
+ * connection: under WAL they never wait for a writer, and they see every committed write.
+ * Everything else runs on the writer thread: writes, and whole transactions (their reads must see
+ * their own writes), one at a time.
+ */
+export class SqliteConnections {
+  readonly #reader: SQLite.Database
+  readonly #writer: SqliteWriter
+  readonly #statements = new Map<string, SQLite.Statement>()
+  readonly #dataVersion: SQLite.Statement<[], number>
+
+  constructor(file: string) {
+    // Opened here first, so that a file SQLite cannot use fails the opening, and a new file is
+    // switched to WAL before anything else opens it.
+    this.#reader = openSqliteFile(file)
+    // Any write that reached this connection would be a bug: it fails instead of blocking.
+    this.#reader.pragma('query_only = 1')
+    // Under WAL a read waits for no writer; it could only meet a lock while another process
+    // recovers the file after a crash, and would rather answer 503 than stall every request.
+    this.#reader.pragma('busy_timeout = 0')
+    this.#dataVersion = this.#reader.prepare<[], number>('pragma data_version').pluck()
+    this.#writer = new SqliteWriter(file)
+  }
+
+  /** The statement when it only reads, to run on this thread; undefined when it is the writer's. */
+  reading(sql: string): SQLite.Statement | undefined {
+    let statement = this.#statements.get(sql)
+    if (!statement) {
+      try {
+        statement = this.#reader.prepare(sql)
+      } catch {
+        // Not valid SQL: the writer runs it and reports the error, as for any other statement.
+        return undefined
+      }
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.clear()
+      this.#statements.set(sql, statement)
+    }
+    // A pragma may set something on the connection it runs on: that is the writer's.
+    return statement.reader && statement.readonly && !/^\s*pragma\b/i.test(sql) ? statement : undefined
+  }
+
+  /** Runs one statement outside any transaction: here when it reads, else on the writer in its turn. */
+  async execute(sql: string, parameters: readonly unknown[]): Promise<Outcome> {
+    const statement = this.reading(sql)
+    if (statement) return { rows: statement.all(parameters) }
+    return this.#writer.alone(() => this.#writer.send({ op: 'run', sql, parameters }) as Promise<Outcome>)
+  }
+
+  /**
+   * Runs statements in one transaction on the writer, the rows of each: one commit (one fsync)
+   * for all, and the answer comes only once it is durable.
+   */
+  executeAll(statements: WriterStatement[]): Promise<unknown[][]> {
+    return this.#writer.alone(() => this.#writer.send({ op: 'batch', statements }) as Promise<unknown[][]>)
+  }
+
+  /** Kysely on these connections. */
+  dialect(): Dialect {
+    return {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new SplitDriver(this, this.#writer),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+    }
+  }
+
+  /**
+   * The reader's `data_version`: it moves whenever another connection commits (the writer
+   * thread, another process), and only this connection never writes.
+   */
+  dataVersion(): number {
+    return this.#dataVersion.get()!
+  }
+
+  /** Never touches the file, so another process's lock cannot delay it; fails if the writer is gone. */
+  ping(): void {
+    this.#writer.assertRunning()
+    this.#reader.prepare('select 1').get()
+  }
+
+  /** Once the writer has finished the work it was given. */
+  async close(): Promise<void> {
+    await this.#writer.close()
+    this.#reader.close()
+  }
+}
+
+/**
+ * From dist the writer is the compiled .js beside this module. From source (tsx, in tests) it is
+ * the .ts, and a worker does not inherit tsx's loader from this thread: it registers it first.
+ */
+function startWriter(file: string): Worker {
+  const workerData = { file }
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-writer.js', import.meta.url), { workerData })
+  const [tsx, writer] = [import.meta.resolve('tsx/esm/api'), new URL('./sqlite-writer.ts', import.meta.url).href].map((url) => JSON.stringify(url))
+  return new Worker(`import(${tsx}).then(({ register }) => { register(); return import(${writer}) })`, { eval: true, workerData })
+}
+
+/** The writer thread, as requests that resolve with its answers. */
+class SqliteWriter {
+  readonly #worker: Worker
+  readonly #waiting = new Map<number, { resolve(result: unknown): void; reject(error: unknown): void }>()
+  #ids = 0
+  /** Settles when the last holder of the writer releases it. */
+  #tail: Promise<void> = Promise.resolve()
+  /** Why the thread stopped, when it did. */
+  #stopped: Error | undefined
+
+  constructor(file: string) {
+    this.#worker = startWriter(file)
+    // Idle, the thread does not keep the process alive; `send` holds it while an answer is due.
+    this.#worker.unref()
+    this.#worker.on('message', ({ id, ...answer }: Answer) => {
+      const waiting = this.#waiting.get(id)
+      this.#waiting.delete(id)
+      if (this.#waiting.size === 0) this.#worker.unref()
+      if ('failure' in answer) waiting?.reject(revive(answer.failure))
+      else waiting?.resolve(answer.result)
+    })
+    this.#worker.on('error', (error) => this.#stop(error))
+    this.#worker.on('exit', (code) => this.#stop(new Error(`the SQLite writer thread exited with code ${code}`)))
+  }
+
+  send(message: Message): Promise<unknown> {
+    if (this.#stopped) return Promise.reject(this.#stopped)
+    const id = ++this.#ids
+    return new Promise((resolve, reject) => {
+      if (this.#waiting.size === 0) this.#worker.ref()
+      this.#waiting.set(id, { resolve, reject })
+      this.#worker.postMessage({ ...message, id } satisfies Request)
+    })
+  }
+
+  /**
+   * Waits for the writer to be free and takes it: a transaction holds it from begin to end, so no
+   * other statement lands inside it. Resolves with the function that frees it.
+   */
+  lock(): Promise<() => void> {
+    const previous = this.#tail
+    let release!: () => void
+    this.#tail = new Promise((resolve) => (release = resolve))
+    return previous.then(() => release)
+  }
+
+  async alone<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.lock()
+    try {
+      return await work()
+    } finally {
+      release()
+    }
+  }
+
+  assertRunning(): void {
+    if (this.#stopped) throw this.#stopped
+  }
+
+  async close(): Promise<void> {
+    if (this.#stopped) return
+    const exited = new Promise((resolve) => this.#worker.once('exit', resolve))
+    await this.alone(() => this.send({ op: 'close' }))
+    this.#worker.ref()
+    await exited
+  }
+
+  #stop(error: Error): void {
+    this.#stopped ??= error
+    for (const { reject } of this.#waiting.values()) reject(this.#stopped)
+    this.#waiting.clear()
+  }
+}
+
+/** The error thrown on the writer, with the `code` that classifies it (see errors.ts). */
+function revive({ message, code }: Failure): Error {
+  return Object.assign(new Error(message), { name: 'SqliteError', code })
+}
+
+/** Kysely's connections: each a view that sends each statement where it belongs. */
+class SplitDriver implements Driver {
+  constructor(
+    readonly connections: SqliteConnections,
+    readonly writer: SqliteWriter,
+  ) {}
+
+  async init(): Promise<void> {}
+
+  // Nothing to pool: reads share the one reader, and the writer is taken per transaction.
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new SplitConnection(this.connections, this.writer)
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as SplitConnection).begin()
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as SplitConnection).commit()
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as SplitConnection).rollback()
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    await this.connections.close()
+  }
+}
+
+class SplitConnection implements DatabaseConnection {
+  /** Set while this connection's transaction holds the writer. */
+  #release: (() => void) | undefined
+
+  constructor(
+    readonly connections: SqliteConnections,
+    readonly writer: SqliteWriter,
+  ) {}
+
+  async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
+    const { rows, changes, lastInsertRowid } = this.#release
+      ? ((await this.writer.send({ op: 'run', sql, parameters })) as Outcome)
+      : await this.connections.execute(sql, parameters)
+    return {
+      rows: rows as R[],
+      numAffectedRows: changes === undefined ? undefined : BigInt(changes),
+      insertId: lastInsertRowid === undefined ? undefined : BigInt(lastInsertRowid),
+    }
+  }
+
+  async *streamQuery<R>({ sql, parameters }: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const statement = this.#release ? undefined : this.connections.reading(sql)
+    if (!statement) throw new Error('SQLite streams only reads made outside a transaction')
+    for (const row of statement.iterate(parameters)) yield { rows: [row as R] }
+  }
+
+  async begin(): Promise<void> {
+    const release = await this.writer.lock()
+    try {
+      await this.writer.send({ op: 'begin' })
+    } catch (error) {
+      release()
+      throw error
+    }
+    this.#release = release
+  }
+
+  // A failed commit leaves the transaction open: Kysely rolls it back next, which frees the writer.
+  async commit(): Promise<void> {
+    await this.writer.send({ op: 'commit' })
+    this.#end()
+  }
+
+  async rollback(): Promise<void> {
+    try {
+      await this.writer.send({ op: 'rollback' })
+    } finally {
+      this.#end()
+    }
+  }
+
+  #end(): void {
+    this.#release?.()
+    this.#release = undefined
+  }
+}
