@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
+import fs, { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
@@ -68,7 +68,13 @@ export interface ServiceInstance {
   env: NodeJS.ProcessEnv
 }
 
-/** `node dist/cli.js serve` on a free loopback port, LOG_LEVEL at its default (info), stdout to /dev/null. */
+/** The Node.js flags the service runs with, as `npm start` gives them (package.json). */
+export function startFlags(root: string): string[] {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'))
+}
+
+/** `node dist/cli.js serve` (with `npm start`'s flags) on a free loopback port, LOG_LEVEL at its default (info), stdout to /dev/null. */
 export async function startService(options: ServiceOptions): Promise<ServiceInstance> {
   const port = await freePort()
   const env = cleanEnv({
@@ -83,7 +89,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceInst
     ...(options.redisKeyPrefix && { REDIS_KEY_PREFIX: options.redisKeyPrefix }),
     ...options.env,
   })
-  const managed = startNode(options.name, [...(options.nodeFlags ?? []), options.paths.cli, 'serve'], { env, cwd: options.paths.root, logDir: options.logDir })
+  const managed = startNode(options.name, [...startFlags(options.paths.root), ...(options.nodeFlags ?? []), options.paths.cli, 'serve'], { env, cwd: options.paths.root, logDir: options.logDir })
   const baseUrl = `http://127.0.0.1:${port}`
   await waitUntil(managed, 'GET /healthz to answer 200', async () => (await fetch(`${baseUrl}/healthz`)).status === 200)
   return { process: managed, baseUrl, env }

@@ -113,10 +113,12 @@ export class SqliteConnections {
  * the .ts, and a worker does not inherit tsx's loader from this thread: it registers it first.
  */
 function startWriter(file: string): Worker {
-  const workerData = { file }
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-writer.js', import.meta.url), { workerData })
+  // The thread holds statements and rows in flight, nothing more: a small heap is its own V8
+  // instance's whole cost in memory.
+  const options = { workerData: { file }, resourceLimits: { maxYoungGenerationSizeMb: 4 } }
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-writer.js', import.meta.url), options)
   const [tsx, writer] = [import.meta.resolve('tsx/esm/api'), new URL('./sqlite-writer.ts', import.meta.url).href].map((url) => JSON.stringify(url))
-  return new Worker(`import(${tsx}).then(({ register }) => { register(); return import(${writer}) })`, { eval: true, workerData })
+  return new Worker(`import(${tsx}).then(({ register }) => { register(); return import(${writer}) })`, { ...options, eval: true })
 }
 
 /** The writer thread, as requests that resolve with its answers. */
