@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { createUser, getUsers, MIN_PASSWORD_LENGTH, USER_ROLES } from './accounts/accounts.service.js'
 import { generatePassword } from './accounts/passwords.js'

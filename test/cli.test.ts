@@ -3,19 +3,16 @@
  * processes, ports, signals and an SQLite file. `npm test` builds first; these tests build nothing.
  */
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterEach, before, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import pg from 'pg'
 import { PLAN_LIMITS } from '../src/projects/plans.js'
 import { postgresUrl } from './helpers/databases.js'
 import { redisUrl } from './helpers/redis.js'
-import { startFlags } from '../bench/lib/targets.js'
-import { assertBuilt, CLI, cleanup, ROOT, databaseUrlOf, deleteRedisKeys, processDialect, uniqueRedisPrefix, type CliOptions, type CliResult, freePort, makeDataDir, runCli, type ServerProcess, startServer } from './helpers/process.js'
+import { assertBuilt, cleanup, databaseUrlOf, deleteRedisKeys, processDialect, uniqueRedisPrefix, type CliOptions, type CliResult, freePort, makeDataDir, runCli, type ServerProcess, startServer } from './helpers/process.js'
 
 interface Pet {
   id: number
@@ -135,18 +132,6 @@ function assertRecentIso(value: unknown, what: string): number {
   assert.ok(Math.abs(Date.now() - ms) < 120_000, `${what} is not about now: ${String(value)}`)
   return ms
 }
-
-describe('the adoption-store command', () => {
-  test('runs Node.js with the flags npm start gives it, through its own #! line', async () => {
-    assertBuilt()
-    const [shebang] = fs.readFileSync(CLI, 'utf8').split('\n', 1)
-    assert.equal(shebang, `#!/usr/bin/env -S node ${startFlags(ROOT).join(' ')}`)
-    assert.ok(startFlags(ROOT).length > 0, 'npm start gives Node.js its flags')
-    // Run as an installed bin is: the file itself, not `node file`.
-    const { stdout } = await promisify(execFile)(CLI, ['--help'])
-    assert.match(stdout, /^Usage: adoption-store/m)
-  })
-})
 
 describe('first start', () => {
   test('prints a key and a working curl command once; a restart prints no new key', { timeout: 60_000 }, async () => {
