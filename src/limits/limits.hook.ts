@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { sendError } from '../http/error-handler.js'
 import type { Metrics } from '../ops/metrics.js'
 import { errorResponses, type HeaderDocs } from '../openapi/responses.js'
 import { type RateLimiter, rateLimitHeaders, refusal } from './limits.js'
@@ -37,7 +38,8 @@ export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metr
     const refused = refusal(decision, caller.ok ? { plan: caller.principal.plan } : 'address')
     if (refused) {
       metrics.refused.inc({ reason: refused.code, subject: caller.ok ? 'project' : 'address' })
-      throw refused
+      // Answered here rather than thrown: the error handler would only send the same envelope.
+      return sendError(reply, refused)
     }
   })
 }
