@@ -15,10 +15,12 @@ const SHUTDOWN_GRACE_MS = 10_000
 export async function serve(config: Config): Promise<void> {
   const database = openDatabase(config)
   await migrateToLatest(database.db)
-  // Log lines are written asynchronously, off the request path: the lines of one turn of the
-  // event loop go out together, and lines that arrive while a write is in flight go out
-  // together in the next one. Flushed at exit.
+  // Log lines are written asynchronously, off the request path: the lines of 5 ms go out
+  // together, and batches that arrive while a write is in flight go out together in the next
+  // one. Flushed at exit: by `exit` below, and on any other exit (a crash) the batch is handed
+  // to pino's destination first, which then writes it synchronously.
   const destination = new BatchedLines(pino.destination({ dest: 1, sync: false }))
+  process.prependListener('exit', destination.handOn)
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, destination)
   const exit = (code: number) => {
     destination.flushSync()

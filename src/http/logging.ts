@@ -48,7 +48,7 @@ export class BatchedLines {
     return true
   }
 
-  /** Passes on the lines of this turn now (they are then written asynchronously). */
+  /** Passes on the lines waiting now (the destination then writes them asynchronously). */
   readonly handOn = (): void => {
     this.scheduled = false
     if (this.lines.length === 0) return
