@@ -68,8 +68,11 @@ export class ApiError extends Error {
 
   /** The envelope; a message quoting what the client sent never repeats an API key past its prefix. */
   toBody(): ErrorBody {
-    return { code: this.code, message: redactApiKeys(this.message), status: this.status }
+    // Built once: the same error (a shared 401) may be sent many times.
+    return (this.body ??= { code: this.code, message: redactApiKeys(this.message), status: this.status })
   }
+
+  private body: ErrorBody | undefined
 }
 
 /** Maps whatever was thrown (ours, Fastify's, a bug) to a catalog error. */

@@ -6,6 +6,7 @@ import type { Config } from './config.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
 import { listenHttps } from './domains/https.js'
 import { applyConnectionLimits, connectionLimits } from './http/connection-limits.js'
+import { BatchedLines } from './http/logging.js'
 
 /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -14,9 +15,12 @@ const SHUTDOWN_GRACE_MS = 10_000
 export async function serve(config: Config): Promise<void> {
   const database = openDatabase(config)
   await migrateToLatest(database.db)
-  // Log lines are written asynchronously, off the request path: under load, lines that arrive
-  // while a write is in flight go out together in the next one. Flushed at exit.
-  const destination = pino.destination({ dest: 1, sync: false })
+  // Log lines are written asynchronously, off the request path: the lines of 5 ms go out
+  // together, and batches that arrive while a write is in flight go out together in the next
+  // one. Flushed at exit: by `exit` below, and on any other exit (a crash) the batch is handed
+  // to pino's destination first, which then writes it synchronously.
+  const destination = new BatchedLines(pino.destination({ dest: 1, sync: false }))
+  process.prependListener('exit', destination.handOn)
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, destination)
   const exit = (code: number) => {
     destination.flushSync()
@@ -65,6 +69,8 @@ export async function serve(config: Config): Promise<void> {
     `adoption store ready at ${base}: API ${base}/v1, reference ${base}/docs, dashboard ${base}/dashboard`,
   )
   const firstKey = await bootstrapEmptyStore(database.db, systemClock, config.environment)
+  // The ready line before the welcome, as when each line was handed on at once.
+  destination.handOn()
   if (firstKey) printWelcome(firstKey, base)
   else if (await firstKeyUnused(database.db)) printLostKeyHint()
 }

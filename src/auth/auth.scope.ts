@@ -3,6 +3,7 @@ import { CHECKSUM_LENGTH, KEY_PREFIXES, RANDOM_LENGTH } from '../keys/api-key.js
 import type { AuthResult, Authenticator, Principal } from '../keys/keys.service.js'
 import { ApiError } from '../errors.js'
 import type { Environment } from '../config.js'
+import { sendError } from '../http/error-handler.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -43,17 +44,33 @@ export function requireApiKey(scope: FastifyInstance, environment: Environment):
   scope.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, security: [{ [SECURITY_SCHEME]: [] }] }
   })
-  scope.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+  const refusals = unauthorizedAnswers(environment)
+  scope.addHook('onRequest', (request: FastifyRequest, reply, done) => {
     const caller = request.caller
     if (caller.ok) {
       request.principal = caller.principal
       return done()
     }
-    done(caller.reason === 'error' ? (caller.error as Error) : unauthorized(caller, environment))
+    if (caller.reason === 'error') return done(caller.error as Error)
+    // Answered here rather than thrown: a refusal is not a failure, and the error handler would
+    // only send the same envelope after more work. The request ends; `done` is not called.
+    sendError(reply, refusals[caller.reason] ?? unauthorized(caller, environment))
   })
 }
 
-function unauthorized(result: Extract<AuthResult, { ok: false }>, environment: Environment): ApiError {
+type Refusal = Extract<AuthResult, { ok: false }>
+
+/**
+ * The 401s whose message depends only on the environment, built once and shared by every
+ * request they answer (an ApiError's fields are read-only). Revoked and expired keys name a time,
+ * so theirs are built per request.
+ */
+function unauthorizedAnswers(environment: Environment): Partial<Record<Refusal['reason'], ApiError>> {
+  const fixed: Refusal['reason'][] = ['missing', 'scheme', 'malformed', 'checksum', 'environment', 'unknown']
+  return Object.fromEntries(fixed.map((reason) => [reason, unauthorized({ ok: false, reason }, environment)]))
+}
+
+function unauthorized(result: Refusal, environment: Environment): ApiError {
   const use = 'send it as the header "Authorization: Bearer <API key>"'
   const other: Environment = environment === 'production' ? 'staging' : 'production'
   const messages: Record<typeof result.reason, string> = {

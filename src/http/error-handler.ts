@@ -11,6 +11,8 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 
 export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: number }, outage?: DatabaseOutage): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // The service's own refusals first: they need no classifying.
+    if (error instanceof ApiError) return sendError(reply, error)
     // An unavailable database is logged once per outage, not once per request it fails.
     if (isDatabaseUnavailable(error)) outage?.report(error)
     const known = toApiError(error, limits)

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto'
+import { hash, randomInt } from 'node:crypto'
 import type { Environment } from '../config.js'
 
 /**
@@ -56,8 +56,9 @@ export function redactApiKeys(text: string): string {
   return text.includes('as_') ? text.replace(KEY_LIKE, '$1…') : text
 }
 
+/** One-shot hashing (`crypto.hash`): a third of the cost of a Hash object, on every request with a key. */
 export function hashApiKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex')
+  return hash('sha256', secret, 'hex')
 }
 
 /** A random identifier in base62, e.g. for public ids. */
@@ -68,7 +69,7 @@ export function randomBase62(length: number): string {
 }
 
 function checksum(body: string): string {
-  let value = createHash('sha256').update(body).digest().readUInt32BE(0)
+  let value = hash('sha256', body, 'buffer').readUInt32BE(0)
   let out = ''
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
     out = ALPHABET[value % 62] + out

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Generations } from '../cache/generations.js'
+import { sendError } from '../http/error-handler.js'
 import type { Authenticator } from '../keys/keys.service.js'
 import type { Decision, Tokens } from './limiter.js'
 import type { Metrics } from '../ops/metrics.js'
@@ -60,7 +61,8 @@ export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metr
     const refused = refusal(decision, caller.ok ? { plan: caller.principal.plan } : 'address')
     if (refused) {
       metrics.refused.inc({ reason: refused.code, subject: caller.ok ? 'project' : 'address' })
-      throw refused
+      // Answered here rather than thrown: the error handler would only send the same envelope.
+      return sendError(reply, refused)
     }
   })
 }
