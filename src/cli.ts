@@ -254,7 +254,12 @@ function config(): Config {
 async function withDatabase(work: (database: DatabaseHandle) => Promise<void>): Promise<void> {
   const database = openDatabase(config())
   // Changes of keys and plans reach servers that share cache generations in Redis.
-  onAuthChange(database.db, () => announceAuthChange(config()))
+  // The change is committed either way; without Redis, servers notice it within a second.
+  onAuthChange(database.db, () =>
+    announceAuthChange(config()).catch((error: unknown) => {
+      process.stderr.write(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers apply it within 1 s\n`)
+    }),
+  )
   try {
     await migrateToLatest(database.db)
     await work(database)
