@@ -117,22 +117,41 @@ interface Queued extends Statement {
   reject(error: unknown): void
 }
 
-const queues = new WeakMap<Db, Queued[]>()
+/** The creates waiting for the next commit, and whether a commit is under way. */
+interface Batches {
+  waiting: Queued[]
+  busy: boolean
+}
+
+const batches = new WeakMap<Db, Batches>()
 
 function enqueue(db: Db, path: Batcher, statement: Statement): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
-    let queue = queues.get(db)
-    if (!queue) {
-      queue = []
-      queues.set(db, queue)
-      // After the I/O of this turn: every request that arrived with it joins the batch.
-      setImmediate(() => {
-        queues.delete(db)
-        void commit(path, queue!)
-      })
+    let state = batches.get(db)
+    if (!state) {
+      state = { waiting: [], busy: false }
+      batches.set(db, state)
     }
-    queue.push({ ...statement, resolve, reject })
+    state.waiting.push({ ...statement, resolve, reject })
+    if (state.busy) return
+    state.busy = true
+    // After the I/O of this turn: every request that arrived with it joins the batch.
+    setImmediate(() => void drain(path, state))
   })
+}
+
+/**
+ * Commits batch after batch until none waits. While one commits (its `fsync` on the writer
+ * thread), the writes that arrive meanwhile wait together for the next: one commit for all of
+ * them, however long the disk takes.
+ */
+async function drain(path: Batcher, state: Batches): Promise<void> {
+  while (state.waiting.length > 0) {
+    const batch = state.waiting
+    state.waiting = []
+    await commit(path, batch)
+  }
+  state.busy = false
 }
 
 async function commit(path: Batcher, queue: Queued[]): Promise<void> {
