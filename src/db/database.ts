@@ -23,7 +23,7 @@ export interface DatabaseHandle {
   ping(): Promise<void>
   /**
    * SQLite only: a value that differs whenever the file changed since it was last looked at, by
-   * the writer thread or any other process. Reads no table: a few microseconds.
+   * the writer thread or any other process. Reads no table.
    */
   changeCounter?(): number
   close(): Promise<void>
@@ -51,7 +51,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
     db,
     dialect: 'sqlite',
     location: file,
-    changeCounter: () => sqlite.dataVersion(),
+    changeCounter: () => sqlite.changeCounter(),
     ping: async () => sqlite.ping(),
     close: () => db.destroy(),
   }

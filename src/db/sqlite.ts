@@ -31,6 +31,8 @@ export class SqliteConnections {
   readonly #writer: SqliteWriter
   readonly #statements = new Map<string, SQLite.Statement>()
   readonly #dataVersion: SQLite.Statement<[], number>
+  #version = 0
+  #looked = false
 
   constructor(file: string) {
     // Opened here first, so that a file SQLite cannot use fails the opening, and a new file is
@@ -88,11 +90,22 @@ export class SqliteConnections {
   }
 
   /**
-   * The reader's `data_version`: it moves whenever another connection commits (the writer
-   * thread, another process), and only this connection never writes.
+   * A number that moves whenever the file may have changed: each answer of the writer thread
+   * (this process's writes, counted exactly) plus the reader's `data_version` (which moves with
+   * any other connection's commit, another process's included). `data_version` starts a read
+   * transaction, whose file locks cost more than the rest of a cached answer, so it is looked at
+   * once per turn of the event loop: the requests of one turn were read from their sockets in
+   * that turn, after what was committed before they were sent.
    */
-  dataVersion(): number {
-    return this.#dataVersion.get()!
+  changeCounter(): number {
+    if (!this.#looked) {
+      this.#looked = true
+      this.#version = this.#dataVersion.get()!
+      setImmediate(() => {
+        this.#looked = false
+      })
+    }
+    return this.#version + this.#writer.answers
   }
 
   /** Never touches the file, so another process's lock cannot delay it; fails if the writer is gone. */
@@ -126,6 +139,8 @@ class SqliteWriter {
   readonly #worker: Worker
   readonly #waiting = new Map<number, { resolve(result: unknown): void; reject(error: unknown): void }>()
   #ids = 0
+  /** Answers received so far: each may follow a change of the file. */
+  answers = 0
   /** Settles when the last holder of the writer releases it. */
   #tail: Promise<void> = Promise.resolve()
   /** Why the thread stopped, when it did. */
@@ -138,6 +153,7 @@ class SqliteWriter {
     this.#worker.on('message', ({ id, ...answer }: Answer) => {
       const waiting = this.#waiting.get(id)
       this.#waiting.delete(id)
+      this.answers++
       if (this.#waiting.size === 0) this.#worker.unref()
       if ('failure' in answer) waiting?.reject(revive(answer.failure))
       else waiting?.resolve(answer.result)
