@@ -212,11 +212,20 @@ describe('admin API: keys and bans', () => {
 
     assert.equal((await pets(t, created.key)).statusCode, 200)
 
-    const listed = await admin(t, 'GET', `/projects/${project}/keys`)
+    // "Last used" is written in the background, after the answer: wait for it (2 s at most).
+    const list = async () => {
+      const listed = await admin(t, 'GET', `/projects/${project}/keys`)
+      return { listed, mine: listed.json<ApiKey[]>().find((k) => k.id === created.id) }
+    }
+    let found = await list()
+    for (let waited = 0; found.mine?.lastUsedAt === null && waited < 2000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      found = await list()
+    }
+    const { listed, mine } = found
     assert.equal(listed.statusCode, 200)
     assert.ok(!listed.body.includes(created.key), 'the secret is not in the list')
     assert.ok(!listed.body.includes(created.key.slice(12)), 'nor its random part')
-    const mine = listed.json<ApiKey[]>().find((k) => k.id === created.id)
     assert.ok(mine)
     assert.equal('key' in mine, false)
     assert.equal(mine.lastUsedAt, new Date(NOW).toISOString(), 'used by the request above')
