@@ -1,16 +1,16 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { api, ApiError, type Domain, type DomainSettings, messageOf, path, PLANS, type Project } from './api'
-import { Badge, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Hidden, Loading, SelectField, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Hidden, Loading, SelectField, StatusMessage, type StatusTone, TableWrap, useConfirm, useSubmit } from './components'
 import { Link } from './router'
 
-const DOMAIN_STATE: Record<Domain['status']['state'], { label: string; tone: 'good' | 'bad' | 'wait' }> = {
+const DOMAIN_STATE: Record<Domain['status']['state'], { label: string; tone: BadgeTone }> = {
   pending: { label: 'Pending verification', tone: 'wait' },
   verified: { label: 'Verified', tone: 'good' },
   failed: { label: 'Verification failed', tone: 'bad' },
 }
 
-const CERTIFICATE_STATE: Record<Domain['certificate']['state'], { label: string; tone: 'good' | 'bad' | 'wait' }> = {
+const CERTIFICATE_STATE: Record<Domain['certificate']['state'], { label: string; tone: BadgeTone }> = {
   pending: { label: 'Pending', tone: 'wait' },
   issuing: { label: 'Being issued', tone: 'wait' },
   issued: { label: 'Issued', tone: 'good' },
@@ -35,7 +35,7 @@ export function Domains({ project }: { project: Project }) {
   const [settings, setSettings] = useState<DomainSettings | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [status, setStatus] = useState<string | null>(null)
-  const [tone, setTone] = useState<'success' | 'warning'>('success')
+  const [tone, setTone] = useState<StatusTone>('success')
   const { dialog, ask } = useConfirm()
 
   useEffect(() => {

@@ -31,8 +31,10 @@ export function ErrorMessage({ error }: { error: ComponentChildren }) {
   )
 }
 
+export type StatusTone = 'success' | 'warning'
+
 /** A polite live region: present before its text changes, so the change is announced. */
-export function StatusMessage({ text, tone = 'success' }: { text: string | null; tone?: 'success' | 'warning' }) {
+export function StatusMessage({ text, tone = 'success' }: { text: string | null; tone?: StatusTone }) {
   return (
     <p class={text ? `message message-${tone}` : 'message-empty'} role="status">
       {text ?? ''}
@@ -230,8 +232,10 @@ export function TableWrap({ label, focusable = false, children }: { label: strin
   )
 }
 
+export type BadgeTone = 'good' | 'bad' | 'wait' | 'neutral'
+
 /** A short state, coloured by how it is going. */
-export function Badge({ tone, children }: { tone: 'good' | 'bad' | 'wait' | 'neutral'; children: ComponentChildren }) {
+export function Badge({ tone, children }: { tone: BadgeTone; children: ComponentChildren }) {
   return <span class={`badge badge-${tone}`}>{children}</span>
 }
 
