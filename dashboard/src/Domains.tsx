@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { api, ApiError, type Domain, type DomainSettings, messageOf, path, PLANS, type Project } from './api'
-import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Hidden, Loading, SelectField, StatusMessage, type StatusTone, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, Fact, FormCard, Hidden, Loading, MomentFact, SelectField, StatusMessage, type StatusTone, TableWrap, useConfirm, useSubmit } from './components'
 import { Link } from './router'
 
 const DOMAIN_STATE: Record<Domain['status']['state'], { label: string; tone: BadgeTone }> = {
@@ -262,26 +262,9 @@ function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; htt
           )}
           {domain.status.state === 'failed' && <p class="hint">Changed records can take up to 48 hours to be seen everywhere; then Verify again.</p>}
           <dl class="facts compact">
-            <div>
-              <dt>Last checked</dt>
-              <dd>
-                <DateTime value={domain.status.checkedAt} empty="not yet" />
-              </dd>
-            </div>
-            <div>
-              <dt>Next check</dt>
-              <dd>
-                <DateTime value={domain.status.nextCheckAt} empty={verified ? 'none needed' : 'none scheduled: use Verify'} />
-              </dd>
-            </div>
-            {domain.status.verifiedAt && (
-              <div>
-                <dt>Verified</dt>
-                <dd>
-                  <DateTime value={domain.status.verifiedAt} />
-                </dd>
-              </div>
-            )}
+            <MomentFact term="Last checked" value={domain.status.checkedAt} empty="not yet" />
+            <MomentFact term="Next check" value={domain.status.nextCheckAt} empty={verified ? 'none needed' : 'none scheduled: use Verify'} />
+            <MomentFact term="Verified" value={domain.status.verifiedAt} />
           </dl>
         </div>
         <div class="state">
@@ -303,35 +286,13 @@ function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; htt
           {https && !verified && <p class="hint">A certificate is requested once the domain is verified.</p>}
           <dl class="facts compact">
             {domain.certificate.notAfter && (
-              <div>
-                <dt>Valid</dt>
-                <dd>
-                  <DateTime value={domain.certificate.notBefore} /> to <DateTime value={domain.certificate.notAfter} />
-                </dd>
-              </div>
+              <Fact term="Valid">
+                <DateTime value={domain.certificate.notBefore} /> to <DateTime value={domain.certificate.notAfter} />
+              </Fact>
             )}
-            {domain.certificate.renewAt && (
-              <div>
-                <dt>Renewal</dt>
-                <dd>
-                  <DateTime value={domain.certificate.renewAt} />
-                </dd>
-              </div>
-            )}
-            <div>
-              <dt>Last attempt</dt>
-              <dd>
-                <DateTime value={domain.certificate.checkedAt} empty="none yet" />
-              </dd>
-            </div>
-            {domain.certificate.nextCheckAt && (
-              <div>
-                <dt>Next attempt</dt>
-                <dd>
-                  <DateTime value={domain.certificate.nextCheckAt} />
-                </dd>
-              </div>
-            )}
+            <MomentFact term="Renewal" value={domain.certificate.renewAt} />
+            <MomentFact term="Last attempt" value={domain.certificate.checkedAt} empty="none yet" />
+            <MomentFact term="Next attempt" value={domain.certificate.nextCheckAt} />
           </dl>
         </div>
       </div>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, path, type Plan, PLANS, type Project, type RequestBody, type Session } from './api'
-import { DateTime, ErrorMessage, formatNumber, Hidden, Loading, SelectField, StatusMessage, useConfirm, useSubmit } from './components'
+import { ErrorMessage, Fact, formatNumber, Hidden, Loading, MomentFact, SelectField, StatusMessage, useConfirm, useSubmit } from './components'
 import { Link, projectPath, TABS } from './router'
 
 export function Projects({ session }: { session: Session }) {
@@ -73,26 +73,12 @@ function ProjectCard({ project, operator, onChanged }: { project: Project; opera
         <Link to={projectPath(project.slug)}>{project.slug}</Link>
       </h2>
       <dl class="facts">
-        <div>
-          <dt>Plan</dt>
-          <dd>{project.plan}</dd>
-        </div>
-        <div>
-          <dt>Limits</dt>
-          <dd>
-            <Limits project={project} />
-          </dd>
-        </div>
-        <div>
-          <dt>Address</dt>
-          <dd>{project.address ? <code>{hostOf(project.address)}</code> : 'No platform domain is configured'}</dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>
-            <DateTime value={project.createdAt} />
-          </dd>
-        </div>
+        <Fact term="Plan">{project.plan}</Fact>
+        <Fact term="Limits">
+          <Limits project={project} />
+        </Fact>
+        <Fact term="Address">{project.address ? <code>{hostOf(project.address)}</code> : 'No platform domain is configured'}</Fact>
+        <MomentFact term="Created" value={project.createdAt} />
       </dl>
       <nav aria-label={`Project ${project.slug}`}>
         <ul class="subnav">

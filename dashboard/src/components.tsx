@@ -285,3 +285,23 @@ export function ColumnHeads({ names }: { names: readonly string[] }) {
     </thead>
   )
 }
+
+/** A term and its value in a list of facts (`<dl class="facts">`). */
+export function Fact({ term, children }: { term: string; children: ComponentChildren }) {
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd>{children}</dd>
+    </div>
+  )
+}
+
+/** A moment as a fact: left out when there is none, unless `empty` says what to show instead. */
+export function MomentFact({ term, value, empty }: { term: string; value: string | null; empty?: string }) {
+  if (!value && empty === undefined) return null
+  return (
+    <Fact term={term}>
+      <DateTime value={value} empty={empty} />
+    </Fact>
+  )
+}
