@@ -10,25 +10,15 @@ import { sql } from 'kysely'
 import type { Session } from '../src/accounts/accounts.service.js'
 import { hashPassword, verifyPassword } from '../src/accounts/passwords.js'
 import type { Config } from '../src/config.js'
-import { ADMIN_TOKEN, admin } from './helpers/admin.js'
+import { ADMIN_TOKEN, admin, createAdminApp } from './helpers/admin.js'
 import { createUser as createAccount, asUser, SESSION_COOKIE, signIn, signInRequest, TEST_PASSWORD, uniqueEmail } from './helpers/accounts.js'
-import { bearer, createTestApp, type ManualClock, type TestApp } from './helpers/app.js'
+import { bearer, type ManualClock, type TestApp } from './helpers/app.js'
 
 let apps: TestApp[] = []
 
 /** An app with an admin token and custom domains configured (nothing here asks DNS). */
 async function app(config: Partial<Config> = {}): Promise<TestApp> {
-  const t = await createTestApp({
-    config: {
-      adminToken: ADMIN_TOKEN,
-      platformDomain: 'platform.test',
-      platformDnsTarget: 'edge.platform.test',
-      dnsResolvers: ['127.0.0.1:9'],
-      domainWorkerIntervalMs: 3_600_000,
-      ...config,
-    },
-  })
-  await t.app.domains.worker.stop()
+  const t = await createAdminApp({ config })
   apps.push(t)
   return t
 }

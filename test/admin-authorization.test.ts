@@ -16,9 +16,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { ADMIN_TOKEN, admin, assertMatchesAdminContract } from './helpers/admin.js'
+import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { createUser, SESSION_COOKIE, signIn, type SignedInUser } from './helpers/accounts.js'
-import { createTestApp, type TestApp } from './helpers/app.js'
+import type { TestApp } from './helpers/app.js'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -103,17 +103,7 @@ describe('admin API authorization, for every operation of the admin document', (
   const ownerProjects: string[] = []
 
   before(async () => {
-    t = await createTestApp({
-      config: {
-        adminToken: ADMIN_TOKEN,
-        platformDomain: 'platform.test',
-        platformDnsTarget: 'edge.platform.test',
-        // Nothing answers there: verification fails at once, which is still an answer (200).
-        dnsResolvers: ['127.0.0.1:9'],
-        domainWorkerIntervalMs: 3_600_000,
-      },
-    })
-    await t.app.domains.worker.stop()
+    t = await createAdminApp()
     const doc = (await admin(t, 'GET', '/openapi.json')).json<{ paths: Record<string, Record<string, { operationId: string; security?: Operation['security'] }>> }>()
     operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, operation]) => ({ operationId: operation.operationId, method: method.toUpperCase() as Method, path, security: operation.security })),

@@ -10,9 +10,9 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, Page } from 'playwright-core'
 import { createProject } from '../src/projects/projects.service.js'
-import { ADMIN_TOKEN } from './helpers/admin.js'
+import { ADMIN_TOKEN, createAdminApp } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import { createTestApp, ManualClock, type TestApp } from './helpers/app.js'
+import { ManualClock, type TestApp } from './helpers/app.js'
 import {
   assertDashboardBuilt,
   assertInside,
@@ -122,17 +122,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     assertDashboardBuilt()
     // The service's clock stands still (a whole test stays in one rate-limit minute) at the
     // browser's own time, so that what the page compares with its clock (bans) holds.
-    t = await createTestApp({
-      clock: new ManualClock(Date.now()),
-      config: {
-        adminToken: ADMIN_TOKEN,
-        platformDomain: 'platform.test',
-        platformDnsTarget: 'edge.platform.test',
-        dnsResolvers: ['127.0.0.1:9'],
-        domainWorkerIntervalMs: 3_600_000,
-      },
-    })
-    await t.app.domains.worker.stop()
+    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
     base = await t.app.listen({ port: 0, host: '127.0.0.1' })
     browser = await launchChromium()
   })

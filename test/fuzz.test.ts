@@ -28,8 +28,8 @@ import fc from 'fast-check'
 import { generateApiKey } from '../src/keys/api-key.js'
 import { revokeKey } from '../src/keys/keys.service.js'
 import { createUser, signIn, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
-import { ADMIN_TOKEN, admin, assertMatchesAdminContract } from './helpers/admin.js'
-import { bearer, createTestApp, type TestApp } from './helpers/app.js'
+import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
+import { bearer, type TestApp } from './helpers/app.js'
 import { assertMatchesContract, jsonOf } from './helpers/contract.js'
 import { testDialect } from './helpers/databases.js'
 import { type Auth, type DrawnRequest, type OperationModel, operationsOf, type RequestOptions, requestsFor, strayRequests } from './helpers/fuzz/requests.js'
@@ -72,17 +72,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
   let current = ''
 
   before(async () => {
-    t = await createTestApp({
-      config: {
-        adminToken: ADMIN_TOKEN,
-        platformDomain: 'platform.test',
-        platformDnsTarget: 'edge.platform.test',
-        // Nothing answers there: a verification fails at once, which is still an answer (200).
-        dnsResolvers: ['127.0.0.1:9'],
-        domainWorkerIntervalMs: 3_600_000,
-      },
-    })
-    await t.app.domains.worker.stop()
+    t = await createAdminApp()
 
     // The /v1 caller: limits no run reaches. Its project is not among the admin fixtures, so no
     // fuzzed admin call revokes its key or changes its plan.

@@ -1,10 +1,31 @@
 import assert from 'node:assert/strict'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import type { TestApp } from './app.js'
+import { createTestApp, type TestApp, type TestAppOptions } from './app.js'
 import { jsonOf, validatorOf } from './contract.js'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop'
+
+/**
+ * An app for the admin API: the operator token set, and custom domains configured without any
+ * DNS (verifications ask a resolver where nothing answers, and fail at once, which is still an
+ * answer). Its background domain worker is stopped: nothing changes behind the test's back.
+ */
+export async function createAdminApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const t = await createTestApp({
+    ...options,
+    config: {
+      adminToken: ADMIN_TOKEN,
+      platformDomain: 'platform.test',
+      platformDnsTarget: 'edge.platform.test',
+      dnsResolvers: ['127.0.0.1:9'],
+      domainWorkerIntervalMs: 3_600_000,
+      ...options.config,
+    },
+  })
+  await t.app.domains.worker.stop()
+  return t
+}
 
 interface Operation {
   operationId: string
