@@ -35,17 +35,29 @@ interface AdminDoc {
   paths: Record<string, Record<string, Operation>>
 }
 
-const contracts = new WeakMap<FastifyInstance, { doc: AdminDoc; ajv: Ajv2020 }>()
+interface AdminContract {
+  doc: AdminDoc
+  ajv: Ajv2020
+}
 
-async function contractOf(app: FastifyInstance) {
+const contracts = new WeakMap<FastifyInstance, AdminContract>()
+/** Compiled contracts by the text of their document, shared by the apps that serve the same one. */
+const compiled = new Map<string, AdminContract>()
+
+async function contractOf(app: FastifyInstance): Promise<AdminContract> {
   let contract = contracts.get(app)
   if (!contract) {
     const response = await app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     assert.equal(response.statusCode, 200, `the admin document: ${response.body}`)
-    const doc = jsonOf<AdminDoc>(response)
-    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
-    ajv.addSchema(doc as object, 'admin')
-    contract = { doc, ajv }
+    const text = JSON.stringify(jsonOf<AdminDoc>(response))
+    contract = compiled.get(text)
+    if (!contract) {
+      const doc = JSON.parse(text) as AdminDoc
+      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+      ajv.addSchema(doc as object, 'admin')
+      contract = { doc, ajv }
+      compiled.set(text, contract)
+    }
     contracts.set(app, contract)
   }
   return contract
