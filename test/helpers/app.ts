@@ -10,7 +10,7 @@ import type { Plan } from '../../src/db/schema.js'
 import { createApiKey } from '../../src/keys/keys.service.js'
 import { createProject } from '../../src/projects/projects.service.js'
 import { assertMatchesContract } from './contract.js'
-import { freshPostgresDatabase, testDialect } from './databases.js'
+import { copyMigratedSqlite, freshPostgresDatabase, testDialect } from './databases.js'
 
 /** A clock that stands still until a test moves it. */
 export class ManualClock implements Clock {
@@ -65,12 +65,17 @@ let counter = 0
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-test-'))
-  const postgres = testDialect === 'postgres' ? await freshPostgresDatabase() : undefined
+  // A database the test names itself is used as it is.
+  const named = options.config !== undefined && 'databaseUrl' in options.config
+  // Migrated once and copied: the migration at start then finds nothing to do.
+  const postgres = testDialect === 'postgres' && !named ? await freshPostgresDatabase(undefined, { migrated: true }) : undefined
+  const config = { databaseUrl: postgres?.url, ...options.config }
+  if (config.databaseUrl === undefined) await copyMigratedSqlite(dataDir)
   const removeData = async () => {
     fs.rmSync(dataDir, { recursive: true, force: true })
     await postgres?.drop()
   }
-  return startTestApp(dataDir, { ...options, config: { databaseUrl: postgres?.url, ...options.config } }, removeData)
+  return startTestApp(dataDir, { ...options, config }, removeData)
 }
 
 async function startTestApp(

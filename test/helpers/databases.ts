@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { defineConfig } from '../../src/config.js'
-import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js'
+import { type DatabaseHandle, migrateToLatest, openDatabase, SQLITE_FILE } from '../../src/db/database.js'
 
 /** The PostgreSQL server tests may use: TEST_DATABASE_URL, else DATABASE_URL, else none. */
 export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined
@@ -36,15 +38,115 @@ const sqlite: Dialect = {
   },
 }
 
+/**
+ * Migrated templates: migrating a fresh database costs more than most tests, so the test apps
+ * start from a copy of one database migrated once. Templates are named by a digest of the code
+ * that shapes the schema (every file of src/db), so a change there makes a new one; the
+ * processes of a run (and later runs) share them. Suites about migrations themselves
+ * (`Dialect.create`, the CLI's `migrate`, process tests) still migrate empty databases.
+ */
+const SCHEMA_CODE = fileURLToPath(new URL('../../src/db/', import.meta.url))
+
+let digest: string | undefined
+function schemaDigest(): string {
+  if (!digest) {
+    const hash = createHash('sha256')
+    const files = (fs.readdirSync(SCHEMA_CODE, { recursive: true, encoding: 'utf8' }) as string[]).sort()
+    for (const file of files) {
+      const full = path.join(SCHEMA_CODE, file)
+      if (!fs.statSync(full).isFile()) continue
+      hash.update(`${file}\0`).update(fs.readFileSync(full)).update('\0')
+    }
+    digest = hash.digest('hex').slice(0, 16)
+  }
+  return digest
+}
+
+let sqliteTemplate: Promise<string> | undefined
+
+/** A migrated SQLite file to copy, made once; renamed into place whole, so a reader never sees half of it. */
+function sqliteTemplateFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = path.join(os.tmpdir(), 'adoption-store-templates')
+    const file = path.join(dir, `sqlite-${schemaDigest()}.db`)
+    if (fs.existsSync(file)) return file
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-template-'))
+    try {
+      const handle = openDatabase(defineConfig({ dataDir: work }))
+      await migrateToLatest(handle.db)
+      await handle.close()
+      // The last connection's close checkpoints the WAL into the file and deletes it.
+      if (fs.existsSync(path.join(work, `${SQLITE_FILE}-wal`))) throw new Error(`the SQLite template in ${work} kept its WAL after closing`)
+      fs.mkdirSync(dir, { recursive: true })
+      fs.renameSync(path.join(work, SQLITE_FILE), file)
+      return file
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true })
+    }
+  })()
+  return sqliteTemplate
+}
+
+/** Puts a migrated store file into `dataDir`, as if the service had migrated it there. */
+export async function copyMigratedSqlite(dataDir: string): Promise<void> {
+  fs.copyFileSync(await sqliteTemplateFile(), path.join(dataDir, SQLITE_FILE))
+}
+
+const postgresTemplates = new Map<string, Promise<string>>()
+
+/**
+ * The migrated PostgreSQL template database on the server of `adminUrl`, made under an advisory
+ * lock by the first process that needs it, under another name and then renamed, so that no
+ * process copies a half-migrated one. Nothing stays connected to it: a copy needs that.
+ */
+function postgresTemplate(adminUrl: string): Promise<string> {
+  let template = postgresTemplates.get(adminUrl)
+  if (!template) {
+    template = (async () => {
+      const name = `adoption_store_template_${schemaDigest()}`
+      const admin = new pg.Client({ connectionString: adminUrl })
+      await admin.connect()
+      try {
+        const exists = async () => (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1
+        if (await exists()) return name
+        await admin.query("SELECT pg_advisory_lock(hashtext('adoption-store test template'))")
+        if (await exists()) return name
+        const building = `${name}_building_${process.pid}`
+        await admin.query(`DROP DATABASE IF EXISTS ${building}`)
+        await admin.query(`CREATE DATABASE ${building}`)
+        const url = new URL(adminUrl)
+        url.pathname = `/${building}`
+        const handle = openDatabase(defineConfig({ databaseUrl: url.toString() }))
+        try {
+          await migrateToLatest(handle.db)
+        } finally {
+          await handle.close()
+        }
+        await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`)
+        return name
+      } finally {
+        // Ending the session releases the advisory lock too.
+        await admin.end()
+      }
+    })()
+    postgresTemplates.set(adminUrl, template)
+  }
+  return template
+}
+
 let counter = 0
 
-/** A new, empty PostgreSQL database on the test server; `drop` deletes it. */
-export async function freshPostgresDatabase(adminUrl = postgresUrl): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A new PostgreSQL database on the test server, empty, or with `migrated` a copy of the migrated
+ * template; `drop` deletes it.
+ */
+export async function freshPostgresDatabase(adminUrl = postgresUrl, { migrated = false } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   if (!adminUrl) throw new Error('PostgreSQL is not configured: set TEST_DATABASE_URL')
   const name = `adoption_store_test_${process.pid}_${++counter}`
+  const template = migrated ? await postgresTemplate(adminUrl) : undefined
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`)
   await admin.end()
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
