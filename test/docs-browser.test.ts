@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { chromiumMissing, launchChromium } from './helpers/browser.js'
 
 /**
  * The interactive reference at /docs, in a real browser: it renders every operation from the
@@ -12,10 +12,7 @@ import { createTestApp, type TestApp } from './helpers/app.js'
  * the page was opened on and its answer is shown.
  */
 
-const CHROMIUM = '/usr/bin/chromium'
-const skip = fs.existsSync(CHROMIUM) ? false : 'Chromium is not installed (Debian package chromium)'
-
-describe('the /docs reference in Chromium', { skip }, () => {
+describe('the /docs reference in Chromium', { skip: chromiumMissing }, () => {
   let t: TestApp
   let browser: Browser
   let base: string
@@ -23,10 +20,7 @@ describe('the /docs reference in Chromium', { skip }, () => {
   before(async () => {
     t = await createTestApp()
     base = await t.app.listen({ port: 0, host: '127.0.0.1' })
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    browser = await launchChromium()
   })
   after(async () => {
     await browser?.close()

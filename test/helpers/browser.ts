@@ -18,12 +18,27 @@ export const chromiumMissing = fs.existsSync(CHROMIUM) ? false : `Chromium is no
 /** Where screenshots are saved: created on demand, ignored by git. */
 export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/dashboard/', import.meta.url))
 
+export const CHROMIUM_OPTIONS = {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+}
+
+/**
+ * The variable through which `scripts/test.sh` hands the browser files one Chromium it launched
+ * for them all (test/helpers/browser-server.ts): its WebSocket endpoint.
+ */
+export const BROWSER_ENDPOINT_VARIABLE = 'TEST_BROWSER_ENDPOINT'
+
+/**
+ * Chromium: the one shared by the run when there is one, else a browser of this file's own.
+ * Each test works in contexts of its own either way; `close()` on a shared browser closes this
+ * file's contexts and disconnects, and leaves the browser to the others.
+ */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  const endpoint = process.env[BROWSER_ENDPOINT_VARIABLE]
+  if (endpoint) return chromium.connect(endpoint)
+  return chromium.launch(CHROMIUM_OPTIONS)
 }
 
 /** Fails early, and clearly, when the dashboard has not been built into dist/dashboard/. */
