@@ -2,21 +2,70 @@
 # The test suite: every file on SQLite, then every file again on PostgreSQL when a server is
 # configured (TEST_DATABASE_URL or DATABASE_URL). Redis suites run when TEST_REDIS_URL or
 # REDIS_URL is set. What was skipped is said at the end.
+#
+# Files run several at a time (TEST_CONCURRENCY, default 4): most of their time is spent waiting
+# for child processes, sockets and timers, not computing, and each file has its own databases,
+# ports, Redis key prefixes and temporary directories. Files whose assertions measure time on the
+# machine itself (SERIAL below) run afterwards, one at a time, as on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-run() { node --import tsx --test --test-reporter=spec "$@" test/*.test.ts; }
+concurrency="${TEST_CONCURRENCY:-4}"
 
+# Latency bounds (reads within 50 ms during a foreign lock) and load runs: not measured beside
+# other files.
+SERIAL=(test/sqlite-foreign-lock.test.ts test/bench.test.ts)
+
+parallel=()
+for file in test/*.test.ts; do
+  case " ${SERIAL[*]} " in *" $file "*) ;; *) parallel+=("$file") ;; esac
+done
+
+# One Chromium for every browser file (each works in contexts of its own); without it, each
+# file launches its own.
+browser_pid=''
+stop_browser() { if [ -n "$browser_pid" ]; then kill "$browser_pid" 2>/dev/null || true; wait "$browser_pid" 2>/dev/null || true; fi; }
+trap stop_browser EXIT
+if [ -x /usr/bin/chromium ]; then
+  endpoint_file="$(mktemp)"
+  node --import tsx test/helpers/browser-server.ts >"$endpoint_file" &
+  browser_pid=$!
+  for _ in $(seq 1 300); do
+    if [ -s "$endpoint_file" ] || ! kill -0 "$browser_pid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  endpoint="$(head -n 1 "$endpoint_file")"
+  rm -f "$endpoint_file"
+  if [[ "$endpoint" == ws://* ]]; then
+    export TEST_BROWSER_ENDPOINT="$endpoint"
+  else
+    echo "note: the shared Chromium did not start; browser files launch their own"
+    stop_browser
+    browser_pid=''
+  fi
+fi
+
+# Both groups run whatever the first answers; the leg fails if either did.
+leg() {
+  local status=0 started=$SECONDS
+  node --import tsx --test --test-reporter=spec --test-concurrency="$concurrency" "${parallel[@]}" || status=1
+  node --import tsx --test --test-reporter=spec --test-concurrency=1 "${SERIAL[@]}" || status=1
+  echo "== $TEST_DIALECT: $((SECONDS - started)) s =="
+  return "$status"
+}
+
+failed=0
 echo "== suite on SQLite =="
-TEST_DIALECT=sqlite run
+TEST_DIALECT=sqlite leg || failed=1
 
 skipped=()
 if [ -n "${TEST_DATABASE_URL:-${DATABASE_URL:-}}" ]; then
   echo "== suite on PostgreSQL =="
-  TEST_DIALECT=postgres run
+  TEST_DIALECT=postgres leg || failed=1
 else
   skipped+=("the PostgreSQL leg and PostgreSQL-only tests (set TEST_DATABASE_URL=postgres://...)")
 fi
 [ -n "${TEST_REDIS_URL:-${REDIS_URL:-}}" ] || skipped+=("the Redis store and multi-instance tests (set TEST_REDIS_URL=redis://...)")
 
 for item in "${skipped[@]+"${skipped[@]}"}"; do echo "skipped: $item"; done
+exit "$failed"
