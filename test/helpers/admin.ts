@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { createTestApp, type TestApp, type TestAppOptions } from './app.js'
-import { jsonOf, validatorOf } from './contract.js'
+import { compiledContract, jsonOf, validatorOf } from './contract.js'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop'
 
@@ -41,23 +41,13 @@ interface AdminContract {
 }
 
 const contracts = new WeakMap<FastifyInstance, AdminContract>()
-/** Compiled contracts by the text of their document, shared by the apps that serve the same one. */
-const compiled = new Map<string, AdminContract>()
 
 async function contractOf(app: FastifyInstance): Promise<AdminContract> {
   let contract = contracts.get(app)
   if (!contract) {
     const response = await app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     assert.equal(response.statusCode, 200, `the admin document: ${response.body}`)
-    const text = JSON.stringify(jsonOf<AdminDoc>(response))
-    contract = compiled.get(text)
-    if (!contract) {
-      const doc = JSON.parse(text) as AdminDoc
-      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
-      ajv.addSchema(doc as object, 'admin')
-      contract = { doc, ajv }
-      compiled.set(text, contract)
-    }
+    contract = compiledContract<AdminDoc>(jsonOf(response), 'admin')
     contracts.set(app, contract)
   }
   return contract

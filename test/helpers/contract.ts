@@ -79,27 +79,34 @@ interface Contract {
 }
 
 const contracts = new WeakMap<FastifyInstance, Contract>()
-/**
- * Compiled contracts by the text of their document: apps built with the same configuration have
- * the same document, and compiling its schemas again for each test's app costs more than the test.
- */
-const compiled = new Map<string, Contract>()
 
 function contractOf(app: FastifyInstance): Contract {
   let contract = contracts.get(app)
   if (!contract) {
-    const text = JSON.stringify(app.swagger())
-    contract = compiled.get(text)
-    if (!contract) {
-      const doc = JSON.parse(text) as OpenApiDoc
-      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
-      ajv.addSchema(doc as object, 'openapi')
-      contract = { doc, ajv }
-      compiled.set(text, contract)
-    }
+    contract = compiledContract<OpenApiDoc>(app.swagger(), 'openapi')
     contracts.set(app, contract)
   }
   return contract
+}
+
+/**
+ * Compiled contracts by the text of their document: apps built with the same configuration serve
+ * the same document, and compiling its schemas again for each test's app costs more than the test.
+ */
+const compiled = new Map<string, { doc: unknown; ajv: Ajv2020 }>()
+
+/** `document` (a copy of it) and an Ajv holding its schemas under `id`, compiled once per text. */
+export function compiledContract<Doc>(document: unknown, id: string): { doc: Doc; ajv: Ajv2020 } {
+  const text = JSON.stringify(document)
+  let contract = compiled.get(`${id}\0${text}`)
+  if (!contract) {
+    const doc = JSON.parse(text) as unknown
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+    ajv.addSchema(doc as object, id)
+    contract = { doc, ajv }
+    compiled.set(`${id}\0${text}`, contract)
+  }
+  return contract as { doc: Doc; ajv: Ajv2020 }
 }
 
 function findOperation(doc: OpenApiDoc, method: string, pathname: string) {
