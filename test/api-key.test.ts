@@ -8,6 +8,7 @@ import { SQLITE_FILE } from '../src/db/database.js'
 import { DISPLAY_LENGTH, generateApiKey, hashApiKey, KEY_PREFIXES, parseApiKey } from '../src/keys/api-key.js'
 import { revokeKey } from '../src/keys/keys.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
+import { eventually } from './helpers/wait.js'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -142,8 +143,9 @@ describe('storage never holds a secret', () => {
       assert.equal((await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(secret) })).statusCode, 200)
     }
     assert.equal((await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(revoked.secret) })).statusCode, 401)
-    // Let the background last-used writes land.
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // The four keys that were accepted have their last use written in the background: wait for it.
+    const lastUsed = () => t.database.db.selectFrom('api_keys').select('id').where('last_used_at', 'is not', null).execute()
+    await eventually('the last use of the four accepted keys is stored', async () => (await lastUsed()).length === 4)
 
     // Every row of every table, read through the database's own catalogue (either dialect).
     const cells: string[] = []

@@ -13,6 +13,7 @@ import { addDomain, createDomainsApp, DNS_TARGET, TARGET_ADDRESS, uniqueDomain, 
 import { type ChallTestSrv, pebbleMissing, startChallTestSrv, stopAll } from './helpers/pebble.js'
 import { captureLogs } from './helpers/logs.js'
 import { cleanup, runCli } from './helpers/process.js'
+import { eventually } from './helpers/wait.js'
 
 /**
  * Security properties that hold across routes, by the OWASP API Security Top 10 (2023). What the
@@ -309,8 +310,9 @@ describe('secrets: shown once, never stored, logged or answered again', () => {
     for (const url of ['/metrics', '/v1/openapi.json', '/healthz', '/readyz']) assert.equal((await send({ method: 'GET', url })).statusCode, 200, url)
     const cliList = await runCli(['keys', 'list', '--project', owner.slug, '--json'], { dataDir: t.config.dataDir, env: { DATABASE_URL: t.config.databaseUrl } })
     assert.equal(cliList.code, 0, cliList.stderr)
-    // Let the background writes (last use) land.
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The last use of each key is written in the background: wait for all three.
+    const lastUsed = () => t.database.db.selectFrom('api_keys').select('id').where('last_used_at', 'is not', null).execute()
+    await eventually('the last use of every key is stored', async () => (await lastUsed()).length === secrets.length)
 
     const answers = later.map((response) => `${response.statusCode} ${JSON.stringify(response.headers)} ${response.body}`).join('\n')
     const files =
