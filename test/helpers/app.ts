@@ -10,7 +10,7 @@ import type { Plan } from '../../src/db/schema.js'
 import { createApiKey } from '../../src/keys/keys.service.js'
 import { createProject } from '../../src/projects/projects.service.js'
 import { assertMatchesContract } from './contract.js'
-import { copyMigratedSqlite, freshPostgresDatabase, testDialect } from './databases.js'
+import { copyMigratedSqlite, testAppPostgresDatabase, testDialect } from './databases.js'
 
 /** A clock that stands still until a test moves it. */
 export class ManualClock implements Clock {
@@ -68,7 +68,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // A database the test names itself is used as it is.
   const named = options.config !== undefined && 'databaseUrl' in options.config
   // Migrated once and copied: the migration at start then finds nothing to do.
-  const postgres = testDialect === 'postgres' && !named ? await freshPostgresDatabase(undefined, { migrated: true }) : undefined
+  const postgres = testDialect === 'postgres' && !named ? await testAppPostgresDatabase() : undefined
   const config = { databaseUrl: postgres?.url, ...options.config }
   if (config.databaseUrl === undefined) await copyMigratedSqlite(dataDir)
   const removeData = async () => {
