@@ -11,7 +11,7 @@ import type { Plan, UserRole } from './db/schema.js'
 import { registerDomainCommands } from './domains/domains.cli.js'
 import { announceAuthChange, onAuthChange } from './cache/generations.js'
 import { createApiKey, getApiKeys, MAX_KEY_LIFETIME_DAYS, revokeKey } from './keys/keys.service.js'
-import { liftBan } from './limits/limits.js'
+import { liftBan } from './limits/limits.service.js'
 import { PLANS } from './projects/plans.js'
 import { createProject, getProjects, type Project, setProjectPlan } from './projects/projects.service.js'
 

@@ -1,7 +1,6 @@
 import type { FastifyError } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { isDatabaseUnavailable } from './db/errors.js'
-import { redactApiKeys } from './keys/api-key.js'
 
 /**
  * The error catalog: every error the service answers with, its HTTP status, and what it means.
@@ -154,4 +153,18 @@ function capitalize(text: string): string {
 function article(type: string): string {
   const name = type === 'integer' ? 'an integer' : type === 'object' ? 'a JSON object' : type === 'array' ? 'an array' : `a ${type}`
   return name
+}
+
+/**
+ * Anything that looks like an API key (the format is in src/auth/api-key.ts; test/errors.test.ts
+ * checks that no answer repeats one), whole or cut short, past its display prefix.
+ */
+const KEY_LIKE = /(as_(?:live|test)_[0-9A-Za-z]{4})[0-9A-Za-z]{4,}(?:_[0-9A-Za-z]*)?/g
+
+/**
+ * Text with every key in it cut to its display prefix (`as_live_Ab3x…`): for messages that quote
+ * what a client sent (a path, a JSON parser's excerpt), so that no answer ever repeats a secret.
+ */
+function redactApiKeys(text: string): string {
+  return text.includes('as_') ? text.replace(KEY_LIKE, '$1…') : text
 }

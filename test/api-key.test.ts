@@ -5,7 +5,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { SQLITE_FILE } from '../src/db/database.js'
-import { DISPLAY_LENGTH, generateApiKey, hashApiKey, KEY_PREFIXES, parseApiKey } from '../src/keys/api-key.js'
+import { DISPLAY_LENGTH, generateApiKey, hashApiKey, KEY_PREFIXES, parseApiKey } from '../src/auth/api-key.js'
 import { revokeKey } from '../src/keys/keys.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { AdminPrincipal } from '../admin/access.js'
+import type { AdminPrincipal, SessionLookup, SignedIn } from '../auth/admin-access.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { ProjectRow, UserRole } from '../db/schema.js'
@@ -35,14 +35,6 @@ export interface User {
 export interface Session {
   user: { email: string; role: UserRole; projects: string[] }
   csrfToken: string
-}
-
-/** A request's live session, as the admin scope's authentication finds it. */
-export interface SignedIn {
-  sessionId: string
-  csrfToken: string
-  user: { id: number; email: string; role: UserRole }
-  principal: AdminPrincipal
 }
 
 export type UserFailure = { ok: false; error: 'invalid_user' | 'email_taken' | 'project_not_found'; message: string }
@@ -108,7 +100,7 @@ const PURGE_EVERY_MS = 60_000
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
 
 /** Sign-in sessions of the dashboard. */
-export class AccountsService {
+export class AccountsService implements SessionLookup {
   private readonly throttle: SignInThrottle
   private lastPurge = 0
 

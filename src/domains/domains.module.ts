@@ -10,7 +10,7 @@ import { NodeDnsLookup, type DnsLookup } from './dns.js'
 import { normalizeHost } from './domain-name.js'
 import { findChallenge } from './domains.repository.js'
 import { DomainsService } from './domains.service.js'
-import { ACME_CHALLENGE_PREFIX, HostRouter, installHostRouting, restrictToSite } from './host-routing.js'
+import { ACME_CHALLENGE_PREFIX, HostRouter, installHostRouting } from './host-routing.js'
 import { CertificateStore, closeHttps } from './https.js'
 import { createRoutingChanges, DatabaseRoutingChanges, type RoutingChanges } from './routing-changes.js'
 import { SecretBox } from './secret-box.js'
@@ -23,6 +23,8 @@ export interface Domains {
   certificates: CertificateStore
   worker: DomainWorker
   changes: RoutingChanges
+  /** The answer to an ACME HTTP-01 challenge, for this token on this host only. */
+  challengeAnswer(token: string, host: string): Promise<string | undefined>
 }
 
 declare module 'fastify' {
@@ -55,6 +57,7 @@ export async function createDomains(config: Config, db: Db, clock: Clock, log: F
     certificates: new CertificateStore(db, box, changes),
     worker: new DomainWorker(db, clock, service, certificates, log, config.domainWorkerIntervalMs),
     changes,
+    challengeAnswer: (token, host) => findChallenge(db, token, host),
   }
 }
 
@@ -63,7 +66,7 @@ export async function createDomains(config: Config, db: Db, clock: Clock, log: F
  * the ACME HTTP-01 challenge route, and the background worker while the app runs. Their admin
  * routes (domains.routes.ts) are registered with the rest of the admin API (admin.module.ts).
  */
-export async function installDomains(app: FastifyInstance, domains: Domains, config: Config, db: Db): Promise<void> {
+export async function installDomains(app: FastifyInstance, domains: Domains, config: Config): Promise<void> {
   app.decorate('domains', domains)
   installHostRouting(app, domains.router)
 
@@ -73,7 +76,7 @@ export async function installDomains(app: FastifyInstance, domains: Domains, con
     async (request, reply) => {
       const { token } = request.params as { token: string }
       // Only the answer for this very host: a token never answers on another project's domain.
-      const answer = await findChallenge(db, token, normalizeHost(request.host))
+      const answer = await domains.challengeAnswer(token, normalizeHost(request.host))
       if (answer === undefined) throw new ApiError('not_found', 'No ACME challenge with this token for this host.')
       return reply.type('text/plain; charset=utf-8').send(answer)
     },
@@ -88,4 +91,3 @@ export async function installDomains(app: FastifyInstance, domains: Domains, con
   })
 }
 
-export { restrictToSite }

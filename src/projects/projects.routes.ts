@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { canSee, requireOperator } from '../admin/access.js'
+import { canSee, requireOperator } from '../auth/admin-access.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { ApiError, type ErrorCode } from '../errors.js'
