@@ -1,16 +1,16 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
-import { api, ApiError, type Domain, type DomainSettings, messageOf, path, type Project } from './api'
-import { Badge, CopyButton, DateTime, ErrorMessage, Hidden, Loading, StatusMessage, TableWrap, useConfirm } from './components'
+import { api, ApiError, type Domain, type DomainSettings, messageOf, path, PLANS, type Project } from './api'
+import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, Fact, FormCard, Hidden, Loading, MomentFact, SelectField, StatusMessage, type StatusTone, TableWrap, useConfirm, useSubmit } from './components'
 import { Link } from './router'
 
-const DOMAIN_STATE: Record<Domain['status']['state'], { label: string; tone: 'good' | 'bad' | 'wait' }> = {
+const DOMAIN_STATE: Record<Domain['status']['state'], { label: string; tone: BadgeTone }> = {
   pending: { label: 'Pending verification', tone: 'wait' },
   verified: { label: 'Verified', tone: 'good' },
   failed: { label: 'Verification failed', tone: 'bad' },
 }
 
-const CERTIFICATE_STATE: Record<Domain['certificate']['state'], { label: string; tone: 'good' | 'bad' | 'wait' }> = {
+const CERTIFICATE_STATE: Record<Domain['certificate']['state'], { label: string; tone: BadgeTone }> = {
   pending: { label: 'Pending', tone: 'wait' },
   issuing: { label: 'Being issued', tone: 'wait' },
   issued: { label: 'Issued', tone: 'good' },
@@ -18,7 +18,8 @@ const CERTIFICATE_STATE: Record<Domain['certificate']['state'], { label: string;
   renewing: { label: 'Being renewed', tone: 'wait' },
 }
 
-const PLANS_WITH_DOMAINS = new Set(['pro', 'business', 'enterprise'])
+/** Custom domains need plan pro or above: the plans listed from pro on. */
+const PLANS_WITH_DOMAINS = new Set(PLANS.slice(PLANS.indexOf('pro')))
 
 /**
  * Whether the check's reason names a conflicting record (see checkDomainDns): only then is the
@@ -34,7 +35,7 @@ export function Domains({ project }: { project: Project }) {
   const [settings, setSettings] = useState<DomainSettings | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [status, setStatus] = useState<string | null>(null)
-  const [tone, setTone] = useState<'success' | 'warning'>('success')
+  const [tone, setTone] = useState<StatusTone>('success')
   const { dialog, ask } = useConfirm()
 
   useEffect(() => {
@@ -161,58 +162,40 @@ function refusal(caught: unknown, project: Project): ComponentChildren {
 function AddDomain({ project, onAdded }: { project: Project; onAdded: (domain: Domain) => void }) {
   const slug = project.slug
   const [name, setName] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<ComponentChildren | null>(null)
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
+  const form = useSubmit(
+    async () => {
       const domain = await api<Domain>('POST', path`/projects/${slug}/domains`, { name: name.trim() })
       setName('')
       onAdded(domain)
-    } catch (caught) {
-      setError(refusal(caught, project))
-    } finally {
-      setBusy(false)
-    }
-  }
+    },
+    (caught) => refusal(caught, project),
+  )
   return (
-    <section class="card" aria-labelledby="add-domain">
-      <h3 id="add-domain">Add a domain</h3>
-      <form class="form inline-form" onSubmit={submit}>
-        <div class="field">
-          <label for="add-domain-name">Domain name</label>
-          <input
-            id="add-domain-name"
-            required
-            maxLength={300}
-            autoComplete="off"
-            spellcheck={false}
-            placeholder="shop.example.com"
-            aria-describedby="add-domain-help"
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-          <p id="add-domain-help" class="help">
-            A subdomain (shop.example.com) gets a CNAME record; an apex domain (example.com) needs ALIAS or ANAME, which not every DNS provider supports.
-          </p>
-        </div>
-        <button type="submit" class="button-primary" disabled={busy}>
-          Add domain
-        </button>
-      </form>
-      {error !== null && (
-        <p class="message message-error" role="alert">
-          {error}
+    <FormCard id="add-domain" title="Add a domain" submitLabel="Add domain" form={form}>
+      <div class="field">
+        <label for="add-domain-name">Domain name</label>
+        <input
+          id="add-domain-name"
+          required
+          maxLength={300}
+          autoComplete="off"
+          spellcheck={false}
+          placeholder="shop.example.com"
+          aria-describedby="add-domain-help"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <p id="add-domain-help" class="help">
+          A subdomain (shop.example.com) gets a CNAME record; an apex domain (example.com) needs ALIAS or ANAME, which not every DNS provider supports.
         </p>
-      )}
-    </section>
+      </div>
+    </FormCard>
   )
 }
 
 function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; https: boolean; onVerify: () => Promise<void>; onRemove: () => void }) {
-  const [busy, setBusy] = useState(false)
+  // onVerify says itself how the check went: here only the button waits.
+  const { busy, run: verify } = useSubmit(onVerify)
   const id = `domain-${domain.name}`
   const record = domain.dnsRecord
   const state = DOMAIN_STATE[domain.status.state]
@@ -220,14 +203,6 @@ function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; htt
   const unconfigured = !https && domain.certificate.state === 'pending'
   const certificate = unconfigured ? { label: 'Not configured', tone: 'neutral' as const } : CERTIFICATE_STATE[domain.certificate.state]
   const verified = domain.status.state === 'verified'
-  const verify = async () => {
-    setBusy(true)
-    try {
-      await onVerify()
-    } finally {
-      setBusy(false)
-    }
-  }
 
   return (
     <section class="card domain" aria-labelledby={id}>
@@ -251,14 +226,7 @@ function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; htt
       <TableWrap label={`DNS record for ${domain.unicodeName}`}>
         <table class="dns">
           <caption class="visually-hidden">DNS record for {domain.unicodeName}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">TTL</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Type', 'Name', 'Value', 'TTL']} />
           <tbody>
             <tr>
               <td>
@@ -294,26 +262,9 @@ function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; htt
           )}
           {domain.status.state === 'failed' && <p class="hint">Changed records can take up to 48 hours to be seen everywhere; then Verify again.</p>}
           <dl class="facts compact">
-            <div>
-              <dt>Last checked</dt>
-              <dd>
-                <DateTime value={domain.status.checkedAt} empty="not yet" />
-              </dd>
-            </div>
-            <div>
-              <dt>Next check</dt>
-              <dd>
-                <DateTime value={domain.status.nextCheckAt} empty={verified ? 'none needed' : 'none scheduled: use Verify'} />
-              </dd>
-            </div>
-            {domain.status.verifiedAt && (
-              <div>
-                <dt>Verified</dt>
-                <dd>
-                  <DateTime value={domain.status.verifiedAt} />
-                </dd>
-              </div>
-            )}
+            <MomentFact term="Last checked" value={domain.status.checkedAt} empty="not yet" />
+            <MomentFact term="Next check" value={domain.status.nextCheckAt} empty={verified ? 'none needed' : 'none scheduled: use Verify'} />
+            <MomentFact term="Verified" value={domain.status.verifiedAt} />
           </dl>
         </div>
         <div class="state">
@@ -335,35 +286,13 @@ function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; htt
           {https && !verified && <p class="hint">A certificate is requested once the domain is verified.</p>}
           <dl class="facts compact">
             {domain.certificate.notAfter && (
-              <div>
-                <dt>Valid</dt>
-                <dd>
-                  <DateTime value={domain.certificate.notBefore} /> to <DateTime value={domain.certificate.notAfter} />
-                </dd>
-              </div>
+              <Fact term="Valid">
+                <DateTime value={domain.certificate.notBefore} /> to <DateTime value={domain.certificate.notAfter} />
+              </Fact>
             )}
-            {domain.certificate.renewAt && (
-              <div>
-                <dt>Renewal</dt>
-                <dd>
-                  <DateTime value={domain.certificate.renewAt} />
-                </dd>
-              </div>
-            )}
-            <div>
-              <dt>Last attempt</dt>
-              <dd>
-                <DateTime value={domain.certificate.checkedAt} empty="none yet" />
-              </dd>
-            </div>
-            {domain.certificate.nextCheckAt && (
-              <div>
-                <dt>Next attempt</dt>
-                <dd>
-                  <DateTime value={domain.certificate.nextCheckAt} />
-                </dd>
-              </div>
-            )}
+            <MomentFact term="Renewal" value={domain.certificate.renewAt} />
+            <MomentFact term="Last attempt" value={domain.certificate.checkedAt} empty="none yet" />
+            <MomentFact term="Next attempt" value={domain.certificate.nextCheckAt} />
           </dl>
         </div>
       </div>
@@ -413,17 +342,13 @@ function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings
     <section class="card" aria-labelledby="primary-redirects">
       <h3 id="primary-redirects">Primary domain and redirects</h3>
       <form class="form inline-form" onSubmit={savePrimary}>
-        <div class="field">
-          <label for="primary-domain">Primary domain</label>
-          <select id="primary-domain" value={primary} onChange={(e) => setPrimary(e.currentTarget.value)}>
-            <option value="">None</option>
-            {servable.map((d) => (
-              <option key={d.name} value={d.name}>
-                {d.unicodeName}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="primary-domain"
+          label="Primary domain"
+          value={primary}
+          options={[{ value: '', text: 'None' }, ...servable.map((d) => ({ value: d.name, text: d.unicodeName }))]}
+          onChange={setPrimary}
+        />
         <button type="submit" disabled={primary === (settings.primary ?? '')}>
           Save primary domain
         </button>
@@ -436,14 +361,7 @@ function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings
         <TableWrap label="Redirects">
           <table>
             <caption class="visually-hidden">Redirects of {settings.project}</caption>
-            <thead>
-              <tr>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Status</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['From', 'To', 'Status', 'Actions']} />
             <tbody>
               {settings.redirects.map((redirect) => (
                 <tr key={redirect.from}>
@@ -472,26 +390,14 @@ function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings
       )}
       {redirectable.length > 0 && targets.length > 0 ? (
         <form class="form inline-form" onSubmit={addRedirect}>
-          <div class="field">
-            <label for="redirect-from">Redirect from</label>
-            <select id="redirect-from" value={fromValue} onChange={(e) => setFrom(e.currentTarget.value)}>
-              {redirectable.map((d) => (
-                <option key={d.name} value={d.name}>
-                  {d.unicodeName}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="redirect-to">To</label>
-            <select id="redirect-to" value={toValue} onChange={(e) => setTo(e.currentTarget.value)}>
-              {targets.map((name) => (
-                <option key={name} value={name}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="redirect-from"
+            label="Redirect from"
+            value={fromValue}
+            options={redirectable.map((d) => ({ value: d.name, text: d.unicodeName }))}
+            onChange={setFrom}
+          />
+          <SelectField id="redirect-to" label="To" value={toValue} options={targets.map((name) => ({ value: name, text: name }))} onChange={setTo} />
           <button type="submit">Add redirect</button>
         </form>
       ) : (

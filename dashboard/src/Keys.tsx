@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type ApiKey, messageOf, type NewApiKey, path } from './api'
-import { Badge, CopyButton, DateTime, ErrorMessage, Hidden, Loading, StatusMessage, TableWrap, useConfirm } from './components'
+import { api, type ApiKey, messageOf, type NewApiKey, path, type RequestBody } from './api'
+import { Badge, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Hidden, Loading, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 
 function keyLabel(key: ApiKey): string {
   return key.name ?? `${key.prefix}…`
@@ -133,17 +133,7 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
     <TableWrap label={caption}>
       <table class="keys stacked">
         <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Status</th>
-            {actions && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
+        <ColumnHeads names={['Name', 'Prefix', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]} />
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>
@@ -191,62 +181,43 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
 function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApiKey) => void }) {
   const [name, setName] = useState('')
   const [days, setDays] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      const body: { name?: string; expiresInDays?: number } = {}
-      if (name.trim()) body.name = name.trim()
-      if (days.trim()) body.expiresInDays = Number(days)
-      const key = await api<NewApiKey>('POST', path`/projects/${slug}/keys`, body)
-      setName('')
-      setDays('')
-      onCreated(key)
-    } catch (caught) {
-      setError(messageOf(caught))
-    } finally {
-      setBusy(false)
-    }
-  }
+  const form = useSubmit(async () => {
+    const body: RequestBody<'createApiKey'> = {}
+    if (name.trim()) body.name = name.trim()
+    if (days.trim()) body.expiresInDays = Number(days)
+    const key = await api<NewApiKey>('POST', path`/projects/${slug}/keys`, body)
+    setName('')
+    setDays('')
+    onCreated(key)
+  })
 
   return (
-    <section class="card" aria-labelledby="new-key">
-      <h3 id="new-key">Create a key</h3>
-      <form class="form inline-form" onSubmit={submit}>
-        <div class="field">
-          <label for="new-key-name">Name</label>
-          <input id="new-key-name" maxLength={100} aria-describedby="new-key-name-help" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          <p id="new-key-name-help" class="help">
-            Optional: where the key is used, e.g. "website".
-          </p>
-        </div>
-        <div class="field">
-          <label for="new-key-days">Expires in (days)</label>
-          <input
-            id="new-key-days"
-            type="number"
-            min={1}
-            max={3650}
-            step={1}
-            inputMode="numeric"
-            aria-describedby="new-key-days-help"
-            value={days}
-            onInput={(e) => setDays(e.currentTarget.value)}
-          />
-          <p id="new-key-days-help" class="help">
-            Optional: empty for a key that does not expire.
-          </p>
-        </div>
-        <button type="submit" class="button-primary" disabled={busy}>
-          Create key
-        </button>
-      </form>
-      <ErrorMessage error={error} />
-    </section>
+    <FormCard id="new-key" title="Create a key" submitLabel="Create key" form={form}>
+      <div class="field">
+        <label for="new-key-name">Name</label>
+        <input id="new-key-name" maxLength={100} aria-describedby="new-key-name-help" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <p id="new-key-name-help" class="help">
+          Optional: where the key is used, e.g. "website".
+        </p>
+      </div>
+      <div class="field">
+        <label for="new-key-days">Expires in (days)</label>
+        <input
+          id="new-key-days"
+          type="number"
+          min={1}
+          max={3650}
+          step={1}
+          inputMode="numeric"
+          aria-describedby="new-key-days-help"
+          value={days}
+          onInput={(e) => setDays(e.currentTarget.value)}
+        />
+        <p id="new-key-days-help" class="help">
+          Optional: empty for a key that does not expire.
+        </p>
+      </div>
+    </FormCard>
   )
 }
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, path, type Plan, PLANS, type Project, type Session } from './api'
-import { DateTime, ErrorMessage, formatNumber, Hidden, Loading, StatusMessage, useConfirm } from './components'
+import { api, messageOf, path, type Plan, PLANS, type Project, type RequestBody, type Session } from './api'
+import { ErrorMessage, Fact, formatNumber, Hidden, Loading, MomentFact, SelectField, StatusMessage, useConfirm, useSubmit } from './components'
 import { Link, projectPath, TABS } from './router'
 
 export function Projects({ session }: { session: Session }) {
@@ -73,26 +73,12 @@ function ProjectCard({ project, operator, onChanged }: { project: Project; opera
         <Link to={projectPath(project.slug)}>{project.slug}</Link>
       </h2>
       <dl class="facts">
-        <div>
-          <dt>Plan</dt>
-          <dd>{project.plan}</dd>
-        </div>
-        <div>
-          <dt>Limits</dt>
-          <dd>
-            <Limits project={project} />
-          </dd>
-        </div>
-        <div>
-          <dt>Address</dt>
-          <dd>{project.address ? <code>{hostOf(project.address)}</code> : 'No platform domain is configured'}</dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>
-            <DateTime value={project.createdAt} />
-          </dd>
-        </div>
+        <Fact term="Plan">{project.plan}</Fact>
+        <Fact term="Limits">
+          <Limits project={project} />
+        </Fact>
+        <Fact term="Address">{project.address ? <code>{hostOf(project.address)}</code> : 'No platform domain is configured'}</Fact>
+        <MomentFact term="Created" value={project.createdAt} />
       </dl>
       <nav aria-label={`Project ${project.slug}`}>
         <ul class="subnav">
@@ -111,29 +97,33 @@ function ProjectCard({ project, operator, onChanged }: { project: Project; opera
   )
 }
 
+/** A plan picked in a form and, for enterprise, its own limits as typed. */
+interface PlanChoice {
+  plan: Plan
+  perMinute: string
+  perDay: string
+}
+
 /** Plan and, for enterprise, its own limits. */
-function PlanFields({ idPrefix, plan, setPlan, perMinute, setPerMinute, perDay, setPerDay, planLabel }: PlanFieldsProps) {
+function PlanFields({ idPrefix, planLabel, choice, setChoice }: { idPrefix: string; planLabel: string; choice: PlanChoice; setChoice: (choice: PlanChoice) => void }) {
   return (
     <>
-      <div class="field">
-        <label for={`${idPrefix}-plan`}>{planLabel}</label>
-        <select id={`${idPrefix}-plan`} value={plan} onChange={(e) => setPlan(e.currentTarget.value as Plan)}>
-          {PLANS.map((p) => (
-            <option key={p} value={p}>
-              {p}
-            </option>
-          ))}
-        </select>
-      </div>
-      {plan === 'enterprise' && (
+      <SelectField
+        id={`${idPrefix}-plan`}
+        label={planLabel}
+        value={choice.plan}
+        options={PLANS.map((plan) => ({ value: plan, text: plan }))}
+        onChange={(plan) => setChoice({ ...choice, plan })}
+      />
+      {choice.plan === 'enterprise' && (
         <>
           <div class="field">
             <label for={`${idPrefix}-per-minute`}>Requests per minute</label>
-            <input id={`${idPrefix}-per-minute`} type="number" min={1} step={1} required value={perMinute} onInput={(e) => setPerMinute(e.currentTarget.value)} />
+            <input id={`${idPrefix}-per-minute`} type="number" min={1} step={1} required value={choice.perMinute} onInput={(e) => setChoice({ ...choice, perMinute: e.currentTarget.value })} />
           </div>
           <div class="field">
             <label for={`${idPrefix}-per-day`}>Requests per day</label>
-            <input id={`${idPrefix}-per-day`} type="number" min={1} step={1} required value={perDay} onInput={(e) => setPerDay(e.currentTarget.value)} />
+            <input id={`${idPrefix}-per-day`} type="number" min={1} step={1} required value={choice.perDay} onInput={(e) => setChoice({ ...choice, perDay: e.currentTarget.value })} />
           </div>
         </>
       )}
@@ -141,42 +131,20 @@ function PlanFields({ idPrefix, plan, setPlan, perMinute, setPerMinute, perDay, 
   )
 }
 
-interface PlanFieldsProps {
-  idPrefix: string
-  planLabel: string
-  plan: Plan
-  setPlan: (plan: Plan) => void
-  perMinute: string
-  setPerMinute: (value: string) => void
-  perDay: string
-  setPerDay: (value: string) => void
-}
-
-function planBody(plan: Plan, perMinute: string, perDay: string): { plan: Plan; perMinute?: number; perDay?: number } {
+function planBody({ plan, perMinute, perDay }: PlanChoice): RequestBody<'setProjectPlan'> {
   return plan === 'enterprise' ? { plan, perMinute: Number(perMinute), perDay: Number(perDay) } : { plan }
 }
 
 function PlanForm({ project, onChanged }: { project: Project; onChanged: (project: Project, message: string) => void }) {
-  const [plan, setPlan] = useState<Plan>(project.plan)
-  const [perMinute, setPerMinute] = useState(String(project.limits.perMinute))
-  const [perDay, setPerDay] = useState(String(project.limits.perDay))
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
+  const [choice, setChoice] = useState<PlanChoice>({ plan: project.plan, perMinute: String(project.limits.perMinute), perDay: String(project.limits.perDay) })
+  const { plan, perMinute, perDay } = choice
   const { dialog, ask } = useConfirm()
   const unchanged = plan === project.plan && (plan !== 'enterprise' || (Number(perMinute) === project.limits.perMinute && Number(perDay) === project.limits.perDay))
 
-  const change = async () => {
-    setBusy(true)
-    setError(null)
-    try {
-      const updated = await api<Project>('PUT', path`/projects/${project.slug}/plan`, planBody(plan, perMinute, perDay))
-      onChanged(updated, `Project ${updated.slug} is now on plan ${updated.plan}.`)
-    } catch (caught) {
-      setError(messageOf(caught))
-    } finally {
-      setBusy(false)
-    }
-  }
+  const { busy, error, run: change } = useSubmit(async () => {
+    const updated = await api<Project>('PUT', path`/projects/${project.slug}/plan`, planBody(choice))
+    onChanged(updated, `Project ${updated.slug} is now on plan ${updated.plan}.`)
+  })
 
   const submit = (event: Event) => {
     event.preventDefault()
@@ -198,16 +166,7 @@ function PlanForm({ project, onChanged }: { project: Project; onChanged: (projec
 
   return (
     <form class="form inline-form" onSubmit={submit}>
-      <PlanFields
-        idPrefix={`plan-${project.slug}`}
-        planLabel={`Plan of ${project.slug}`}
-        plan={plan}
-        setPlan={setPlan}
-        perMinute={perMinute}
-        setPerMinute={setPerMinute}
-        perDay={perDay}
-        setPerDay={setPerDay}
-      />
+      <PlanFields idPrefix={`plan-${project.slug}`} planLabel={`Plan of ${project.slug}`} choice={choice} setChoice={setChoice} />
       <button type="submit" disabled={busy || unchanged}>
         Change plan<Hidden> of {project.slug}</Hidden>
       </button>
@@ -219,26 +178,13 @@ function PlanForm({ project, onChanged }: { project: Project; onChanged: (projec
 
 function NewProject({ onCreated }: { onCreated: (project: Project) => void }) {
   const [slug, setSlug] = useState('')
-  const [plan, setPlan] = useState<Plan>('free')
-  const [perMinute, setPerMinute] = useState('')
-  const [perDay, setPerDay] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      const project = await api<Project>('POST', '/projects', { slug: slug.trim(), ...planBody(plan, perMinute, perDay) })
-      setSlug('')
-      onCreated(project)
-    } catch (caught) {
-      setError(messageOf(caught))
-    } finally {
-      setBusy(false)
-    }
-  }
+  const [choice, setChoice] = useState<PlanChoice>({ plan: 'free', perMinute: '', perDay: '' })
+  const { busy, error, submit } = useSubmit(async () => {
+    const body: RequestBody<'createProject'> = { slug: slug.trim(), ...planBody(choice) }
+    const project = await api<Project>('POST', '/projects', body)
+    setSlug('')
+    onCreated(project)
+  })
 
   return (
     <section aria-labelledby="new-project" class="card">
@@ -258,16 +204,7 @@ function NewProject({ onCreated }: { onCreated: (project: Project) => void }) {
             Lowercase letters, digits and hyphens; it becomes part of the project's address.
           </p>
         </div>
-        <PlanFields
-          idPrefix="new-project"
-          planLabel="Plan"
-          plan={plan}
-          setPlan={setPlan}
-          perMinute={perMinute}
-          setPerMinute={setPerMinute}
-          perDay={perDay}
-          setPerDay={setPerDay}
-        />
+        <PlanFields idPrefix="new-project" planLabel="Plan" choice={choice} setChoice={setChoice} />
         <button type="submit" class="button-primary" disabled={busy}>
           Create project
         </button>

@@ -1,28 +1,16 @@
 import { useState } from 'preact/hooks'
-import { api, messageOf, type Session } from './api'
-import { ErrorMessage } from './components'
+import { api, type Session } from './api'
+import { ErrorMessage, useSubmit } from './components'
 
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) => void; notice: string | null }) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      // A wrong password is an error to show here, not a reason to come back to this page.
-      const session = await api<Session>('POST', '/session', { email: email.trim(), password }, { redirectOn401: false })
-      setPassword('')
-      onSignedIn(session)
-    } catch (caught) {
-      setError(messageOf(caught))
-    } finally {
-      setBusy(false)
-    }
-  }
+  const { busy, error, submit } = useSubmit(async () => {
+    // A wrong password is an error to show here, not a reason to come back to this page.
+    const session = await api<Session>('POST', '/session', { email: email.trim(), password }, { redirectOn401: false })
+    setPassword('')
+    onSignedIn(session)
+  })
 
   return (
     <div class="narrow">

@@ -1,7 +1,7 @@
 import type { RefObject } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { api, messageOf, path, type Usage, type UsagePoint } from './api'
-import { ErrorMessage, formatNumber, Loading, TableWrap } from './components'
+import { ColumnHeads, ErrorMessage, formatNumber, Loading, TableWrap } from './components'
 import { formatUtc } from './time'
 
 const REFRESH_MS = 60_000
@@ -149,14 +149,7 @@ function UsageSection({ usage, title, unit, limit }: { usage: Usage; title: stri
         <TableWrap label={`${title}: the numbers`} focusable>
           <table>
             <caption>{title}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{unit === 'minute' ? 'Minute (UTC)' : 'Day (UTC)'}</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Answered 429</th>
-                <th scope="col">Bans started</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={[unit === 'minute' ? 'Minute (UTC)' : 'Day (UTC)', 'Requests', 'Answered 429', 'Bans started']} />
             <tbody>
               {bars.map(({ long, point }) => (
                 <tr key={point.at}>

@@ -1,106 +1,29 @@
-/** The admin API (`/admin/v1`) as the dashboard uses it: shapes from docs/dashboard.md and the domain routes. */
+/**
+ * The admin API (`/admin/v1`) as the dashboard uses it. Its shapes are the admin document's
+ * (`openapi.admin.json`), through the types generated from it into `admin-schema.ts`.
+ */
+import { type components, type operations, projectPlanValues } from './admin-schema'
 
-export type Role = 'operator' | 'owner'
-export type Plan = 'free' | 'pro' | 'business' | 'enterprise'
-export const PLANS: readonly Plan[] = ['free', 'pro', 'business', 'enterprise']
+type Schemas = components['schemas']
+type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never
+/** What an operation answers on success. */
+type Answer<Operation extends keyof operations> = operations[Operation]['responses'] extends { 200: infer Ok } ? Json<Ok> : never
+/** The JSON body an operation takes. */
+export type RequestBody<Operation extends keyof operations> = Json<operations[Operation]['requestBody']>
 
-export interface Session {
-  user: { email: string; role: Role; projects: string[] }
-  csrfToken: string
-}
+export type Session = Answer<'getSession'>
+export type Project = Schemas['Project']
+export type Plan = Project['plan']
+export type ApiKey = Schemas['ApiKey']
+/** A new key, with its secret `key`: shown this once. */
+export type NewApiKey = Schemas['NewApiKey']
+export type Usage = Schemas['Usage']
+export type UsagePoint = Usage['points'][number]
+export type DomainSettings = Answer<'listDomains'>
+export type Domain = Answer<'getDomain'>
 
-export interface Limits {
-  perMinute: number
-  perDay: number
-}
-
-export interface Project {
-  slug: string
-  plan: Plan
-  limits: Limits
-  address: string | null
-  createdAt: string
-}
-
-export interface ApiKey {
-  id: string
-  name: string | null
-  prefix: string
-  createdAt: string
-  lastUsedAt: string | null
-  expiresAt: string | null
-  revokedAt: string | null
-  bannedUntil: string | null
-}
-
-export interface NewApiKey extends ApiKey {
-  /** The secret: shown this once. */
-  key: string
-}
-
-export interface UsagePoint {
-  at: string
-  requests: number
-  limited: number
-  bans: number
-}
-
-export interface Usage {
-  range: 'hour' | 'week'
-  bucketSeconds: number
-  limits: Limits
-  points: UsagePoint[]
-}
-
-export interface DnsRecord {
-  type: 'CNAME' | 'ALIAS'
-  name: string
-  value: string
-  ttl: number
-  note: string
-}
-
-export interface Domain {
-  name: string
-  unicodeName: string
-  apex: boolean
-  primary: boolean
-  redirect: { to: string; status: number } | null
-  dnsRecord: DnsRecord
-  status: {
-    state: 'pending' | 'verified' | 'failed'
-    reason: string | null
-    checkedAt: string | null
-    nextCheckAt: string | null
-    verifiedAt: string | null
-  }
-  certificate: {
-    state: 'pending' | 'issuing' | 'issued' | 'failed' | 'renewing'
-    reason: string | null
-    checkedAt: string | null
-    nextCheckAt: string | null
-    notBefore: string | null
-    notAfter: string | null
-    renewAt: string | null
-  }
-  createdAt: string
-}
-
-export interface Redirect {
-  from: string
-  to: string
-  status: number
-}
-
-export interface DomainSettings {
-  project: string
-  platformHost: string | null
-  /** Whether this service serves custom domains over HTTPS with certificates it obtains. */
-  https: boolean
-  primary: string | null
-  redirects: Redirect[]
-  domains: Domain[]
-}
+/** Every plan, in the document's order (free first). */
+export const PLANS: readonly Plan[] = projectPlanValues
 
 /** A failed call: the API's error envelope, or a network failure (status 0). */
 export class ApiError extends Error {

@@ -1,5 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { messageOf } from './api'
 import { formatUtc } from './time'
 
 const numbers = new Intl.NumberFormat()
@@ -21,7 +22,7 @@ export function DateTime({ value, empty = '—' }: { value: string | null; empty
 }
 
 /** An error to read at once: announced by screen readers. */
-export function ErrorMessage({ error }: { error: string | null }) {
+export function ErrorMessage({ error }: { error: ComponentChildren }) {
   if (!error) return null
   return (
     <p class="message message-error" role="alert">
@@ -30,8 +31,10 @@ export function ErrorMessage({ error }: { error: string | null }) {
   )
 }
 
+export type StatusTone = 'success' | 'warning'
+
 /** A polite live region: present before its text changes, so the change is announced. */
-export function StatusMessage({ text, tone = 'success' }: { text: string | null; tone?: 'success' | 'warning' }) {
+export function StatusMessage({ text, tone = 'success' }: { text: string | null; tone?: StatusTone }) {
   return (
     <p class={text ? `message message-${tone}` : 'message-empty'} role="status">
       {text ?? ''}
@@ -162,6 +165,40 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
   )
 }
 
+export interface Submission {
+  busy: boolean
+  error: ComponentChildren
+  run: () => Promise<void>
+  submit: (event: Event) => void
+}
+
+/**
+ * A form's submission: `submit`, the form's `onSubmit`, runs `action` with `busy` true meanwhile
+ * and `error` saying what went wrong (cleared on each try); `run` does the same without an event
+ * (after a confirmation). `describe` turns what was thrown into what to show: its message, unless
+ * the page has a truer answer.
+ */
+export function useSubmit(action: () => Promise<void>, describe: (caught: unknown) => ComponentChildren = messageOf): Submission {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ComponentChildren>(null)
+  const run = async () => {
+    setBusy(true)
+    setError(null)
+    try {
+      await action()
+    } catch (caught) {
+      setError(describe(caught))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const submit = (event: Event) => {
+    event.preventDefault()
+    void run()
+  }
+  return { busy, error, run, submit }
+}
+
 /**
  * `ask(options, action)` opens a confirmation; `action` runs only when confirmed. Render
  * `dialog` somewhere in the page.
@@ -195,7 +232,76 @@ export function TableWrap({ label, focusable = false, children }: { label: strin
   )
 }
 
+export type BadgeTone = 'good' | 'bad' | 'wait' | 'neutral'
+
 /** A short state, coloured by how it is going. */
-export function Badge({ tone, children }: { tone: 'good' | 'bad' | 'wait' | 'neutral'; children: ComponentChildren }) {
+export function Badge({ tone, children }: { tone: BadgeTone; children: ComponentChildren }) {
   return <span class={`badge badge-${tone}`}>{children}</span>
+}
+
+/** A card holding one form: its heading, the fields, the submit button, then what went wrong. */
+export function FormCard({ id, title, submitLabel, form, children }: { id: string; title: string; submitLabel: string; form: Submission; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      <form class="form inline-form" onSubmit={form.submit}>
+        {children}
+        <button type="submit" class="button-primary" disabled={form.busy}>
+          {submitLabel}
+        </button>
+      </form>
+      <ErrorMessage error={form.error} />
+    </section>
+  )
+}
+
+/** A labelled select of `options`, in order: each a value and the text shown for it. */
+export function SelectField<T extends string>({ id, label, value, options, onChange }: { id: string; label: string; value: T; options: readonly { value: T; text: string }[]; onChange: (value: T) => void }) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value as T)}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.text}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
+/** A table's head: a column heading per name. */
+export function ColumnHeads({ names }: { names: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((name) => (
+          <th key={name} scope="col">
+            {name}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  )
+}
+
+/** A term and its value in a list of facts (`<dl class="facts">`). */
+export function Fact({ term, children }: { term: string; children: ComponentChildren }) {
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd>{children}</dd>
+    </div>
+  )
+}
+
+/** A moment as a fact: left out when there is none, unless `empty` says what to show instead. */
+export function MomentFact({ term, value, empty }: { term: string; value: string | null; empty?: string }) {
+  if (!value && empty === undefined) return null
+  return (
+    <Fact term={term}>
+      <DateTime value={value} empty={empty} />
+    </Fact>
+  )
 }

@@ -4,12 +4,14 @@ import { useEffect, useState } from 'preact/hooks'
 /** History routing under /dashboard; the service answers index.html for every such path. */
 export const BASE = import.meta.env.BASE_URL.replace(/\/$/, '')
 
-export type Tab = 'keys' | 'usage' | 'domains'
-export const TABS: readonly { tab: Tab; label: string }[] = [
+/** A project's pages, in order: the first is where a project opens. */
+export const TABS = [
   { tab: 'keys', label: 'API keys' },
   { tab: 'usage', label: 'Usage' },
   { tab: 'domains', label: 'Domains' },
-]
+] as const
+export type Tab = (typeof TABS)[number]['tab']
+const DEFAULT_TAB: Tab = TABS[0].tab
 
 export type Route =
   | { name: 'signIn'; next: string | null }
@@ -33,15 +35,16 @@ export function parseRoute({ path, search }: Location): Route {
   const clean = path.length > 1 ? path.replace(/\/+$/, '') : path
   if (clean === '/' || clean === '/projects') return { name: 'projects' }
   if (clean === '/sign-in') return { name: 'signIn', next: safeNext(new URLSearchParams(search).get('next')) }
-  const project = /^\/projects\/([^/]+)(?:\/(keys|usage|domains))?$/.exec(clean)
-  if (project?.[1]) {
+  const project = /^\/projects\/([^/]+)(?:\/([^/]+))?$/.exec(clean)
+  const tab = project && (project[2] === undefined ? DEFAULT_TAB : TABS.find((t) => t.tab === project[2])?.tab)
+  if (project?.[1] && tab) {
     let slug: string
     try {
       slug = decodeURIComponent(project[1])
     } catch {
       return { name: 'notFound', path }
     }
-    return { name: 'project', slug, tab: (project[2] as Tab | undefined) ?? 'keys' }
+    return { name: 'project', slug, tab }
   }
   return { name: 'notFound', path }
 }
@@ -51,7 +54,7 @@ function safeNext(next: string | null): string | null {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : null
 }
 
-export function projectPath(slug: string, tab: Tab = 'keys'): string {
+export function projectPath(slug: string, tab: Tab = DEFAULT_TAB): string {
   return `/projects/${encodeURIComponent(slug)}/${tab}`
 }
 

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { StringEnum } from '../http/schemas.js'
+import { USER_ROLES } from './accounts.service.js'
 import { MAX_PASSWORD_LENGTH } from './passwords.js'
 
 export const SignInSchema = Type.Object(
@@ -15,7 +16,7 @@ export const SessionSchema = Type.Object(
     user: Type.Object(
       {
         email: Type.String({ description: 'The signed-in user, lowercase' }),
-        role: StringEnum(['operator', 'owner'], { description: '`operator`: every project and every action; `owner`: only their projects, no plan changes, no new projects' }),
+        role: StringEnum(USER_ROLES, { description: '`operator`: every project and every action; `owner`: only their projects, no plan changes, no new projects' }),
         projects: Type.Array(Type.String(), { description: "Slugs of the projects the user may see: an owner's own, every project for an operator" }),
       },
       { additionalProperties: false },

@@ -19,7 +19,8 @@ import {
 import { hashPassword, MAX_PASSWORD_LENGTH, verifyDummy, verifyPassword } from './passwords.js'
 import { type Refusal, SignInThrottle } from './sign-in-throttle.js'
 
-export const USER_ROLES = ['operator', 'owner'] as const satisfies readonly UserRole[]
+/** Every role: the role column (src/db/schema.ts), the API's `role` and the CLI's `--role` take it from here. */
+export const USER_ROLES = ['operator', 'owner'] as const
 export const MIN_PASSWORD_LENGTH = 12
 export const SESSION_TTL_MS = 12 * 3_600_000
 

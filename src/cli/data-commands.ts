@@ -16,8 +16,16 @@ import {
   servers,
 } from '../client/index.js'
 
-const PET_STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold']
-const ORDER_STATUSES: readonly OrderStatus[] = ['placed', 'approved', 'delivered', 'cancelled']
+/**
+ * Every member of one of the client's unions, in order. A record rather than a list: the
+ * type-checker refuses a member that is missing or unknown, so the choices follow openapi.json.
+ */
+function everyOf<T extends string>(members: Record<T, true>): readonly T[] {
+  return Object.keys(members) as T[]
+}
+
+const PET_STATUSES = everyOf<PetStatus>({ available: true, pending: true, sold: true })
+const ORDER_STATUSES = everyOf<OrderStatus>({ placed: true, approved: true, delivered: true, cancelled: true })
 
 interface ApiOptions {
   url?: string

@@ -1,4 +1,9 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
+import type { USER_ROLES } from '../accounts/accounts.service.js'
+import type { CERTIFICATE_STATES, DOMAIN_STATES } from '../domains/domains.schemas.js'
+import type { ORDER_STATUSES } from '../orders/orders.schemas.js'
+import type { PET_STATUSES } from '../pets/pets.schemas.js'
+import type { PLANS } from '../projects/plans.js'
 
 /**
  * The one description of the database. Columns are snake_case; rows become API shapes in each
@@ -25,9 +30,10 @@ export interface Database {
   cache_generations: CacheGenerationTable
 }
 
-export type Plan = 'free' | 'pro' | 'business' | 'enterprise'
-export type PetStatus = 'available' | 'pending' | 'sold'
-export type OrderStatus = 'placed' | 'approved' | 'delivered' | 'cancelled'
+// Each enumeration is listed once, where its feature lives; its columns take the type of the list.
+export type Plan = (typeof PLANS)[number]
+export type PetStatus = (typeof PET_STATUSES)[number]
+export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
 export interface ProjectTable {
   id: Generated<number>
@@ -92,8 +98,8 @@ export interface OrderTable {
   updated_at: string
 }
 
-export type DomainState = 'pending' | 'verified' | 'failed'
-export type CertificateState = 'pending' | 'issuing' | 'issued' | 'failed' | 'renewing'
+export type DomainState = (typeof DOMAIN_STATES)[number]
+export type CertificateState = (typeof CERTIFICATE_STATES)[number]
 
 /** A project's custom domain: its DNS verification and its certificate, each with a state (see src/domains). */
 export interface DomainTable {
@@ -170,7 +176,7 @@ export interface UsageMinuteTable {
   bans: number
 }
 
-export type UserRole = 'operator' | 'owner'
+export type UserRole = (typeof USER_ROLES)[number]
 
 /** A person who signs in to the dashboard (see src/accounts). */
 export interface UserTable {

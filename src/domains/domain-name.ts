@@ -2,6 +2,7 @@ import net from 'node:net'
 import { domainToASCII, domainToUnicode } from 'node:url'
 import type * as Tldts from 'tldts'
 import { lazy } from '../lazy.js'
+import type { DNS_RECORD_TYPES } from './domains.schemas.js'
 
 const tldts = lazy<typeof Tldts>('tldts')
 
@@ -67,7 +68,7 @@ export function parseDomainName(input: string, platformDomain: string | undefine
 
 /** The record a customer creates at their DNS provider, as the API and the CLI show it. */
 export interface DnsRecordToCreate {
-  type: 'CNAME' | 'ALIAS'
+  type: (typeof DNS_RECORD_TYPES)[number]
   /** Relative to the customer's zone: the subdomain label, or `@` for the apex. */
   name: string
   value: string

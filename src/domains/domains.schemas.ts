@@ -1,11 +1,17 @@
 import { Type, type Static } from 'typebox'
 import { StringEnum } from '../http/schemas.js'
 
+/** The records a customer is asked to create (see domain-name.ts). */
+export const DNS_RECORD_TYPES = ['CNAME', 'ALIAS'] as const
+/** Every state of a domain's DNS verification, and of its certificate: their columns (src/db/schema.ts) take their types from them. */
+export const DOMAIN_STATES = ['pending', 'verified', 'failed'] as const
+export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'renewing'] as const
+
 const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
 
 export const DnsRecordSchema = Type.Object(
   {
-    type: StringEnum(['CNAME', 'ALIAS'], { description: '`CNAME` for a subdomain; `ALIAS` (or ANAME) for an apex domain, which cannot carry a CNAME' }),
+    type: StringEnum(DNS_RECORD_TYPES, { description: '`CNAME` for a subdomain; `ALIAS` (or ANAME) for an apex domain, which cannot carry a CNAME' }),
     name: Type.String({ description: 'The record name in your DNS zone: the subdomain label, or `@` for the apex' }),
     value: Type.String({ description: "The platform's DNS target" }),
     ttl: Type.Integer({ description: 'Time to live, in seconds' }),
@@ -33,7 +39,7 @@ export const DomainSchema = Type.Object(
     dnsRecord: DnsRecordSchema,
     status: Type.Object(
       {
-        state: StringEnum(['pending', 'verified', 'failed'], {
+        state: StringEnum(DOMAIN_STATES, {
           description: '`pending`: DNS not checked yet; `verified`: the record points at the platform and the domain is served; `failed`: see `reason`',
         }),
         reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the last check failed, and what to do' }),
@@ -45,7 +51,7 @@ export const DomainSchema = Type.Object(
     ),
     certificate: Type.Object(
       {
-        state: StringEnum(['pending', 'issuing', 'issued', 'failed', 'renewing'], {
+        state: StringEnum(CERTIFICATE_STATES, {
           description: '`pending`: waits for verification or its turn; `issuing`/`renewing`: an ACME order is running; `issued`: served over HTTPS; `failed`: see `reason`',
         }),
         reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed, or why none is made' }),

@@ -2,6 +2,7 @@ import { domainToUnicode } from 'node:url'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { CertificateRow, DomainRow, Plan, ProjectRow } from '../db/schema.js'
+import { PLANS } from '../projects/plans.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import { checkDomainDns, type DnsLookup } from './dns.js'
 import { parseDomainName, recordToCreate } from './domain-name.js'
@@ -19,7 +20,8 @@ import {
 import type { Domain, DomainSettings } from './domains.schemas.js'
 
 /** Plans that include custom domains. */
-export const DOMAIN_PLANS: readonly Plan[] = ['pro', 'business', 'enterprise']
+/** Custom domains need plan pro or above. */
+export const DOMAIN_PLANS: readonly Plan[] = PLANS.slice(PLANS.indexOf('pro'))
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

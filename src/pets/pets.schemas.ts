@@ -1,12 +1,15 @@
 import { Type, type Static } from 'typebox'
 import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../http/schemas.js'
 
-export const PetStatusSchema = StringEnum(['available', 'pending', 'sold'], {
+/** Every status of an animal: the status column (src/db/schema.ts) takes its type from it. */
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const
+
+export const PetStatusSchema = StringEnum(PET_STATUSES, {
   $id: 'PetStatus',
   description: 'Availability status of an animal',
 })
 
-const statusField = StringEnum(['available', 'pending', 'sold'], { description: 'Availability status' })
+const statusField = StringEnum(PET_STATUSES, { description: 'Availability status' })
 /**
  * A Pet's status as a reference to the shared PetStatus schema, so the document names it. NewPet
  * keeps its own copy: a request body is validated on its own, where the reference would not resolve.

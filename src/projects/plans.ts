@@ -1,6 +1,7 @@
 import type { Plan } from '../db/schema.js'
 
-export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const satisfies readonly Plan[]
+/** Every plan, cheapest first: the plan column (src/db/schema.ts) and the API's `plan` take their type from it. */
+export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const
 
 export interface PlanLimits {
   perMinute: number

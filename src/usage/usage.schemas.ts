@@ -2,9 +2,12 @@ import { Type } from 'typebox'
 import { StringEnum } from '../http/schemas.js'
 import { PlanLimitsSchema } from '../projects/projects.schemas.js'
 
+/** The ranges usage is read over (see usage.service.ts). */
+export const USAGE_RANGES = ['hour', 'week'] as const
+
 export const UsageQuerySchema = Type.Object(
   {
-    range: StringEnum(['hour', 'week'], {
+    range: StringEnum(USAGE_RANGES, {
       description: '`hour`: 60 one-minute buckets ending with the current minute; `week`: 7 one-day buckets (UTC) ending today',
       examples: ['hour'],
     }),
@@ -14,7 +17,7 @@ export const UsageQuerySchema = Type.Object(
 
 export const UsageSchema = Type.Object(
   {
-    range: StringEnum(['hour', 'week'], { description: 'The range asked for' }),
+    range: StringEnum(USAGE_RANGES, { description: 'The range asked for' }),
     bucketSeconds: Type.Integer({ description: 'The length of a bucket: 60 or 86400', examples: [60] }),
     limits: PlanLimitsSchema,
     points: Type.Array(

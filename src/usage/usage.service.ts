@@ -3,8 +3,9 @@ import type { Db } from '../db/database.js'
 import type { ProjectRow } from '../db/schema.js'
 import { limitsOf, type PlanLimits } from '../projects/plans.js'
 import { sumUsage } from './usage.repository.js'
+import type { USAGE_RANGES } from './usage.schemas.js'
 
-export type UsageRange = 'hour' | 'week'
+export type UsageRange = (typeof USAGE_RANGES)[number]
 
 export interface UsagePoint {
   /** The bucket's start. */
