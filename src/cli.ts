@@ -1,18 +1,17 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { createUser, getUsers, MIN_PASSWORD_LENGTH, USER_ROLES } from './accounts/accounts.service.js'
+import { createUser, getUsers, MIN_PASSWORD_LENGTH } from './accounts/accounts.service.js'
 import { generatePassword } from './accounts/passwords.js'
 import { registerDataCommands } from './cli/data-commands.js'
 import { systemClock } from './clock.js'
 import { type Config, ConfigError, type ConfigOverrides, loadConfig } from './config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
 import { describeDatabaseFailure } from './db/errors.js'
-import type { Plan, UserRole } from './db/schema.js'
+import { type Plan, PLANS, USER_ROLES, type UserRole } from './db/schema.js'
 import { registerDomainCommands } from './domains/domains.cli.js'
 import { announceAuthChange, onAuthChange } from './cache/generations.js'
 import { createApiKey, getApiKeys, MAX_KEY_LIFETIME_DAYS, revokeKey } from './keys/keys.service.js'
 import { liftBan } from './limits/limits.service.js'
-import { PLANS } from './projects/plans.js'
 import { createProject, getProjects, type Project, setProjectPlan } from './projects/projects.service.js'
 
 /** An expected failure: printed as one line to stderr, exit status 1. */

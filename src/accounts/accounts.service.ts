@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { AdminPrincipal, SessionLookup, SignedIn } from '../auth/admin-access.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import type { ProjectRow, UserRole } from '../db/schema.js'
+import { type ProjectRow, USER_ROLES, type UserRole } from '../db/schema.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import {
   deleteExpired,
@@ -19,8 +19,6 @@ import {
 import { hashPassword, MAX_PASSWORD_LENGTH, verifyDummy, verifyPassword } from './passwords.js'
 import { type Refusal, SignInThrottle } from './sign-in-throttle.js'
 
-/** Every role: the role column (src/db/schema.ts), the API's `role` and the CLI's `--role` take it from here. */
-export const USER_ROLES = ['operator', 'owner'] as const
 export const MIN_PASSWORD_LENGTH = 12
 export const SESSION_TTL_MS = 12 * 3_600_000
 

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { DatabaseHandle, Db } from '../db/database.js'
-import { prepare } from '../db/prepared.js'
 import type { Tokens } from '../limits/store.js'
 import type { LimiterBackend, LimiterSettings } from '../limits/backend.js'
 import { RedisLimiterStore } from '../limits/redis.store.js'
+import { readGeneration } from './generations.repository.js'
 
 /**
  * Generations: how an instance knows, without reading the data again, whether an answer it
@@ -81,8 +81,6 @@ export async function announceAuthChange(settings: LimiterSettings & { databaseU
     await redis.close()
   }
 }
-
-const readGeneration = prepare((db, scope: string) => db.selectFrom('cache_generations').select('value').where('scope', '=', scope))
 
 export class EmbeddedGenerations implements Generations {
   readonly kind = 'embedded'
