@@ -185,7 +185,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   installMetrics(app, metrics)
   await registerOpenApi(app, config)
   // Host routing runs before every other route's hooks; the admin API is its own scope.
-  await installDomains(app, domains, config, db)
+  await installDomains(app, domains, config)
   await registerAdminApi(app, { adminToken: config.adminToken, db, accounts, hostRouting: domains.router.enabled }, adminRoutes({ config, db, clock, limiter, usage, domains }))
   await app.register(healthRoutes, { database, outage, limiter: limiterBackend })
   // The web dashboard's static files at /dashboard (not in the OpenAPI documents).
