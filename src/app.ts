@@ -24,7 +24,7 @@ import { requestId } from './http/request-id.js'
 import { checkUrlLength } from './http/request-limits.js'
 import { buildValidator } from './http/validation.js'
 import { Idempotency } from './idempotency/idempotency.service.js'
-import { Authenticator } from './keys/keys.service.js'
+import { Authenticator, KeysService } from './keys/keys.service.js'
 import { limitRequests } from './limits/limits.hook.js'
 import { createLimiterBackend, RateLimiter } from './limits/limits.js'
 import { registerOpenApi } from './openapi/openapi.js'
@@ -37,8 +37,10 @@ import { OrdersService } from './orders/orders.service.js'
 import { petsRoutes } from './pets/pets.routes.js'
 import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
 import { PetsService } from './pets/pets.service.js'
+import { ProjectsService } from './projects/projects.service.js'
 import { recordUsage } from './usage/usage.hook.js'
 import { UsageRecorder } from './usage/usage.recorder.js'
+import { UsageService } from './usage/usage.service.js'
 import { installDashboard } from './web/dashboard.module.js'
 import { indexRoutes } from './web/index.routes.js'
 
@@ -125,6 +127,9 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const pets = new PetsService(db, clock, idempotency, generations)
   const orders = new OrdersService(db, clock, idempotency, generations)
   const domains = await createDomains(config, db, clock, app.log, domainsOptions)
+  const projects = new ProjectsService(db, clock)
+  const keys = new KeysService(db, clock, config.environment)
+  const usageService = new UsageService(db, clock, usage)
 
   // Before any route: both equip each route as it is added, compression first.
   await installCompression(app)
@@ -186,7 +191,11 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerOpenApi(app, config)
   // Host routing runs before every other route's hooks; the admin API is its own scope.
   await installDomains(app, domains, config)
-  await registerAdminApi(app, { adminToken: config.adminToken, db, accounts, hostRouting: domains.router.enabled }, adminRoutes({ config, db, clock, limiter, usage, domains }))
+  await registerAdminApi(
+    app,
+    { adminToken: config.adminToken, findProject: (slug) => projects.find(slug), accounts, hostRouting: domains.router.enabled },
+    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains }),
+  )
   await app.register(healthRoutes, { database, outage, limiter: limiterBackend })
   // The web dashboard's static files at /dashboard (not in the OpenAPI documents).
   await installDashboard(app)

@@ -1,9 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Db } from '../db/database.js'
 import type { ProjectRow } from '../db/schema.js'
 import { ApiError } from '../errors.js'
-import { findProjectBySlug } from '../projects/projects.repository.js'
 
 export const ADMIN_REALM = 'Bearer realm="adoption-store-admin"'
 /** The admin document's security schemes: the ADMIN_TOKEN bearer, and the session cookie. */
@@ -50,6 +48,9 @@ export function tokenPrincipal(request: FastifyRequest, token: string | undefine
   return { role: 'operator', userId: null, email: null }
 }
 
+/** Finds a project by its slug (ProjectsService.find); undefined when there is none. */
+export type ProjectLookup = (slug: string) => Promise<ProjectRow | undefined>
+
 /** Whether the principal may see the project. */
 export function canSee(principal: AdminPrincipal, project: Pick<ProjectRow, 'id'>): boolean {
   return principal.role === 'operator' || principal.projectIds.has(project.id)
@@ -65,11 +66,11 @@ export function requireOperator(request: FastifyRequest): void {
  * see it. An owner asking for another project gets the same 404 as for a project that does not
  * exist: nothing tells them it does.
  */
-export function resolveProjects(scope: FastifyInstance, db: Db): void {
+export function resolveProjects(scope: FastifyInstance, findProject: ProjectLookup): void {
   scope.addHook('preHandler', async (request) => {
     const slug = (request.params as { slug?: unknown } | undefined)?.slug
     if (typeof slug !== 'string') return
-    const project = await findProjectBySlug(db, slug)
+    const project = await findProject(slug)
     if (!project || !canSee(request.adminPrincipal, project)) throw new ApiError('not_found', `No project with slug "${slug}".`)
     request.adminProject = project
   })

@@ -4,14 +4,13 @@ import swagger from '@fastify/swagger'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AccountsService, SignedIn } from '../accounts/accounts.service.js'
 import { SESSION_COOKIE, sessionsRoutes } from '../accounts/sessions.routes.js'
-import type { Db } from '../db/database.js'
 import { ApiError, ERROR_CATALOG } from '../errors.js'
 import { revalidatedJson } from '../http/caching.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
 import { API_CONTACT_AND_LICENSE, API_VERSION, referToSharedBody, withBodyExamples, withoutUnusedSchemas } from '../openapi/openapi.js'
 import { errorResponses } from '../openapi/responses.js'
-import { ADMIN_REALM, ADMIN_SECURITY, resolveProjects, SESSION_SECURITY, tokenPrincipal } from './access.js'
+import { ADMIN_REALM, ADMIN_SECURITY, type ProjectLookup, resolveProjects, SESSION_SECURITY, tokenPrincipal } from './access.js'
 
 export const ADMIN_PREFIX = '/admin/v1'
 /** The methods that change state: made with the session cookie, they need the CSRF token. */
@@ -43,12 +42,13 @@ export async function registerAdminApi(
   app: FastifyInstance,
   {
     adminToken,
-    db,
+    findProject,
     accounts,
     hostRouting = false,
   }: {
     adminToken: string | undefined
-    db: Db
+    /** The project of a route's `:slug`, checked against the caller's access before its handler. */
+    findProject: ProjectLookup
     accounts: AccountsService
     /** Host routing is on (PLATFORM_DOMAIN): a request on another host than the API's own is refused with 404 first. */
     hostRouting?: boolean
@@ -118,7 +118,7 @@ export async function registerAdminApi(
       admin.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       await admin.register(cookie)
       authenticate(admin, adminToken, accounts)
-      resolveProjects(admin, db)
+      resolveProjects(admin, findProject)
       admin.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => admin.adminSwagger()))
       await admin.register(sessionsRoutes, { accounts })
       await routes(admin)
