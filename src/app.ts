@@ -14,6 +14,7 @@ import { createFastify, type LoggerOption } from './http/fastify.js'
 import { installRequestPipeline, runParts } from './http/lifecycle.js'
 import { trackMethods } from './http/method-not-allowed.js'
 import { Idempotency } from './idempotency/idempotency.service.js'
+import { KeysService } from './keys/keys.service.js'
 import { createLimiterBackend } from './limits/backend.js'
 import { RateLimiter } from './limits/limits.service.js'
 import { registerOpenApi } from './openapi/openapi.js'
@@ -21,8 +22,9 @@ import { healthRoutes } from './ops/health.routes.js'
 import { installMetrics, Metrics } from './ops/metrics.js'
 import { OrdersService } from './orders/orders.service.js'
 import { PetsService } from './pets/pets.service.js'
-import { findProjectBySlug } from './projects/projects.repository.js'
+import { ProjectsService } from './projects/projects.service.js'
 import { UsageRecorder } from './usage/usage.recorder.js'
+import { UsageService } from './usage/usage.service.js'
 import { registerPublicApi, SHARED_SCHEMAS } from './v1/v1.scope.js'
 import { installDashboard } from './web/dashboard.module.js'
 import { indexRoutes } from './web/index.routes.js'
@@ -69,6 +71,9 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const accounts = new AccountsService(db, clock)
   const pets = new PetsService(db, clock, idempotency, generations)
   const orders = new OrdersService(db, clock, idempotency, generations)
+  const projects = new ProjectsService(db, clock)
+  const keys = new KeysService(db, clock, environment)
+  const usageService = new UsageService(db, clock, usage)
   const domains = await createDomains(config, db, clock, log, domainsOptions)
   // Started when the app is ready, closed in this order: the last usage counts before the database.
   runParts(app, [idempotency, outage, usage, generations, limiter, database])
@@ -82,8 +87,8 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await installDomains(app, domains, config)
   await registerAdminApi(
     app,
-    { adminToken: config.adminToken, accounts, findProject: (slug) => findProjectBySlug(db, slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, db, clock, limiter, usage, domains }),
+    { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
+    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)

@@ -74,6 +74,29 @@ export class ApiError extends Error {
   private body: ErrorBody | undefined
 }
 
+/**
+ * An expected failure of a service operation, as a value: what went wrong, and a message for
+ * whoever asked (an API client or an operator at the CLI). The failures the HTTP API answers are
+ * named by their catalog code, so no route keeps a map of its own.
+ */
+export interface Failure<C extends string = ErrorCode> {
+  ok: false
+  error: C
+  message: string
+}
+
+/** What a service operation answers: its result, or one of its expected failures. */
+export type Outcome<T, C extends ErrorCode = ErrorCode> = ({ ok: true } & T) | Failure<C>
+
+/** The result of a service operation; a failure is thrown as the catalog error it names. */
+export function orThrow<R extends { ok: true } | Failure>(result: R): Exclude<R, Failure> {
+  if (!result.ok) {
+    const { error, message } = result as Failure
+    throw new ApiError(error, message)
+  }
+  return result as Exclude<R, Failure>
+}
+
 /** Maps whatever was thrown (ours, Fastify's, a bug) to a catalog error. */
 export function toApiError(error: unknown, limits: { bodyLimit: number }): ApiError | undefined {
   if (error instanceof ApiError) return error

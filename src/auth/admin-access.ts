@@ -51,6 +51,9 @@ export function tokenPrincipal(request: FastifyRequest, token: string | undefine
   return { role: 'operator', userId: null, email: null }
 }
 
+/** Finds a project by its slug (ProjectsService.find); undefined when there is none. */
+export type ProjectLookup = (slug: string) => Promise<ProjectRow | undefined>
+
 /** Whether the principal may see the project. */
 export function canSee(principal: AdminPrincipal, project: Pick<ProjectRow, 'id'>): boolean {
   return principal.role === 'operator' || principal.projectIds.has(project.id)

@@ -8,7 +8,6 @@ import { AcmeAuthority, type CertificateAuthority } from './acme.js'
 import { CertificatesService } from './certificates.service.js'
 import { NodeDnsLookup, type DnsLookup } from './dns.js'
 import { normalizeHost } from './domain-name.js'
-import { findChallenge } from './domains.repository.js'
 import { DomainsService } from './domains.service.js'
 import { ACME_CHALLENGE_PREFIX, HostRouter, installHostRouting } from './host-routing.hook.js'
 import { CertificateStore, closeHttps } from './https.listener.js'
@@ -19,12 +18,12 @@ import { DomainWorker } from './worker.js'
 /** Custom domains, wired: what the app, the HTTPS listener and tests reach. */
 export interface Domains {
   service: DomainsService
+  /** Obtains and renews certificates, and answers their HTTP-01 challenges. */
+  issuer: CertificatesService
   router: HostRouter
   certificates: CertificateStore
   worker: DomainWorker
   changes: RoutingChanges
-  /** The answer to an ACME HTTP-01 challenge, for this token on this host only. */
-  challengeAnswer(token: string, host: string): Promise<string | undefined>
 }
 
 declare module 'fastify' {
@@ -50,14 +49,14 @@ export async function createDomains(config: Config, db: Db, clock: Clock, log: F
   const authority = options.authority ?? (box ? new AcmeAuthority(db, box, clock, config) : undefined)
   const announce = (generation: number) => changes.announce(generation)
   const service = new DomainsService(db, clock, config, dns, announce)
-  const certificates = new CertificatesService(db, clock, dns, authority, box, config.acmeCaaDomains, announce)
+  const issuer = new CertificatesService(db, clock, dns, authority, box, config.acmeCaaDomains, announce)
   return {
     service,
+    issuer,
     router: new HostRouter(db, config, changes),
     certificates: new CertificateStore(db, box, changes),
-    worker: new DomainWorker(db, clock, service, certificates, log, config.domainWorkerIntervalMs),
+    worker: new DomainWorker(db, clock, service, issuer, log, config.domainWorkerIntervalMs),
     changes,
-    challengeAnswer: (token, host) => findChallenge(db, token, host),
   }
 }
 
@@ -76,7 +75,7 @@ export async function installDomains(app: FastifyInstance, domains: Domains, con
     async (request, reply) => {
       const { token } = request.params as { token: string }
       // Only the answer for this very host: a token never answers on another project's domain.
-      const answer = await domains.challengeAnswer(token, normalizeHost(request.host))
+      const answer = await domains.issuer.challengeAnswer(token, normalizeHost(request.host))
       if (answer === undefined) throw new ApiError('not_found', 'No ACME challenge with this token for this host.')
       return reply.type('text/plain; charset=utf-8').send(answer)
     },

@@ -4,7 +4,8 @@ import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
 import type { Db } from '../db/database.js'
 import type { ApiKeyRow } from '../db/schema.js'
-import { findProjectBySlug } from '../projects/projects.repository.js'
+import type { Outcome } from '../errors.js'
+import { findProjectBySlug, getProjectSlug } from '../projects/projects.repository.js'
 import { findApiKey, findProjectApiKey, insertApiKey, listApiKeys, revokeApiKey } from './keys.repository.js'
 
 export interface ApiKey {
@@ -20,7 +21,8 @@ export interface ApiKey {
   bannedUntil: string | null
 }
 
-export type KeyFailure = { ok: false; error: 'project_not_found' | 'key_not_found' | 'invalid_name'; message: string }
+/** not_found: no such project or key (another project's key included); invalid_request: a bad name. */
+export type KeyResult<T> = Outcome<T, 'not_found' | 'invalid_request'>
 
 export function toApiKey(row: ApiKeyRow & { banned_until?: string | null }, project: string): ApiKey {
   return {
@@ -46,53 +48,58 @@ export interface KeyRequest {
   expiresInMs?: number | undefined
 }
 
-/** Creates a key; the secret is in the answer and nowhere else, ever. */
-export async function createApiKey(
-  db: Db,
-  clock: Clock,
-  environment: Environment,
-  request: KeyRequest,
-): Promise<{ ok: true; key: ApiKey; secret: string } | KeyFailure> {
-  const project = await findProjectBySlug(db, request.project)
-  if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${request.project}".` }
-  const name = request.name?.trim() || null
-  if (name !== null && (name.length > 100 || /\p{Cc}/u.test(name))) {
-    return { ok: false, error: 'invalid_name', message: 'A key name is at most 100 characters, without control characters.' }
+/** A project's API keys: create (the secret is shown once), list, find, revoke. */
+export class KeysService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly environment: Environment,
+  ) {}
+
+  /** Creates a key; the secret is in the answer and nowhere else, ever. */
+  async create(request: KeyRequest): Promise<KeyResult<{ key: ApiKey; secret: string }>> {
+    const project = await findProjectBySlug(this.db, request.project)
+    if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${request.project}".` }
+    const name = request.name?.trim() || null
+    if (name !== null && (name.length > 100 || /\p{Cc}/u.test(name))) {
+      return { ok: false, error: 'invalid_request', message: 'A key name is at most 100 characters, without control characters.' }
+    }
+    const now = this.clock.now()
+    const { secret, hash, prefix } = generateApiKey(this.environment)
+    const row = await insertApiKey(this.db, {
+      id: `key_${randomBase62(16)}`,
+      project_id: project.id,
+      prefix,
+      hash,
+      name,
+      created_at: new Date(now).toISOString(),
+      last_used_at: null,
+      expires_at: request.expiresInMs === undefined ? null : new Date(now + request.expiresInMs).toISOString(),
+      revoked_at: null,
+    })
+    return { ok: true, key: toApiKey(row, project.slug), secret }
   }
-  const now = clock.now()
-  const { secret, hash, prefix } = generateApiKey(environment)
-  const row = await insertApiKey(db, {
-    id: `key_${randomBase62(16)}`,
-    project_id: project.id,
-    prefix,
-    hash,
-    name,
-    created_at: new Date(now).toISOString(),
-    last_used_at: null,
-    expires_at: request.expiresInMs === undefined ? null : new Date(now + request.expiresInMs).toISOString(),
-    revoked_at: null,
-  })
-  return { ok: true, key: toApiKey(row, project.slug), secret }
-}
 
-/** A key of one project, or undefined (another project's key included). */
-export async function findProjectKey(db: Db, projectId: number, id: string): Promise<ApiKeyRow | undefined> {
-  return findProjectApiKey(db, projectId, id)
-}
+  async list(projectSlug: string): Promise<KeyResult<{ keys: ApiKey[] }>> {
+    const project = await findProjectBySlug(this.db, projectSlug)
+    if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${projectSlug}".` }
+    const rows = await listApiKeys(this.db, project.id, new Date(this.clock.now()).toISOString())
+    return { ok: true, keys: rows.map((row) => toApiKey(row, project.slug)) }
+  }
 
-export async function getApiKeys(db: Db, clock: Clock, projectSlug: string): Promise<{ ok: true; keys: ApiKey[] } | KeyFailure> {
-  const project = await findProjectBySlug(db, projectSlug)
-  if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${projectSlug}".` }
-  const rows = await listApiKeys(db, project.id, new Date(clock.now()).toISOString())
-  return { ok: true, keys: rows.map((row) => toApiKey(row, project.slug)) }
-}
+  /** Revokes a key; with `projectId`, only a key of that project (another's is not found). */
+  async revoke(id: string, projectId?: number): Promise<KeyResult<{ key: ApiKey }>> {
+    const existing = await this.find(id, projectId)
+    if (!existing.ok) return existing
+    const row = await revokeApiKey(this.db, id, new Date(this.clock.now()).toISOString())
+    await authChanged(this.db)
+    return { ok: true, key: toApiKey(row ?? existing.row, await getProjectSlug(this.db, existing.row.project_id)) }
+  }
 
-/** Revokes a key; with `projectId`, only a key of that project (another's is not found). */
-export async function revokeKey(db: Db, clock: Clock, id: string, projectId?: number): Promise<{ ok: true; key: ApiKey } | KeyFailure> {
-  const existing = projectId === undefined ? await findApiKey(db, id) : await findProjectApiKey(db, projectId, id)
-  if (!existing) return { ok: false, error: 'key_not_found', message: `No API key with id "${id}"${projectId === undefined ? '' : ' in this project'}.` }
-  const row = await revokeApiKey(db, id, new Date(clock.now()).toISOString())
-  await authChanged(db)
-  const project = await db.selectFrom('projects').select('slug').where('id', '=', existing.project_id).executeTakeFirstOrThrow()
-  return { ok: true, key: toApiKey(row ?? existing, project.slug) }
+  /** A key that exists; with `projectId`, only a key of that project (another's is not found). */
+  async find(id: string, projectId?: number): Promise<KeyResult<{ row: ApiKeyRow }>> {
+    const row = projectId === undefined ? await findApiKey(this.db, id) : await findProjectApiKey(this.db, projectId, id)
+    if (!row) return { ok: false, error: 'not_found', message: `No API key with id "${id}"${projectId === undefined ? '' : ' in this project'}.` }
+    return { ok: true, row }
+  }
 }

@@ -4,8 +4,8 @@ import type { Db } from '../db/database.js'
 import type { OrderRow, PetStatus } from '../db/schema.js'
 import { type Page, pageOf, type PageQuery } from '../http/pagination.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
-import { findPet } from '../pets/pets.repository.js'
-import { findOrder, insertOrder, listOrders, moveOrder, movePet, setPetStatus } from './orders.repository.js'
+import { findPet, movePet, setPetStatus } from '../pets/pets.repository.js'
+import { findOrder, insertOrder, listOrders, moveOrder } from './orders.repository.js'
 import type { Order, OrderStatus } from './orders.schemas.js'
 
 /**
