@@ -11,4 +11,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  {
+    // SQL lives in repositories (and the database layer): a service or route that needs data
+    // calls a repository function. The import rules are in .dependency-cruiser.cjs.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.repository.ts', 'src/db/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)$/]",
+          message: 'SQL belongs in a repository (*.repository.ts).',
+        },
+        { selector: "TaggedTemplateExpression[tag.name='sql']", message: 'SQL belongs in a repository (*.repository.ts).' },
+      ],
+    },
+  },
 )

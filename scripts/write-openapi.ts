@@ -4,7 +4,7 @@
  * route; CI fails when a committed file drifts.
  */
 import fs from 'node:fs'
-import { generateOpenApiDocuments } from '../src/openapi/generate.js'
+import { generateOpenApiDocuments } from './openapi-documents.js'
 
 for (const [file, document] of Object.entries(await generateOpenApiDocuments())) {
   const target = new URL(`../${file}`, import.meta.url)

@@ -3,9 +3,9 @@ import type { Environment } from './config.js'
 import type { Db } from './db/database.js'
 import { isUniqueViolation } from './db/errors.js'
 import { anyKeyUsed } from './keys/keys.repository.js'
-import { createApiKey } from './keys/keys.service.js'
+import { KeysService } from './keys/keys.service.js'
 import { countProjects, findProjectBySlug } from './projects/projects.repository.js'
-import { createProject } from './projects/projects.service.js'
+import { ProjectsService } from './projects/projects.service.js'
 
 export const DEFAULT_PROJECT = 'default'
 
@@ -19,12 +19,12 @@ export async function bootstrapEmptyStore(db: Db, clock: Clock, environment: Env
   if ((await countProjects(db)) > 0) return undefined
   // Another instance starting at the same moment may win the race (a taken slug, or the unique
   // constraint): then it prints the key, and this one says nothing. Any other failure stops start-up.
-  const project = await createProject(db, clock, DEFAULT_PROJECT, { plan: 'free' }).catch((error: unknown) => {
+  const project = await new ProjectsService(db, clock).create(DEFAULT_PROJECT, { plan: 'free' }).catch((error: unknown) => {
     if (isUniqueViolation(error)) return undefined
     throw error
   })
   if (!project?.ok) return undefined
-  const key = await createApiKey(db, clock, environment, { project: DEFAULT_PROJECT, name: 'first key' })
+  const key = await new KeysService(db, clock, environment).create({ project: DEFAULT_PROJECT, name: 'first key' })
   return key.ok ? key.secret : undefined
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyError } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { isDatabaseUnavailable } from './db/errors.js'
-import { redactApiKeys } from './keys/api-key.js'
 
 /**
  * The error catalog: every error the service answers with, its HTTP status, and what it means.
@@ -73,6 +72,29 @@ export class ApiError extends Error {
   }
 
   private body: ErrorBody | undefined
+}
+
+/**
+ * An expected failure of a service operation, as a value: what went wrong, and a message for
+ * whoever asked (an API client or an operator at the CLI). The failures the HTTP API answers are
+ * named by their catalog code, so no route keeps a map of its own.
+ */
+export interface Failure<C extends string = ErrorCode> {
+  ok: false
+  error: C
+  message: string
+}
+
+/** What a service operation answers: its result, or one of its expected failures. */
+export type Outcome<T, C extends ErrorCode = ErrorCode> = ({ ok: true } & T) | Failure<C>
+
+/** The result of a service operation; a failure is thrown as the catalog error it names. */
+export function orThrow<R extends { ok: true } | Failure>(result: R): Exclude<R, Failure> {
+  if (!result.ok) {
+    const { error, message } = result as Failure
+    throw new ApiError(error, message)
+  }
+  return result as Exclude<R, Failure>
 }
 
 /** Maps whatever was thrown (ours, Fastify's, a bug) to a catalog error. */
@@ -154,4 +176,18 @@ function capitalize(text: string): string {
 function article(type: string): string {
   const name = type === 'integer' ? 'an integer' : type === 'object' ? 'a JSON object' : type === 'array' ? 'an array' : `a ${type}`
   return name
+}
+
+/**
+ * Anything that looks like an API key (the format is in src/auth/api-key.ts; test/errors.test.ts
+ * checks that no answer repeats one), whole or cut short, past its display prefix.
+ */
+const KEY_LIKE = /(as_(?:live|test)_[0-9A-Za-z]{4})[0-9A-Za-z]{4,}(?:_[0-9A-Za-z]*)?/g
+
+/**
+ * Text with every key in it cut to its display prefix (`as_live_Ab3x…`): for messages that quote
+ * what a client sent (a path, a JSON parser's excerpt), so that no answer ever repeats a secret.
+ */
+function redactApiKeys(text: string): string {
+  return text.includes('as_') ? text.replace(KEY_LIKE, '$1…') : text
 }

@@ -4,7 +4,7 @@ import { bootstrapEmptyStore, DEFAULT_PROJECT, firstKeyUnused } from './bootstra
 import { systemClock } from './clock.js'
 import type { Config } from './config.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
-import { listenHttps } from './domains/https.js'
+import { listenHttps } from './domains/https.listener.js'
 import { applyConnectionLimits, connectionLimits } from './http/connection-limits.js'
 import { BatchedLines } from './http/logging.js'
 

@@ -4,10 +4,10 @@ import { afterEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { Redis } from 'ioredis'
 import { sql } from 'kysely'
-import { generateApiKey } from '../src/keys/api-key.js'
+import { generateApiKey } from '../src/auth/api-key.js'
 import { deleteBan } from '../src/limits/bans.repository.js'
-import { liftBan } from '../src/limits/limits.js'
-import { setProjectPlan } from '../src/projects/projects.service.js'
+import { liftBan } from '../src/limits/limits.service.js'
+import { ProjectsService } from '../src/projects/projects.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
 
@@ -104,7 +104,7 @@ for (const store of stores) {
       await list(t, key)
       await list(t, key)
       assert.equal((await list(t, key)).statusCode, 429)
-      const changed = await setProjectPlan(t.database.db, slug, { plan: 'pro' })
+      const changed = await new ProjectsService(t.database.db, t.clock).setPlan(slug, { plan: 'pro' })
       assert.ok(changed.ok)
       const next = await list(t, key)
       assert.equal(next.statusCode, 200)

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import { test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import type { LightMyRequestResponse } from 'fastify'
-import { generateOpenApiDocuments } from '../src/openapi/generate.js'
+import { generateOpenApiDocuments } from '../scripts/openapi-documents.js'
 import { assertMatchesContract } from './helpers/contract.js'
 import { bearer, createTestApp } from './helpers/app.js'
 

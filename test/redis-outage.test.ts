@@ -4,7 +4,7 @@ import net from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, describe, test } from 'node:test'
 import { Redis } from 'ioredis'
-import { generateApiKey } from '../src/keys/api-key.js'
+import { generateApiKey } from '../src/auth/api-key.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
 
 /**

@@ -185,7 +185,7 @@ async function exhaust(baseUrl: string, key: string): Promise<string> {
 
 /** A well-formed key with a valid checksum that no database holds: the 401 "unknown" path, which does a lookup. */
 async function unknownKey(paths: Paths): Promise<string> {
-  const module = (await import(pathToFileURL(path.join(paths.root, 'dist/keys/api-key.js')).href)) as {
+  const module = (await import(pathToFileURL(path.join(paths.root, 'dist/auth/api-key.js')).href)) as {
     generateApiKey(environment: 'production'): { secret: string }
   }
   return module.generateApiKey('production').secret

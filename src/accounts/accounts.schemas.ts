@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { StringEnum } from '../http/schemas.js'
-import { USER_ROLES } from './accounts.service.js'
 import { MAX_PASSWORD_LENGTH } from './passwords.js'
+import { USER_ROLES } from '../db/schema.js'
 
 export const SignInSchema = Type.Object(
   {

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { AdminPrincipal } from '../admin/access.js'
+import type { AdminPrincipal, SessionLookup, SignedIn } from '../auth/admin-access.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import type { ProjectRow, UserRole } from '../db/schema.js'
+import { type ProjectRow, USER_ROLES, type UserRole } from '../db/schema.js'
+import type { Failure } from '../errors.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import {
   deleteExpired,
@@ -19,8 +20,6 @@ import {
 import { hashPassword, MAX_PASSWORD_LENGTH, verifyDummy, verifyPassword } from './passwords.js'
 import { type Refusal, SignInThrottle } from './sign-in-throttle.js'
 
-/** Every role: the role column (src/db/schema.ts), the API's `role` and the CLI's `--role` take it from here. */
-export const USER_ROLES = ['operator', 'owner'] as const
 export const MIN_PASSWORD_LENGTH = 12
 export const SESSION_TTL_MS = 12 * 3_600_000
 
@@ -38,64 +37,14 @@ export interface Session {
   csrfToken: string
 }
 
-/** A request's live session, as the admin scope's authentication finds it. */
-export interface SignedIn {
-  sessionId: string
-  csrfToken: string
-  user: { id: number; email: string; role: UserRole }
-  principal: AdminPrincipal
-}
-
-export type UserFailure = { ok: false; error: 'invalid_user' | 'email_taken' | 'project_not_found'; message: string }
+/** Creating users is the CLI's alone: its failures have no catalog code of the HTTP API. */
+export type UserFailure = Failure<'invalid_user' | 'email_taken' | 'project_not_found'>
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/
 
 /** Emails compare case-insensitively: they are stored and looked up lowercase. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase()
-}
-
-/** Creates a user (the CLI's `users create`); the password is stored only as its scrypt hash. */
-export async function createUser(
-  db: Db,
-  clock: Clock,
-  request: { email: string; role: UserRole; projects: readonly string[]; password: string },
-): Promise<{ ok: true; user: User } | UserFailure> {
-  const email = normalizeEmail(request.email)
-  const invalid = (message: string): UserFailure => ({ ok: false, error: 'invalid_user', message })
-  if (email.length > 254 || !EMAIL_PATTERN.test(email)) return invalid(`Invalid email "${request.email}".`)
-  if (!(USER_ROLES as readonly string[]).includes(request.role)) return invalid(`Unknown role "${request.role}": use operator or owner.`)
-  if (request.role === 'owner' && request.projects.length === 0) return invalid('An owner needs at least one project: add --project <slug>.')
-  if (request.role === 'operator' && request.projects.length > 0) return invalid('Operators see every project: --project is for owners only.')
-  if (request.password.length < MIN_PASSWORD_LENGTH || request.password.length > MAX_PASSWORD_LENGTH) {
-    return invalid(`The password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`)
-  }
-  const projects: ProjectRow[] = []
-  for (const slug of new Set(request.projects)) {
-    const project = await findProjectBySlug(db, slug)
-    if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${slug}".` }
-    projects.push(project)
-  }
-  if (await findUserByEmail(db, email)) return { ok: false, error: 'email_taken', message: `A user with email ${email} already exists.` }
-
-  const passwordHash = await hashPassword(request.password)
-  const row = await db.transaction().execute(async (trx) => {
-    const user = await insertUser(trx, { email, passwordHash, role: request.role, createdAt: new Date(clock.now()).toISOString() })
-    await insertUserProjects(trx, user.id, projects.map((p) => p.id))
-    return user
-  })
-  return { ok: true, user: { email: row.email, role: row.role, projects: projects.map((p) => p.slug).sort(), createdAt: row.created_at } }
-}
-
-export async function getUsers(db: Db): Promise<User[]> {
-  const users = await listUsers(db)
-  const memberships = await listUserProjects(db, users.map((u) => u.id))
-  return users.map((u) => ({
-    email: u.email,
-    role: u.role,
-    projects: memberships.filter((m) => m.user_id === u.id).map((m) => m.slug),
-    createdAt: u.created_at,
-  }))
 }
 
 export type SignInResult =
@@ -108,8 +57,8 @@ const PURGE_EVERY_MS = 60_000
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
 
-/** Sign-in sessions of the dashboard. */
-export class AccountsService {
+/** The accounts that sign in to the dashboard, and their sessions. */
+export class AccountsService implements SessionLookup {
   private readonly throttle: SignInThrottle
   private lastPurge = 0
 
@@ -118,6 +67,45 @@ export class AccountsService {
     private readonly clock: Clock,
   ) {
     this.throttle = new SignInThrottle(db, clock)
+  }
+
+  /** Creates a user (the CLI's `users create`); the password is stored only as its scrypt hash. */
+  async createUser(request: { email: string; role: UserRole; projects: readonly string[]; password: string }): Promise<{ ok: true; user: User } | UserFailure> {
+    const email = normalizeEmail(request.email)
+    const invalid = (message: string): UserFailure => ({ ok: false, error: 'invalid_user', message })
+    if (email.length > 254 || !EMAIL_PATTERN.test(email)) return invalid(`Invalid email "${request.email}".`)
+    if (!(USER_ROLES as readonly string[]).includes(request.role)) return invalid(`Unknown role "${request.role}": use operator or owner.`)
+    if (request.role === 'owner' && request.projects.length === 0) return invalid('An owner needs at least one project: add --project <slug>.')
+    if (request.role === 'operator' && request.projects.length > 0) return invalid('Operators see every project: --project is for owners only.')
+    if (request.password.length < MIN_PASSWORD_LENGTH || request.password.length > MAX_PASSWORD_LENGTH) {
+      return invalid(`The password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`)
+    }
+    const projects: ProjectRow[] = []
+    for (const slug of new Set(request.projects)) {
+      const project = await findProjectBySlug(this.db, slug)
+      if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${slug}".` }
+      projects.push(project)
+    }
+    if (await findUserByEmail(this.db, email)) return { ok: false, error: 'email_taken', message: `A user with email ${email} already exists.` }
+
+    const passwordHash = await hashPassword(request.password)
+    const row = await this.db.transaction().execute(async (trx) => {
+      const user = await insertUser(trx, { email, passwordHash, role: request.role, createdAt: new Date(this.clock.now()).toISOString() })
+      await insertUserProjects(trx, user.id, projects.map((p) => p.id))
+      return user
+    })
+    return { ok: true, user: { email: row.email, role: row.role, projects: projects.map((p) => p.slug).sort(), createdAt: row.created_at } }
+  }
+
+  async listUsers(): Promise<User[]> {
+    const users = await listUsers(this.db)
+    const memberships = await listUserProjects(this.db, users.map((u) => u.id))
+    return users.map((u) => ({
+      email: u.email,
+      role: u.role,
+      projects: memberships.filter((m) => m.user_id === u.id).map((m) => m.slug),
+      createdAt: u.created_at,
+    }))
   }
 
   /**

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { SESSION_SECURITY } from '../admin/access.js'
+import { SESSION_COOKIE, type SignedIn } from '../auth/admin-access.js'
 import { ApiError } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
+import { SESSION_SECURITY } from '../openapi/security.js'
 import { SessionSchema, SignInSchema } from './accounts.schemas.js'
-import { type AccountsService, SESSION_TTL_MS, type SignedIn } from './accounts.service.js'
-
-export const SESSION_COOKIE = 'adoption_session'
+import { type AccountsService, SESSION_TTL_MS } from './accounts.service.js'
 
 const SESSION = { tags: ['session'] } as const
 /** The session's own operations take the cookie only: the ADMIN_TOKEN bearer is not a session (see signedIn). */

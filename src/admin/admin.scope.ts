@@ -1,34 +1,25 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import cookie from '@fastify/cookie'
 import swagger from '@fastify/swagger'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AccountsService, SignedIn } from '../accounts/accounts.service.js'
-import { SESSION_COOKIE, sessionsRoutes } from '../accounts/sessions.routes.js'
-import type { Db } from '../db/database.js'
-import { ApiError, ERROR_CATALOG } from '../errors.js'
+import type { FastifyInstance } from 'fastify'
+import type { AccountsService } from '../accounts/accounts.service.js'
+import { sessionsRoutes } from '../accounts/sessions.routes.js'
+import { SESSION_COOKIE } from '../auth/admin-access.js'
+import { authenticateAdmin, resolveProjects } from '../auth/admin.scope.js'
+import type { ProjectRow } from '../db/schema.js'
+import { ERROR_CATALOG } from '../errors.js'
 import { revalidatedJson } from '../http/caching.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
 import { API_CONTACT_AND_LICENSE, API_VERSION, referToSharedBody, withBodyExamples, withoutUnusedSchemas } from '../openapi/openapi.js'
 import { errorResponses } from '../openapi/responses.js'
-import { ADMIN_REALM, ADMIN_SECURITY, resolveProjects, SESSION_SECURITY, tokenPrincipal } from './access.js'
+import { ADMIN_SECURITY, SESSION_SECURITY } from '../openapi/security.js'
 
 export const ADMIN_PREFIX = '/admin/v1'
-/** The methods that change state: made with the session cookie, they need the CSRF token. */
-const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The admin API's own OpenAPI document (the public one describes /v1 only). */
     adminSwagger(): Record<string, unknown>
-  }
-  interface FastifyRequest {
-    /** The session of an admin request authenticated by the session cookie; undefined for the bearer. */
-    adminSession: SignedIn | undefined
-  }
-  interface FastifyContextConfig {
-    /** An admin route that needs no principal (sign-in): the scope's authentication skips it. */
-    public?: boolean
   }
 }
 
@@ -43,13 +34,14 @@ export async function registerAdminApi(
   app: FastifyInstance,
   {
     adminToken,
-    db,
     accounts,
+    findProject,
     hostRouting = false,
   }: {
     adminToken: string | undefined
-    db: Db
     accounts: AccountsService
+    /** The project of a `:slug` route. */
+    findProject: (slug: string) => Promise<ProjectRow | undefined>
     /** Host routing is on (PLATFORM_DOMAIN): a request on another host than the API's own is refused with 404 first. */
     hostRouting?: boolean
   },
@@ -117,8 +109,8 @@ export async function registerAdminApi(
       }
       admin.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       await admin.register(cookie)
-      authenticate(admin, adminToken, accounts)
-      resolveProjects(admin, db)
+      authenticateAdmin(admin, adminToken, accounts)
+      resolveProjects(admin, findProject)
       admin.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => admin.adminSwagger()))
       await admin.register(sessionsRoutes, { accounts })
       await routes(admin)
@@ -126,74 +118,4 @@ export async function registerAdminApi(
     },
     { prefix: ADMIN_PREFIX },
   )
-}
-
-const UNAUTHORIZED = {
-  401: { ...errorResponses(401)[401], description: 'No live session cookie and no valid ADMIN_TOKEN bearer: sign in (code: unauthorized)' },
-}
-const NO_SESSION = {
-  401: { ...errorResponses(401)[401], description: 'No live session cookie: sign in. The ADMIN_TOKEN bearer is not a session and gets this too (code: unauthorized)' },
-}
-const EITHER_CREDENTIAL: readonly Record<string, readonly string[]>[] = [{ [ADMIN_SECURITY]: [] }, { [SESSION_SECURITY]: [] }]
-
-/**
- * Who calls: the ADMIN_TOKEN bearer, else the user of a live session cookie. A browser never sends
- * the bearer on its own, so only cookie requests can be forged from another site: their changes
- * must carry the session's CSRF token.
- */
-function authenticate(scope: FastifyInstance, token: string | undefined, accounts: AccountsService): void {
-  scope.decorateRequest('adminSession', undefined)
-  scope.addHook('onRoute', (route) => {
-    if (route.schema?.hide) return
-    // Sign-in needs no credential, and its document says so (an empty requirement), rather than
-    // leaving the reader to guess.
-    if (route.config?.public) {
-      route.schema = { ...route.schema, security: [] }
-      return
-    }
-    const changes = [route.method].flat().some((method) => STATE_CHANGING.has(method))
-    // A route may narrow the credentials (the session's own routes take the cookie only).
-    const security = route.schema?.security ?? EITHER_CREDENTIAL
-    const sessionOnly = security.every((requirement) => Object.keys(requirement).every((name) => name === SESSION_SECURITY))
-    route.schema = {
-      ...route.schema,
-      security,
-      // Every protected operation documents what authentication can answer: 401, and 403 for a
-      // change (csrf_failed), with the admin API's own words for the 401.
-      response: { ...(changes && errorResponses(403)), ...(route.schema?.response as object | undefined), ...(sessionOnly ? NO_SESSION : UNAUTHORIZED) },
-    }
-  })
-  scope.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.routeOptions.config.public) return
-    const principal = tokenPrincipal(request, token)
-    if (principal) {
-      request.adminPrincipal = principal
-      return
-    }
-    const cookieToken = request.cookies[SESSION_COOKIE]
-    const session = cookieToken ? await accounts.authenticate(cookieToken) : undefined
-    if (!session) {
-      const message = cookieToken
-        ? 'Your session has expired or was signed out: sign in again with POST /admin/v1/session.'
-        : 'Not signed in: sign in with POST /admin/v1/session, or send the header "Authorization: Bearer <ADMIN_TOKEN>".'
-      throw new ApiError('unauthorized', message, { 'www-authenticate': ADMIN_REALM })
-    }
-    if (STATE_CHANGING.has(request.method)) checkCsrf(request.headers['x-csrf-token'], session.csrfToken)
-    request.adminSession = session
-    request.adminPrincipal = session.principal
-  })
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest()
-}
-
-/** The header must equal the session's token; compared as digests, in constant time. */
-function checkCsrf(sent: string | string[] | undefined, expected: string): void {
-  if (typeof sent !== 'string' || sent === '') {
-    throw new ApiError('csrf_failed', "A change made with the session cookie needs the header X-CSRF-Token: send the session's csrfToken (from sign-in or GET /admin/v1/session).")
-  }
-  if (!timingSafeEqual(digest(sent), digest(expected))) {
-    throw new ApiError('csrf_failed', "The X-CSRF-Token header is not this session's token: send the csrfToken from sign-in or GET /admin/v1/session.")
-  }
 }

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { DatabaseHandle, Db } from '../db/database.js'
-import { prepare } from '../db/prepared.js'
-import type { Tokens } from '../limits/limiter.js'
-import type { LimiterBackend, LimiterSettings } from '../limits/limits.js'
+import type { Tokens } from '../limits/store.js'
+import type { LimiterBackend, LimiterSettings } from '../limits/backend.js'
 import { RedisLimiterStore } from '../limits/redis.store.js'
+import { readGeneration } from './generations.repository.js'
 
 /**
  * Generations: how an instance knows, without reading the data again, whether an answer it
@@ -38,6 +38,8 @@ export interface Generations {
   observe(tokens: Tokens): void
   /** Forget what was learnt: after Redis was away, its tokens may have missed bumps. */
   forget(): void
+  /** Before the first request (shared generations: a new epoch). */
+  start?(): Promise<void>
   close?(): void
 }
 
@@ -61,7 +63,6 @@ export async function createGenerations(database: DatabaseHandle, limiter: Limit
   if (database.changeCounter) return new EmbeddedGenerations(database.db, database.changeCounter)
   if (!limiter.shared) return new NoGenerations()
   const generations = new SharedGenerations(limiter.shared, () => limiter.status() !== 'redis', log)
-  await generations.start()
   onAuthChange(database.db, () => generations.authChanged())
   return generations
 }
@@ -80,8 +81,6 @@ export async function announceAuthChange(settings: LimiterSettings & { databaseU
     await redis.close()
   }
 }
-
-const readGeneration = prepare((db, scope: string) => db.selectFrom('cache_generations').select('value').where('scope', '=', scope))
 
 export class EmbeddedGenerations implements Generations {
   readonly kind = 'embedded'

@@ -66,7 +66,7 @@ export class ResponseCache {
     return reply.type(JSON_TYPE).send(body)
   }
 
-  clear(): void {
+  forget(): void {
     this.entries.clear()
     this.bytes = 0
   }

@@ -6,10 +6,10 @@ import { lazy } from '../lazy.js'
 import type { Config } from '../config.js'
 import { migrations } from './migrations/index.js'
 import { type CompiledTemplate, registerFastPath } from './prepared.js'
-import type { Database } from './schema.js'
+import type { Database, Db } from './schema.js'
 import { SqliteConnections } from './sqlite.js'
 
-export type Db = Kysely<Database>
+export type { Db } from './schema.js'
 
 const pg = lazy<typeof Pg>('pg')
 

@@ -1,5 +1,5 @@
 import type { Compilable } from 'kysely'
-import type { Db } from './database.js'
+import type { Db } from './schema.js'
 import { isDatabaseUnavailable } from './errors.js'
 
 /**

@@ -1,9 +1,20 @@
-import type { Generated, Insertable, Selectable } from 'kysely'
-import type { USER_ROLES } from '../accounts/accounts.service.js'
-import type { CERTIFICATE_STATES, DOMAIN_STATES } from '../domains/domains.schemas.js'
-import type { ORDER_STATUSES } from '../orders/orders.schemas.js'
-import type { PET_STATUSES } from '../pets/pets.schemas.js'
-import type { PLANS } from '../projects/plans.js'
+import type { Generated, Insertable, Kysely, Selectable } from 'kysely'
+
+/** What the enumerated columns may hold: each list is the one definition of its values. */
+/** Every plan, cheapest first: the plan column and the API's `plan` take their type from it. */
+export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const
+/** Every status of an animal: the status column takes its type from it. */
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const
+/** Every status of an order: the status column takes its type from it. */
+export const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const
+/** Every state of a domain's DNS verification, and of its certificate: their columns take their types from them. */
+export const DOMAIN_STATES = ['pending', 'verified', 'failed'] as const
+export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'renewing'] as const
+/** Every role: the role column (src/db/schema.ts), the API's `role` and the CLI's `--role` take it from here. */
+export const USER_ROLES = ['operator', 'owner'] as const
+
+/** The query builder over the database. */
+export type Db = Kysely<Database>
 
 /**
  * The one description of the database. Columns are snake_case; rows become API shapes in each

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js'
 import type { DomainRow } from '../db/schema.js'
 import type { CertificateAuthority } from './acme.js'
 import { checkCaa, type DnsLookup } from './dns.js'
-import { bumpGeneration, deleteChallenge, findCertificate, insertChallenge, releaseDomain, saveCertificate, updateDomain } from './domains.repository.js'
+import { bumpGeneration, deleteChallenge, findCertificate, findChallenge, insertChallenge, releaseDomain, saveCertificate, updateDomain } from './domains.repository.js'
 import { nextCertificateAttempt, type ChangeListener } from './domains.service.js'
 import type { SecretBox } from './secret-box.js'
 
@@ -91,6 +91,11 @@ export class CertificatesService {
     const after = await this.finish(row.id, holder, { cert_state: 'issued', cert_reason: null, cert_attempts: 0, cert_next_at: iso(renewAt) })
     await this.onChange(generation)
     return after
+  }
+
+  /** The answer to an HTTP-01 challenge, only on the host it was issued for; undefined otherwise. */
+  async challengeAnswer(token: string, host: string): Promise<string | undefined> {
+    return findChallenge(this.db, token, host)
   }
 
   private finish(id: number, holder: string, changes: Parameters<typeof releaseDomain>[3]) {

@@ -8,10 +8,9 @@ import { AcmeAuthority, type CertificateAuthority } from './acme.js'
 import { CertificatesService } from './certificates.service.js'
 import { NodeDnsLookup, type DnsLookup } from './dns.js'
 import { normalizeHost } from './domain-name.js'
-import { findChallenge } from './domains.repository.js'
 import { DomainsService } from './domains.service.js'
-import { ACME_CHALLENGE_PREFIX, HostRouter, installHostRouting, restrictToSite } from './host-routing.js'
-import { CertificateStore, closeHttps } from './https.js'
+import { ACME_CHALLENGE_PREFIX, HostRouter, installHostRouting } from './host-routing.hook.js'
+import { CertificateStore, closeHttps } from './https.listener.js'
 import { createRoutingChanges, DatabaseRoutingChanges, type RoutingChanges } from './routing-changes.js'
 import { SecretBox } from './secret-box.js'
 import { DomainWorker } from './worker.js'
@@ -19,6 +18,8 @@ import { DomainWorker } from './worker.js'
 /** Custom domains, wired: what the app, the HTTPS listener and tests reach. */
 export interface Domains {
   service: DomainsService
+  /** Obtains and renews certificates, and answers their HTTP-01 challenges. */
+  issuer: CertificatesService
   router: HostRouter
   certificates: CertificateStore
   worker: DomainWorker
@@ -48,12 +49,13 @@ export async function createDomains(config: Config, db: Db, clock: Clock, log: F
   const authority = options.authority ?? (box ? new AcmeAuthority(db, box, clock, config) : undefined)
   const announce = (generation: number) => changes.announce(generation)
   const service = new DomainsService(db, clock, config, dns, announce)
-  const certificates = new CertificatesService(db, clock, dns, authority, box, config.acmeCaaDomains, announce)
+  const issuer = new CertificatesService(db, clock, dns, authority, box, config.acmeCaaDomains, announce)
   return {
     service,
+    issuer,
     router: new HostRouter(db, config, changes),
     certificates: new CertificateStore(db, box, changes),
-    worker: new DomainWorker(db, clock, service, certificates, log, config.domainWorkerIntervalMs),
+    worker: new DomainWorker(db, clock, service, issuer, log, config.domainWorkerIntervalMs),
     changes,
   }
 }
@@ -63,7 +65,7 @@ export async function createDomains(config: Config, db: Db, clock: Clock, log: F
  * the ACME HTTP-01 challenge route, and the background worker while the app runs. Their admin
  * routes (domains.routes.ts) are registered with the rest of the admin API (admin.module.ts).
  */
-export async function installDomains(app: FastifyInstance, domains: Domains, config: Config, db: Db): Promise<void> {
+export async function installDomains(app: FastifyInstance, domains: Domains, config: Config): Promise<void> {
   app.decorate('domains', domains)
   installHostRouting(app, domains.router)
 
@@ -73,7 +75,7 @@ export async function installDomains(app: FastifyInstance, domains: Domains, con
     async (request, reply) => {
       const { token } = request.params as { token: string }
       // Only the answer for this very host: a token never answers on another project's domain.
-      const answer = await findChallenge(db, token, normalizeHost(request.host))
+      const answer = await domains.issuer.challengeAnswer(token, normalizeHost(request.host))
       if (answer === undefined) throw new ApiError('not_found', 'No ACME challenge with this token for this host.')
       return reply.type('text/plain; charset=utf-8').send(answer)
     },
@@ -88,4 +90,3 @@ export async function installDomains(app: FastifyInstance, domains: Domains, con
   })
 }
 
-export { restrictToSite }

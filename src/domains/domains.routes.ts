@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ApiError, type ErrorCode } from '../errors.js'
+import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import {
   DomainParamsSchema,
@@ -11,23 +11,9 @@ import {
   ProjectParamsSchema,
   RedirectParamsSchema,
 } from './domains.schemas.js'
-import type { DomainFailure, DomainsService } from './domains.service.js'
+import type { DomainsService } from './domains.service.js'
 
 const DOMAINS = { tags: ['domains'] } as const
-
-/** The service's failures, as catalog errors. */
-function fail(failure: DomainFailure): never {
-  const codes: Record<DomainFailure['error'], ErrorCode> = {
-    not_configured: 'not_found',
-    project_not_found: 'not_found',
-    domain_not_found: 'not_found',
-    invalid_request: 'invalid_request',
-    plan_required: 'plan_required',
-    domain_taken: 'domain_taken',
-    domain_conflict: 'domain_conflict',
-  }
-  throw new ApiError(codes[failure.error], failure.message)
-}
 
 /** The operator's domain operations for a project (admin API, `/admin/v1`). */
 export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService; onVerified: () => void }> = async (app, { domains, onVerified }) => {
@@ -44,8 +30,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = await domains.list(request.params.slug)
-      if (!result.ok) fail(result)
+      const result = orThrow(await domains.list(request.params.slug))
       return result.settings
     },
   )
@@ -68,8 +53,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request, reply) => {
-      const result = await domains.add(request.params.slug, request.body.name)
-      if (!result.ok) fail(result)
+      const result = orThrow(await domains.add(request.params.slug, request.body.name))
       return reply
         .code(201)
         .header('location', `/admin/v1/projects/${request.params.slug}/domains/${result.domain.name}`)
@@ -90,8 +74,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = await domains.get(request.params.slug, request.params.name)
-      if (!result.ok) fail(result)
+      const result = orThrow(await domains.get(request.params.slug, request.params.name))
       return result.domain
     },
   )
@@ -110,8 +93,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = await domains.verify(request.params.slug, request.params.name)
-      if (!result.ok) fail(result)
+      const result = orThrow(await domains.verify(request.params.slug, request.params.name))
       if (result.domain.status.state === 'verified') onVerified()
       return result.domain
     },
@@ -130,8 +112,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request, reply) => {
-      const result = await domains.remove(request.params.slug, request.params.name)
-      if (!result.ok) fail(result)
+      orThrow(await domains.remove(request.params.slug, request.params.name))
       return reply.code(204).send(null)
     },
   )
@@ -150,8 +131,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = await domains.setPrimary(request.params.slug, request.body.name)
-      if (!result.ok) fail(result)
+      const result = orThrow(await domains.setPrimary(request.params.slug, request.body.name))
       return result.settings
     },
   )
@@ -171,8 +151,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = await domains.addRedirect(request.params.slug, request.body.from, request.body.to, request.body.status)
-      if (!result.ok) fail(result)
+      const result = orThrow(await domains.addRedirect(request.params.slug, request.body.from, request.body.to, request.body.status))
       return result.settings
     },
   )
@@ -190,8 +169,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = await domains.removeRedirect(request.params.slug, request.params.from)
-      if (!result.ok) fail(result)
+      const result = orThrow(await domains.removeRedirect(request.params.slug, request.params.from))
       return result.settings
     },
   )

@@ -1,11 +1,9 @@
 import { Type, type Static } from 'typebox'
 import { StringEnum } from '../http/schemas.js'
+import { CERTIFICATE_STATES, DOMAIN_STATES } from '../db/schema.js'
 
 /** The records a customer is asked to create (see domain-name.ts). */
 export const DNS_RECORD_TYPES = ['CNAME', 'ALIAS'] as const
-/** Every state of a domain's DNS verification, and of its certificate: their columns (src/db/schema.ts) take their types from them. */
-export const DOMAIN_STATES = ['pending', 'verified', 'failed'] as const
-export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'renewing'] as const
 
 const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
 

@@ -1,8 +1,8 @@
 import { domainToUnicode } from 'node:url'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import type { CertificateRow, DomainRow, Plan, ProjectRow } from '../db/schema.js'
-import { PLANS } from '../projects/plans.js'
+import { type CertificateRow, type DomainRow, type Plan, PLANS, type ProjectRow } from '../db/schema.js'
+import type { Failure } from '../errors.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import { checkDomainDns, type DnsLookup } from './dns.js'
 import { parseDomainName, recordToCreate } from './domain-name.js'
@@ -54,9 +54,8 @@ export interface DomainSettingsConfig {
   httpsPort: number | undefined
 }
 
-export type DomainFailure =
-  | { ok: false; error: 'not_configured' | 'project_not_found' | 'domain_not_found' | 'invalid_request' | 'domain_taken' | 'domain_conflict'; message: string }
-  | { ok: false; error: 'plan_required'; message: string }
+/** not_found: domains not enabled, or no such project or domain; the others as the catalog says. */
+export type DomainFailure = Failure<'not_found' | 'invalid_request' | 'plan_required' | 'domain_taken' | 'domain_conflict'>
 
 export type DomainResult<T> = ({ ok: true } & T) | DomainFailure
 
@@ -246,7 +245,7 @@ export class DomainsService {
     if (!project.ok) return project
     const from = await this.domainOf(slug, fromInput)
     if (!from.ok) return from
-    if (!from.domain.redirect_to) return { ok: false, error: 'domain_not_found', message: `${from.domain.name} has no redirect.` }
+    if (!from.domain.redirect_to) return { ok: false, error: 'not_found', message: `${from.domain.name} has no redirect.` }
     await this.change((trx) => updateDomain(trx, from.domain.id, { redirect_to: null, redirect_status: null }))
     return { ok: true, settings: await this.settingsOf(project.project) }
   }
@@ -286,10 +285,10 @@ export class DomainsService {
 
   private async project(slug: string): Promise<{ ok: true; project: ProjectRow } | DomainFailure> {
     if (!this.settings.platformDomain) {
-      return { ok: false, error: 'not_configured', message: 'Custom domains are not enabled on this service: set PLATFORM_DOMAIN (and PLATFORM_DNS_TARGET).' }
+      return { ok: false, error: 'not_found', message: 'Custom domains are not enabled on this service: set PLATFORM_DOMAIN (and PLATFORM_DNS_TARGET).' }
     }
     const project = await findProjectBySlug(this.db, slug)
-    if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${slug}".` }
+    if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
     return { ok: true, project }
   }
 
@@ -301,7 +300,7 @@ export class DomainsService {
     const domain = await findDomainByName(this.db, name)
     // Another project's domain is answered exactly like one that does not exist.
     if (!domain || domain.project_id !== project.project.id) {
-      return { ok: false, error: 'domain_not_found', message: `Project ${slug} has no domain ${name}.` }
+      return { ok: false, error: 'not_found', message: `Project ${slug} has no domain ${name}.` }
     }
     return { ok: true, project: project.project, domain }
   }

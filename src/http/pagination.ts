@@ -1,3 +1,48 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ResponseCache } from '../cache/response-cache.js'
+
+/** One page of a list in ascending id order, and the cursor of the next page when there is one. */
+export interface Page<T> {
+  items: T[]
+  nextAfter: number | undefined
+}
+
+/** What a list operation's query string holds once validated (the schema fills `limit` in). */
+export interface PageQuery<Status extends string> {
+  limit: number
+  status?: Status | undefined
+  after?: number | undefined
+}
+
+/**
+ * A page from rows read with one more than the limit: the extra row tells that another page
+ * exists, without a count.
+ */
+export function pageOf<T extends { id: number }>(rows: T[], limit: number): Page<T> {
+  const items = rows.slice(0, limit)
+  return { items, nextAfter: rows.length > limit ? items[items.length - 1]?.id : undefined }
+}
+
+/**
+ * The handler of a paged list operation of /v1 (listPets, listOrders): the caller's project, the
+ * page kept in the response cache per query, and the `Link` to the next page.
+ */
+export function listHandler<Status extends string, T>(
+  cache: ResponseCache,
+  operationId: string,
+  path: string,
+  list: (projectId: number, query: PageQuery<Status>) => Promise<Page<T>>,
+) {
+  return async (request: FastifyRequest<{ Querystring: Partial<PageQuery<Status>> }>, reply: FastifyReply): Promise<FastifyReply> => {
+    // The schema's default fills `limit` in; the type cannot know it.
+    const { limit = 20, status, after } = request.query
+    return cache.reply(request, reply, `${operationId} ${limit} ${status} ${after}`, async () => {
+      const page = await list(request.principal.projectId, { limit, status, after })
+      return { body: page.items, link: nextPageLink(path, { limit, status }, page.nextAfter) }
+    })
+  }
+}
+
 /**
  * The `Link: <…>; rel="next"` header (RFC 8288) when another page exists. The target is a path,
  * resolved by clients against the request URL, so it is right behind any proxy.

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { completeClaim, deleteClaimsBefore, findClaim, insertClaim, releaseClaim, retakeClaim } from './idempotency.repository.js'
 
 /** How long a key remembers its response. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+const PURGE_EVERY_MS = 3_600_000
 /** A claim older than this that never completed belongs to a crashed request and may be retaken. */
 const ABANDONED_AFTER_MS = 60_000
 
@@ -24,10 +26,23 @@ export type IdempotentOutcome<T> =
  * and a retry with the same body replays it for 24 hours.
  */
 export class Idempotency {
+  private purgeTimer: NodeJS.Timeout | undefined
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
   ) {}
+
+  /** Forgets keys older than 24 hours every hour, in the background, until `close`. */
+  start(): void {
+    this.purgeTimer = setInterval(() => void this.purge().catch((err: unknown) => this.log.warn({ err }, 'idempotency purge failed')), PURGE_EVERY_MS)
+    this.purgeTimer.unref()
+  }
+
+  close(): void {
+    clearInterval(this.purgeTimer)
+  }
 
   async run<T>(
     projectId: number,

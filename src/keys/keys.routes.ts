@@ -1,28 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { Clock } from '../clock.js'
-import type { Environment } from '../config.js'
-import type { Db } from '../db/database.js'
-import { ApiError, type ErrorCode } from '../errors.js'
-import type { RateLimiter } from '../limits/limits.js'
+import { orThrow } from '../errors.js'
+import type { RateLimiter } from '../limits/limits.service.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import { ApiKeysSchema, KeyParamsSchema, KeyRequestSchema } from './keys.schemas.js'
-import { createApiKey, findProjectKey, getApiKeys, type KeyFailure, revokeKey } from './keys.service.js'
+import type { KeysService } from './keys.service.js'
 
 const KEYS = { tags: ['keys'] } as const
 const DAY_MS = 86_400_000
 
-function fail(failure: KeyFailure): never {
-  const codes: Record<KeyFailure['error'], ErrorCode> = { project_not_found: 'not_found', key_not_found: 'not_found', invalid_name: 'invalid_request' }
-  throw new ApiError(codes[failure.error], failure.message)
-}
-
 /** A project's API keys and their bans (admin API, `/admin/v1`). */
-export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; environment: Environment; limiter: RateLimiter }> = async (
-  app,
-  { db, clock, environment, limiter },
-) => {
+export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter: RateLimiter }> = async (app, { keys, limiter }) => {
   app.get(
     '/projects/:slug/keys',
     {
@@ -36,9 +25,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; envir
       },
     },
     async (request) => {
-      const result = await getApiKeys(db, clock, request.adminProject.slug)
-      if (!result.ok) fail(result)
-      return result.keys
+      return orThrow(await keys.list(request.adminProject.slug)).keys
     },
   )
 
@@ -65,13 +52,10 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; envir
     },
     async (request, reply) => {
       const { name, expiresInDays } = request.body
-      const result = await createApiKey(db, clock, environment, {
-        project: request.adminProject.slug,
-        name,
-        expiresInMs: expiresInDays === undefined ? undefined : expiresInDays * DAY_MS,
-      })
-      if (!result.ok) fail(result)
-      return reply.code(201).header('cache-control', 'no-store').send({ ...result.key, key: result.secret })
+      const { key, secret } = orThrow(
+        await keys.create({ project: request.adminProject.slug, name, expiresInMs: expiresInDays === undefined ? undefined : expiresInDays * DAY_MS }),
+      )
+      return reply.code(201).header('cache-control', 'no-store').send({ ...key, key: secret })
     },
   )
 
@@ -88,9 +72,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; envir
       },
     },
     async (request) => {
-      const result = await revokeKey(db, clock, request.params.id, request.adminProject.id)
-      if (!result.ok) fail(result)
-      return result.key
+      return orThrow(await keys.revoke(request.params.id, request.adminProject.id)).key
     },
   )
 
@@ -108,9 +90,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; envir
       },
     },
     async (request, reply) => {
-      if (!(await findProjectKey(db, request.adminProject.id, request.params.id))) {
-        throw new ApiError('not_found', `No API key with id "${request.params.id}" in this project.`)
-      }
+      orThrow(await keys.find(request.params.id, request.adminProject.id))
       // Through the running limiter: its own in-process ban goes at once, the shared store's
       // (Redis) for every instance, and the record for instances that re-read it.
       await limiter.unban(request.params.id)

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { ConsumeRequest, Decision, LimiterStore, StaleDecision } from './limiter.js'
+import type { ConsumeRequest, Decision, LimiterStore, StaleDecision } from './store.js'
 import type { MemoryLimiterStore } from './memory.store.js'
 import type { RedisLimiterStore } from './redis.store.js'
 

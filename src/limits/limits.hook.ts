@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Generations } from '../cache/generations.js'
 import { sendError } from '../http/error-handler.js'
-import type { Authenticator } from '../keys/keys.service.js'
-import type { Decision, Tokens } from './limiter.js'
+import type { Authenticator } from '../auth/authenticator.js'
 import type { Metrics } from '../ops/metrics.js'
+import type { Decision, Tokens } from './store.js'
 import { errorResponses, type HeaderDocs } from '../openapi/responses.js'
-import { type RateLimiter, rateLimitHeaders, refusal } from './limits.js'
+import { rateLimitHeaders, refusal } from './limits.http.js'
+import type { RateLimiter } from './limits.service.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

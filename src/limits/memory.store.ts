@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js'
-import { type BanPolicy, banLength, bindingWindow, type ConsumeRequest, type Decision, type LimiterStore, type WindowState } from './limiter.js'
+import { type BanPolicy, banLength, bindingWindow, type ConsumeRequest, type Decision, type LimiterStore, type WindowState } from './store.js'
 
 interface Entry {
   value: number

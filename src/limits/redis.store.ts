@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis'
 import { lazy } from '../lazy.js'
 
 const ioredis = lazy<typeof IORedis>('ioredis')
-import type { BanPolicy, ConsumeRequest, Decision, LimiterStore, StaleDecision, WindowState } from './limiter.js'
+import type { BanPolicy, ConsumeRequest, Decision, LimiterStore, StaleDecision, WindowState } from './store.js'
 
 /**
  * Check-and-charge of every window in one script, so N instances admit exactly the limit.

@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { SECURITY_SCHEME } from '../auth/auth.scope.js'
 import type { Config } from '../config.js'
 import { ERROR_CATALOG } from '../errors.js'
+import { API_KEY_SECURITY } from './security.js'
 
 export const API_VERSION = '1.0.0'
 
@@ -113,7 +113,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       ],
       components: {
         securitySchemes: {
-          [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: 'An API key: `as_live_…` in production, `as_test_…` in staging' },
+          [API_KEY_SECURITY]: { type: 'http', scheme: 'bearer', description: 'An API key: `as_live_…` in production, `as_test_…` in staging' },
         },
       },
     },

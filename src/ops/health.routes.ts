@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { DatabaseHandle } from '../db/database.js'
 import type { DatabaseOutage } from '../db/outage.js'
 import { ApiError } from '../errors.js'
-import type { LimiterBackend } from '../limits/limits.js'
 
 /** Liveness and readiness for load balancers and orchestrators; outside /v1, never rate limited. */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseHandle; outage: DatabaseOutage; limiter: LimiterBackend }> = async (
+export const healthRoutes: FastifyPluginAsyncTypebox<{ database: DatabaseHandle; outage: DatabaseOutage; limiter: { status(): 'memory' | 'redis' | 'redis-degraded' } }> = async (
   app,
   { database, outage, limiter },
 ) => {

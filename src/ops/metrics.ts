@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { FailoverEvents } from '../limits/failover.store.js'
 
 /** The service's Prometheus metrics, in a registry of its own (one per app). */
 export class Metrics {
@@ -64,6 +65,18 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'adoption_store_' })
+  }
+
+  /** Counts the shared limiter store's failures and fallbacks; `onRecovered` runs when Redis is back. */
+  limiterEvents(onRecovered: () => void): FailoverEvents {
+    return {
+      onError: () => this.limiterErrors.inc(),
+      onFallback: (active) => {
+        this.limiterDegraded.set(active ? 1 : 0)
+        if (active) this.limiterFallbacks.inc()
+        else onRecovered()
+      },
+    }
   }
 }
 

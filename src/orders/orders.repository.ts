@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js'
-import type { OrderRow, OrderStatus, PetStatus } from '../db/schema.js'
+import type { OrderRow, OrderStatus } from '../db/schema.js'
 
 export async function listOrders(db: Db, projectId: number, filter: { status?: OrderStatus | undefined; after?: number | undefined; limit: number }): Promise<OrderRow[]> {
   let query = db.selectFrom('orders').selectAll().where('project_id', '=', projectId)
@@ -30,23 +30,4 @@ export async function moveOrder(db: Db, projectId: number, id: number, from: rea
     .where('status', 'in', from)
     .returningAll()
     .executeTakeFirst()
-}
-
-/**
- * Moves an animal from `from` to `to` in one conditional statement: of two concurrent callers,
- * exactly one sees the animal in `from`. Answers whether it moved.
- */
-export async function movePet(db: Db, projectId: number, petId: number, from: PetStatus, to: PetStatus): Promise<boolean> {
-  const result = await db
-    .updateTable('pets')
-    .set({ status: to })
-    .where('project_id', '=', projectId)
-    .where('id', '=', petId)
-    .where('status', '=', from)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
-}
-
-export async function setPetStatus(db: Db, projectId: number, petId: number, to: PetStatus): Promise<void> {
-  await db.updateTable('pets').set({ status: to }).where('project_id', '=', projectId).where('id', '=', petId).execute()
 }

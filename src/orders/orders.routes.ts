@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../errors.js'
 import type { ResponseCache } from '../cache/response-cache.js'
-import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
+import { listHandler, NEXT_LINK_DOC } from '../http/pagination.js'
 import { IDEMPOTENT_REPLAYED_DOC, idempotencyError, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
 import { errorResponses } from '../openapi/responses.js'
-import { ListOrdersQuerySchema, NewOrderSchema, OrderIdParamsSchema } from './orders.schemas.js'
+import { ListOrdersQuerySchema, NewOrderSchema, type Order, OrderIdParamsSchema, type OrderStatus } from './orders.schemas.js'
 import { type OrderAction, type OrdersService, type TransitionResult, TRANSITIONS } from './orders.service.js'
 
 /** The store group is experimental: its shape may still change. */
@@ -24,14 +24,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
         response: { 200: { description: 'A page of orders', headers: NEXT_LINK_DOC, ...Type.Ref('Orders') }, ...errorResponses(400, 401, 500, 503) },
       },
     },
-    async (request, reply) => {
-      // The schema's default fills `limit` in; the type cannot know it.
-      const { limit = 20, status, after } = request.query
-      return cache.reply(request, reply, `listOrders ${limit} ${status} ${after}`, async () => {
-        const page = await orders.list(request.principal.projectId, { limit, status, after })
-        return { body: page.orders, link: nextPageLink('/v1/store/orders', { limit, status }, page.nextAfter) }
-      })
-    },
+    listHandler<OrderStatus, Order>(cache, 'listOrders', '/v1/store/orders', (projectId, query) => orders.list(projectId, query)),
   )
 
   app.post(

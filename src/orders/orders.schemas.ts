@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../http/schemas.js'
+import { ORDER_STATUSES } from '../db/schema.js'
 
-/** Every status of an order: the status column (src/db/schema.ts) takes its type from it. */
-export const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const
 const statusField = StringEnum(ORDER_STATUSES, { description: 'Where the adoption stands' })
 
 export const NewOrderSchema = Type.Object(

@@ -2,9 +2,10 @@ import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { OrderRow, PetStatus } from '../db/schema.js'
+import { type Page, pageOf, type PageQuery } from '../http/pagination.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
-import { findPet } from '../pets/pets.repository.js'
-import { findOrder, insertOrder, listOrders, moveOrder, movePet, setPetStatus } from './orders.repository.js'
+import { findPet, movePet, setPetStatus } from '../pets/pets.repository.js'
+import { findOrder, insertOrder, listOrders, moveOrder } from './orders.repository.js'
 import type { Order, OrderStatus } from './orders.schemas.js'
 
 /**
@@ -50,11 +51,9 @@ export class OrdersService {
     private readonly generations: Generations,
   ) {}
 
-  async list(projectId: number, filter: { limit: number; status?: OrderStatus | undefined; after?: number | undefined }) {
-    // One row more than asked tells whether another page exists.
-    const rows = await listOrders(this.db, projectId, { ...filter, limit: filter.limit + 1 })
-    const page = rows.slice(0, filter.limit)
-    return { orders: page.map(toOrder), nextAfter: rows.length > filter.limit ? page[page.length - 1]?.id : undefined }
+  async list(projectId: number, filter: PageQuery<OrderStatus>): Promise<Page<Order>> {
+    const page = pageOf(await listOrders(this.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
+    return { ...page, items: page.items.map(toOrder) }
   }
 
   async get(projectId: number, id: number): Promise<Order | undefined> {

@@ -57,3 +57,22 @@ export async function findPet(db: Db, projectId: number, id: number): Promise<Pe
   const [row] = await find(db, projectId, id)
   return row
 }
+
+/**
+ * Moves an animal from `from` to `to` in one conditional statement: of two concurrent callers,
+ * exactly one sees the animal in `from`. Answers whether it moved.
+ */
+export async function movePet(db: Db, projectId: number, petId: number, from: PetStatus, to: PetStatus): Promise<boolean> {
+  const result = await db
+    .updateTable('pets')
+    .set({ status: to })
+    .where('project_id', '=', projectId)
+    .where('id', '=', petId)
+    .where('status', '=', from)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+export async function setPetStatus(db: Db, projectId: number, petId: number, to: PetStatus): Promise<void> {
+  await db.updateTable('pets').set({ status: to }).where('project_id', '=', projectId).where('id', '=', petId).execute()
+}

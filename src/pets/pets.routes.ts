@@ -3,10 +3,10 @@ import { Type } from 'typebox'
 import type { Clock } from '../clock.js'
 import { ApiError } from '../errors.js'
 import type { ResponseCache } from '../cache/response-cache.js'
-import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
+import { listHandler, NEXT_LINK_DOC } from '../http/pagination.js'
 import { IDEMPOTENT_REPLAYED_DOC, idempotencyError, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
 import { errorResponses } from '../openapi/responses.js'
-import { ListPetsQuerySchema, NewPetSchema, PetIdParamsSchema } from './pets.schemas.js'
+import { ListPetsQuerySchema, NewPetSchema, type Pet, PetIdParamsSchema, type PetStatus } from './pets.schemas.js'
 import type { PetsService } from './pets.service.js'
 
 /** getPet is deprecated (RFC 9745) as of this instant, and removed at the sunset (RFC 8594). */
@@ -30,14 +30,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
         },
       },
     },
-    async (request, reply) => {
-      // The schema's default fills `limit` in; the type cannot know it.
-      const { limit = 20, status, after } = request.query
-      return cache.reply(request, reply, `listPets ${limit} ${status} ${after}`, async () => {
-        const page = await pets.list(request.principal.projectId, { limit, status, after })
-        return { body: page.pets, link: nextPageLink('/v1/pets', { limit, status }, page.nextAfter) }
-      })
-    },
+    listHandler<PetStatus, Pet>(cache, 'listPets', '/v1/pets', (projectId, query) => pets.list(projectId, query)),
   )
 
   app.post(

@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../http/schemas.js'
+import { PET_STATUSES } from '../db/schema.js'
 
-/** Every status of an animal: the status column (src/db/schema.ts) takes its type from it. */
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 
 export const PetStatusSchema = StringEnum(PET_STATUSES, {
   $id: 'PetStatus',

@@ -1,6 +1,7 @@
 import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import { type Page, pageOf } from '../http/pagination.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
 import { findPet, insertPet, listPets, type PetFilter } from './pets.repository.js'
 import type { NewPet, Pet } from './pets.schemas.js'
@@ -18,12 +19,8 @@ export class PetsService {
   ) {}
 
   /** One page in ascending id order, and the cursor of the next page when there is one. */
-  async list(projectId: number, filter: PetFilter): Promise<{ pets: Pet[]; nextAfter: number | undefined }> {
-    // One row more than asked tells whether another page exists, without a count.
-    const pets = await listPets(this.db, projectId, { ...filter, limit: filter.limit + 1 })
-    const more = pets.length > filter.limit
-    if (more) pets.pop()
-    return { pets, nextAfter: more ? pets[pets.length - 1]?.id : undefined }
+  async list(projectId: number, filter: PetFilter): Promise<Page<Pet>> {
+    return pageOf(await listPets(this.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
   }
 
   async get(projectId: number, id: number): Promise<Pet | undefined> {

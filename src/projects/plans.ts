@@ -1,7 +1,5 @@
-import type { Plan } from '../db/schema.js'
+import { type Plan, PLANS } from '../db/schema.js'
 
-/** Every plan, cheapest first: the plan column (src/db/schema.ts) and the API's `plan` take their type from it. */
-export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const
 
 export interface PlanLimits {
   perMinute: number

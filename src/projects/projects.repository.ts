@@ -42,3 +42,9 @@ export async function updateProjectPlan(
     .returningAll()
     .executeTakeFirst()
 }
+
+/** The slug of the project with this id; the project must exist (a key's project always does). */
+export async function getProjectSlug(db: Db, id: number): Promise<string> {
+  const { slug } = await db.selectFrom('projects').select('slug').where('id', '=', id).executeTakeFirstOrThrow()
+  return slug
+}

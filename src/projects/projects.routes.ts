@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { canSee, requireOperator } from '../admin/access.js'
-import type { Clock } from '../clock.js'
-import type { Db } from '../db/database.js'
-import { ApiError, type ErrorCode } from '../errors.js'
+import { canSee, requireOperator } from '../auth/admin-access.js'
+import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectParamsSchema, ProjectsSchema } from './projects.schemas.js'
-import { createProject, getProjects, type Project, type ProjectFailure, setProjectPlan, toProject } from './projects.service.js'
+import { type Project, type ProjectsService, toProject } from './projects.service.js'
 
 const PROJECTS = { tags: ['projects'] } as const
 
@@ -22,25 +20,15 @@ function present(project: Project, platformDomain: string | undefined): ProjectB
   }
 }
 
-function fail(failure: ProjectFailure): never {
-  const codes: Record<ProjectFailure['error'], ErrorCode> = {
-    invalid_slug: 'invalid_request',
-    invalid_plan: 'invalid_request',
-    slug_taken: 'slug_taken',
-    project_not_found: 'not_found',
-  }
-  throw new ApiError(codes[failure.error], failure.message)
-}
-
 /** Operator actions: checked before the body is read, so an owner learns nothing from validation. */
 async function operatorOnly(request: FastifyRequest): Promise<void> {
   requireOperator(request)
 }
 
 /** Projects and their plans (admin API, `/admin/v1`). */
-export const projectsRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; platformDomain: string | undefined }> = async (
+export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsService; platformDomain: string | undefined }> = async (
   app,
-  { db, clock, platformDomain },
+  { projects, platformDomain },
 ) => {
   app.get(
     '/projects',
@@ -54,8 +42,8 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; p
       },
     },
     async (request) => {
-      const projects = await getProjects(db)
-      return projects.filter((project) => canSee(request.adminPrincipal, project)).map((project) => present(project, platformDomain))
+      const all = await projects.list()
+      return all.filter((project) => canSee(request.adminPrincipal, project)).map((project) => present(project, platformDomain))
     },
   )
 
@@ -78,9 +66,8 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; p
     },
     async (request, reply) => {
       const { slug, plan, perMinute, perDay } = request.body
-      const result = await createProject(db, clock, slug, { plan, perMinute, perDay })
-      if (!result.ok) fail(result)
-      return reply.code(201).header('location', `/admin/v1/projects/${result.project.slug}`).send(present(result.project, platformDomain))
+      const { project } = orThrow(await projects.create(slug, { plan, perMinute, perDay }))
+      return reply.code(201).header('location', `/admin/v1/projects/${project.slug}`).send(present(project, platformDomain))
     },
   )
 
@@ -115,9 +102,8 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; p
       },
     },
     async (request) => {
-      const result = await setProjectPlan(db, request.adminProject.slug, request.body)
-      if (!result.ok) fail(result)
-      return present(result.project, platformDomain)
+      const { project } = orThrow(await projects.setPlan(request.adminProject.slug, request.body))
+      return present(project, platformDomain)
     },
   )
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { StringEnum } from '../http/schemas.js'
-import { PLANS } from './plans.js'
+import { PLANS } from '../db/schema.js'
 
 const MAX_LIMIT = 1_000_000_000
 

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { Plan, ProjectRow } from '../db/schema.js'
+import type { Outcome } from '../errors.js'
 import { limitsOf } from './plans.js'
 import { findProjectBySlug, insertProject, listProjects, updateProjectPlan } from './projects.repository.js'
 
@@ -20,13 +21,8 @@ export interface PlanChoice {
   perDay?: number | undefined
 }
 
-export type ProjectFailure =
-  | { error: 'invalid_slug'; message: string }
-  | { error: 'slug_taken'; message: string }
-  | { error: 'invalid_plan'; message: string }
-  | { error: 'project_not_found'; message: string }
-
-export type ProjectResult = { ok: true; project: Project } | ({ ok: false } & ProjectFailure)
+/** invalid_request: a malformed slug or plan choice; slug_taken; not_found: no such project. */
+export type ProjectResult = Outcome<{ project: Project }, 'invalid_request' | 'slug_taken' | 'not_found'>
 
 /** A project slug is a DNS label: it becomes `<slug>.<platform domain>`. */
 const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
@@ -36,52 +32,65 @@ export function toProject(row: ProjectRow): Project {
   return { id: row.id, slug: row.slug, plan: row.plan, limits: limitsOf(row), createdAt: row.created_at }
 }
 
-export async function createProject(db: Db, clock: Clock, slug: string, choice: PlanChoice): Promise<ProjectResult> {
-  if (!SLUG_PATTERN.test(slug)) {
-    return { ok: false, error: 'invalid_slug', message: `Invalid slug "${slug}": use 1-63 lowercase letters, digits and inner hyphens.` }
+/** Projects and their plans: what the admin API's and the CLI's project operations do. */
+export class ProjectsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(slug: string, choice: PlanChoice): Promise<ProjectResult> {
+    if (!SLUG_PATTERN.test(slug)) {
+      return { ok: false, error: 'invalid_request', message: `Invalid slug "${slug}": use 1-63 lowercase letters, digits and inner hyphens.` }
+    }
+    const limits = checkPlanChoice(choice)
+    if (!limits.ok) return limits
+    if (await findProjectBySlug(this.db, slug)) {
+      return { ok: false, error: 'slug_taken', message: `A project with slug "${slug}" already exists.` }
+    }
+    let row: ProjectRow
+    try {
+      row = await insertProject(this.db, { slug, plan: choice.plan, ...limits.custom, createdAt: new Date(this.clock.now()).toISOString() })
+    } catch (error) {
+      // The same slug created at the same moment by another request or process.
+      if (isUniqueViolation(error)) return { ok: false, error: 'slug_taken', message: `A project with slug "${slug}" already exists.` }
+      throw error
+    }
+    return { ok: true, project: toProject(row) }
   }
-  const limits = checkPlanChoice(choice)
-  if (!limits.ok) return limits
-  if (await findProjectBySlug(db, slug)) {
-    return { ok: false, error: 'slug_taken', message: `A project with slug "${slug}" already exists.` }
+
+  async list(): Promise<Project[]> {
+    return (await listProjects(this.db)).map(toProject)
   }
-  let row: ProjectRow
-  try {
-    row = await insertProject(db, { slug, plan: choice.plan, ...limits.custom, createdAt: new Date(clock.now()).toISOString() })
-  } catch (error) {
-    // The same slug created at the same moment by another request or process.
-    if (isUniqueViolation(error)) return { ok: false, error: 'slug_taken', message: `A project with slug "${slug}" already exists.` }
-    throw error
+
+  /** The project's row, for the admin scope's access checks; undefined when there is none. */
+  async find(slug: string): Promise<ProjectRow | undefined> {
+    return findProjectBySlug(this.db, slug)
   }
-  return { ok: true, project: toProject(row) }
+
+  async setPlan(slug: string, choice: PlanChoice): Promise<ProjectResult> {
+    const limits = checkPlanChoice(choice)
+    if (!limits.ok) return limits
+    const row = await updateProjectPlan(this.db, slug, { plan: choice.plan, ...limits.custom })
+    if (!row) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
+    await authChanged(this.db)
+    return { ok: true, project: toProject(row) }
+  }
 }
 
-export async function getProjects(db: Db): Promise<Project[]> {
-  return (await listProjects(db)).map(toProject)
-}
-
-export async function setProjectPlan(db: Db, slug: string, choice: PlanChoice): Promise<ProjectResult> {
-  const limits = checkPlanChoice(choice)
-  if (!limits.ok) return limits
-  const row = await updateProjectPlan(db, slug, { plan: choice.plan, ...limits.custom })
-  if (!row) return { ok: false, error: 'project_not_found', message: `No project with slug "${slug}".` }
-  await authChanged(db)
-  return { ok: true, project: toProject(row) }
-}
-
-type CheckedPlan = { ok: true; custom: { perMinute: number | null; perDay: number | null } } | ({ ok: false } & ProjectFailure)
+type CheckedPlan = Outcome<{ custom: { perMinute: number | null; perDay: number | null } }, 'invalid_request'>
 
 /** Enterprise projects need their own limits; the fixed plans must not be given any. */
 function checkPlanChoice({ plan, perMinute, perDay }: PlanChoice): CheckedPlan {
   if (plan !== 'enterprise') {
     if (perMinute !== undefined || perDay !== undefined) {
-      return { ok: false, error: 'invalid_plan', message: `Plan ${plan} has fixed limits; custom limits (--per-minute and --per-day, or perMinute and perDay in the admin API) are for enterprise only.` }
+      return { ok: false, error: 'invalid_request', message: `Plan ${plan} has fixed limits; custom limits (--per-minute and --per-day, or perMinute and perDay in the admin API) are for enterprise only.` }
     }
     return { ok: true, custom: { perMinute: null, perDay: null } }
   }
   for (const [name, field, value] of [['per-minute', 'perMinute', perMinute], ['per-day', 'perDay', perDay]] as const) {
     if (value === undefined || !Number.isSafeInteger(value) || value < 1 || value > MAX_LIMIT) {
-      return { ok: false, error: 'invalid_plan', message: `Plan enterprise needs its ${name} limit (--${name}, or ${field} in the admin API) as a whole number from 1 to ${MAX_LIMIT}.` }
+      return { ok: false, error: 'invalid_request', message: `Plan enterprise needs its ${name} limit (--${name}, or ${field} in the admin API) as a whole number from 1 to ${MAX_LIMIT}.` }
     }
   }
   return { ok: true, custom: { perMinute: perMinute ?? null, perDay: perDay ?? null } }

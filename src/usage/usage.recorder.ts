@@ -68,11 +68,11 @@ export class UsageRecorder {
     this.timer.unref()
   }
 
-  /** Stops the timer and writes what is left. */
+  /** Stops the timer and writes what is left; a failure to write is logged, not thrown (the app is closing). */
   async close(): Promise<void> {
     clearInterval(this.timer)
     this.timer = undefined
-    await this.flush()
+    await this.flush().catch((err: unknown) => this.log.warn({ err }, 'usage counts not written at close'))
   }
 
   private countsOf(projectId: number): Counts {

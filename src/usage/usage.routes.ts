@@ -1,15 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { Clock } from '../clock.js'
-import type { Db } from '../db/database.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
-import type { UsageRecorder } from './usage.recorder.js'
 import { UsageQuerySchema } from './usage.schemas.js'
-import { getUsage } from './usage.service.js'
+import type { UsageService } from './usage.service.js'
 
 /** A project's traffic (admin API, `/admin/v1`). */
-export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; usage: UsageRecorder }> = async (app, { db, clock, usage }) => {
+export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageService }> = async (app, { usage }) => {
   app.get(
     '/projects/:slug/usage',
     {
@@ -24,10 +21,6 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; clock: Clock; usag
         response: { 200: { description: "The project's usage", ...Type.Ref('Usage') }, ...errorResponses(400, 401, 404, 500, 503) },
       },
     },
-    async (request) => {
-      // This instance's counts are written first, so the answer includes its latest requests.
-      await usage.flush()
-      return getUsage(db, clock, request.adminProject, request.query.range)
-    },
+    async (request) => usage.get(request.adminProject, request.query.range),
   )
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { ProjectRow } from '../db/schema.js'
 import { limitsOf, type PlanLimits } from '../projects/plans.js'
+import type { UsageRecorder } from './usage.recorder.js'
 import { sumUsage } from './usage.repository.js'
 import type { USAGE_RANGES } from './usage.schemas.js'
 
@@ -31,19 +32,30 @@ const RANGES: Record<UsageRange, { bucketMs: number; buckets: number; prefixLeng
   week: { bucketMs: DAY_MS, buckets: 7, prefixLength: 10 },
 }
 
-/** A project's usage over a range, oldest bucket first, every bucket present (zeros included). */
-export async function getUsage(db: Db, clock: Clock, project: ProjectRow, range: UsageRange): Promise<Usage> {
-  const { bucketMs, buckets, prefixLength } = RANGES[range]
-  const now = clock.now()
-  const last = now - (now % bucketMs)
-  const first = last - (buckets - 1) * bucketMs
-  const totals = await sumUsage(db, project.id, new Date(first).toISOString(), new Date(last + bucketMs).toISOString(), prefixLength)
-  const byBucket = new Map(totals.map((total) => [total.bucket, total]))
-  const points: UsagePoint[] = []
-  for (let at = first; at <= last; at += bucketMs) {
-    const iso = new Date(at).toISOString()
-    const total = byBucket.get(iso.slice(0, prefixLength))
-    points.push({ at: iso, requests: total?.requests ?? 0, limited: total?.limited ?? 0, bans: total?.bans ?? 0 })
+/** A project's traffic, as the dashboard's charts show it. */
+export class UsageService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly recorder: UsageRecorder,
+  ) {}
+
+  /** A project's usage over a range, oldest bucket first, every bucket present (zeros included). */
+  async get(project: ProjectRow, range: UsageRange): Promise<Usage> {
+    // This instance's counts are written first, so the answer includes its latest requests.
+    await this.recorder.flush()
+    const { bucketMs, buckets, prefixLength } = RANGES[range]
+    const now = this.clock.now()
+    const last = now - (now % bucketMs)
+    const first = last - (buckets - 1) * bucketMs
+    const totals = await sumUsage(this.db, project.id, new Date(first).toISOString(), new Date(last + bucketMs).toISOString(), prefixLength)
+    const byBucket = new Map(totals.map((total) => [total.bucket, total]))
+    const points: UsagePoint[] = []
+    for (let at = first; at <= last; at += bucketMs) {
+      const iso = new Date(at).toISOString()
+      const total = byBucket.get(iso.slice(0, prefixLength))
+      points.push({ at: iso, requests: total?.requests ?? 0, limited: total?.limited ?? 0, bans: total?.bans ?? 0 })
+    }
+    return { range, bucketSeconds: bucketMs / 1000, limits: limitsOf(project), points }
   }
-  return { range, bucketSeconds: bucketMs / 1000, limits: limitsOf(project), points }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
-import { createUser as createAccount, type Session } from '../../src/accounts/accounts.service.js'
+import { AccountsService, type Session } from '../../src/accounts/accounts.service.js'
 import type { UserRole } from '../../src/db/schema.js'
 import { assertMatchesAdminContract } from './admin.js'
 import type { TestApp } from './app.js'
@@ -21,7 +21,7 @@ export async function createUser(
   options: { role?: UserRole; projects?: string[]; email?: string; password?: string } = {},
 ): Promise<{ email: string; password: string }> {
   const { role = 'operator', projects = [], email = uniqueEmail(role), password = TEST_PASSWORD } = options
-  const created = await createAccount(t.database.db, t.clock, { email, role, projects, password })
+  const created = await new AccountsService(t.database.db, t.clock).createUser({ email, role, projects, password })
   if (!created.ok) throw new Error(created.message)
   return { email: created.user.email, password }
 }

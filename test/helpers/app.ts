@@ -7,8 +7,8 @@ import type { Clock } from '../../src/clock.js'
 import { type Config, defineConfig } from '../../src/config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js'
 import type { Plan } from '../../src/db/schema.js'
-import { createApiKey } from '../../src/keys/keys.service.js'
-import { createProject } from '../../src/projects/projects.service.js'
+import { KeysService } from '../../src/keys/keys.service.js'
+import { ProjectsService } from '../../src/projects/projects.service.js'
 import { assertMatchesContract } from './contract.js'
 import { copyMigratedSqlite, testAppPostgresDatabase, testDialect } from './databases.js'
 
@@ -90,6 +90,9 @@ async function startTestApp(
   await migrateToLatest(database.db)
   const app = await buildApp({ config, database, clock, logger: options.logger ?? false })
   await app.ready()
+  // Fixtures are made as the CLI makes them: through the services, on the app's database.
+  const projects = new ProjectsService(database.db, clock)
+  const keys = new KeysService(database.db, clock, config.environment)
 
   return {
     app,
@@ -103,14 +106,14 @@ async function startTestApp(
     },
     async project({ plan = 'free', perMinute, perDay } = {}) {
       const slug = `project-${process.pid}-${++counter}`
-      const created = await createProject(database.db, clock, slug, { plan, perMinute, perDay })
+      const created = await projects.create(slug, { plan, perMinute, perDay })
       if (!created.ok) throw new Error(created.message)
-      const key = await createApiKey(database.db, clock, config.environment, { project: slug })
+      const key = await keys.create({ project: slug })
       if (!key.ok) throw new Error(key.message)
       return { slug, id: created.project.id, key: key.secret }
     },
     async key(project, keyOptions = {}) {
-      const key = await createApiKey(database.db, clock, config.environment, { project, ...keyOptions })
+      const key = await keys.create({ project, ...keyOptions })
       if (!key.ok) throw new Error(key.message)
       return { id: key.key.id, secret: key.secret }
     },

@@ -3,7 +3,7 @@
  * client, as any API user would. They never open the database nor read the service's own
  * configuration: only `--url`/ADOPTION_STORE_URL and `--key`/ADOPTION_STORE_KEY.
  */
-import { type Command, InvalidArgumentError, Option } from 'commander'
+import { type Command, Option } from 'commander'
 import {
   type AdoptionStoreClient,
   AdoptionStoreError,
@@ -15,6 +15,7 @@ import {
   type PetStatus,
   servers,
 } from '../client/index.js'
+import { CliError, jsonOption, print, table, wholeNumber } from './common.js'
 
 /**
  * Every member of one of the client's unions, in order. A record rather than a list: the
@@ -33,35 +34,17 @@ interface ApiOptions {
   json?: boolean
 }
 
-/** An expected failure of a data command: one line on stderr, exit status 1. */
-class DataCommandError extends Error {}
-
 export function registerDataCommands(program: Command): void {
   const pets = program.command('pets').description("list, add and fetch animals through a running service's API")
 
-  apiOptions(
-    pets
-      .command('list')
-      .description('list animals in ascending id order, one page (or every page with --all)')
-      .addOption(new Option('--status <status>', 'only animals with this status').choices(PET_STATUSES))
-      .option('--limit <n>', 'animals per page, 1 to 100 (default 20)', wholeNumber(1))
-      .option('--after <id>', 'the cursor: only animals with a greater id', wholeNumber(0))
-      .option('--all', 'follow the pages to the end'),
-  ).action((options: ApiOptions & { status?: PetStatus; limit?: number; after?: number; all?: boolean }) =>
-    run(options, async (client) => {
-      const query = { status: options.status, limit: options.limit, after: options.after }
-      const page = options.all ? { items: await collect(client.iteratePets(query)), next: undefined } : await client.listPets(query)
-      print(options.json, page.items, () => petTable(page))
-    }),
-  )
+  listCommand(pets, 'animals', PET_STATUSES, petTable, (client, query) => client.listPets(query), (client, query) => client.iteratePets(query))
 
-  apiOptions(
+  creation(
     pets
       .command('create <name>')
       .description('add an animal (safe to retry: sent with an Idempotency-Key)')
       .requiredOption('--category <id>', 'its category id', wholeNumber(1))
-      .addOption(new Option('--status <status>', 'its status (default available)').choices(PET_STATUSES))
-      .option('--idempotency-key <key>', 'your own Idempotency-Key, to repeat this command safely (default: a new UUID)'),
+      .addOption(new Option('--status <status>', 'its status (default available)').choices(PET_STATUSES)),
   ).action((name: string, options: ApiOptions & { category: number; status?: PetStatus; idempotencyKey?: string }) =>
     run(options, async (client) => {
       const pet = await client.createPet({ name, categoryId: options.category, status: options.status }, { idempotencyKey: options.idempotencyKey })
@@ -79,28 +62,9 @@ export function registerDataCommands(program: Command): void {
 
   const orders = program.command('orders').description("list, place and move adoption orders through a running service's API")
 
-  apiOptions(
-    orders
-      .command('list')
-      .description('list orders in ascending id order, one page (or every page with --all)')
-      .addOption(new Option('--status <status>', 'only orders with this status').choices(ORDER_STATUSES))
-      .option('--limit <n>', 'orders per page, 1 to 100 (default 20)', wholeNumber(1))
-      .option('--after <id>', 'the cursor: only orders with a greater id', wholeNumber(0))
-      .option('--all', 'follow the pages to the end'),
-  ).action((options: ApiOptions & { status?: OrderStatus; limit?: number; after?: number; all?: boolean }) =>
-    run(options, async (client) => {
-      const query = { status: options.status, limit: options.limit, after: options.after }
-      const page = options.all ? { items: await collect(client.iterateOrders(query)), next: undefined } : await client.listOrders(query)
-      print(options.json, page.items, () => orderTable(page))
-    }),
-  )
+  listCommand(orders, 'orders', ORDER_STATUSES, orderTable, (client, query) => client.listOrders(query), (client, query) => client.iterateOrders(query))
 
-  apiOptions(
-    orders
-      .command('create <petId>')
-      .description('order an available animal (safe to retry: sent with an Idempotency-Key)')
-      .option('--idempotency-key <key>', 'your own Idempotency-Key, to repeat this command safely (default: a new UUID)'),
-  ).action((petId: string, options: ApiOptions & { idempotencyKey?: string }) =>
+  creation(orders.command('create <petId>').description('order an available animal (safe to retry: sent with an Idempotency-Key)')).action((petId: string, options: ApiOptions & { idempotencyKey?: string }) =>
     run(options, async (client) => {
       const order = await client.placeOrder({ petId: idArgument(petId) }, { idempotencyKey: options.idempotencyKey })
       print(options.json, order, () => `Placed order ${describeOrder(order)}`)
@@ -129,11 +93,49 @@ export function registerDataCommands(program: Command): void {
   }
 }
 
+/** `pets list` and `orders list`: one page in ascending id order, or every page with `--all`. */
+function listCommand<S extends string, T extends { id: number }>(
+  group: Command,
+  noun: string,
+  statuses: readonly S[],
+  render: (page: Page<T>) => string,
+  page: (client: AdoptionStoreClient, query: ListQuery<S>) => Promise<Page<T>>,
+  all: (client: AdoptionStoreClient, query: ListQuery<S>) => AsyncIterable<T>,
+): void {
+  apiOptions(
+    group
+      .command('list')
+      .description(`list ${noun} in ascending id order, one page (or every page with --all)`)
+      .addOption(new Option('--status <status>', `only ${noun} with this status`).choices(statuses))
+      .option('--limit <n>', `${noun} per page, 1 to 100 (default 20)`, wholeNumber(1))
+      .option('--after <id>', `the cursor: only ${noun} with a greater id`, wholeNumber(0))
+      .option('--all', 'follow the pages to the end'),
+  ).action((options: ApiOptions & { status?: S; limit?: number; after?: number; all?: boolean }) =>
+    run(options, async (client) => {
+      const query = { status: options.status, limit: options.limit, after: options.after }
+      const found = options.all ? { items: await collect(all(client, query)), next: undefined } : await page(client, query)
+      print(options.json, found.items, () => render(found))
+    }),
+  )
+}
+
+interface ListQuery<S> {
+  status: S | undefined
+  limit: number | undefined
+  after: number | undefined
+}
+
+/** A command that creates: sent with an Idempotency-Key, the caller's own to repeat it safely. */
+function creation(command: Command): Command {
+  return apiOptions(command.option('--idempotency-key <key>', 'your own Idempotency-Key, to repeat this command safely (default: a new UUID)'))
+}
+
 function apiOptions(command: Command): Command {
-  return command
-    .option('--url <url>', `the API's base URL (env ADOPTION_STORE_URL, default ${servers.production})`)
-    .option('--key <key>', 'the API key (env ADOPTION_STORE_KEY; prefer the variable: flags show in the process list)')
-    .option('--json', 'print JSON')
+  return jsonOption(
+    command
+      .option('--url <url>', `the API's base URL (env ADOPTION_STORE_URL, default ${servers.production})`)
+      .option('--key <key>', 'the API key (env ADOPTION_STORE_KEY; prefer the variable: flags show in the process list)'),
+  )
 }
 
 /** Runs a command with a client; any failure becomes one line on stderr and exit status 1. */
@@ -149,7 +151,7 @@ async function run(options: ApiOptions, work: (client: AdoptionStoreClient) => P
 function clientFor(options: ApiOptions): AdoptionStoreClient {
   const url = options.url ?? nonEmpty(process.env.ADOPTION_STORE_URL) ?? servers.production
   const apiKey = options.key ?? nonEmpty(process.env.ADOPTION_STORE_KEY)
-  if (!apiKey) throw new DataCommandError('no API key: pass --key or set ADOPTION_STORE_KEY.')
+  if (!apiKey) throw new CliError('no API key: pass --key or set ADOPTION_STORE_KEY.')
   try {
     return createClient({
       baseUrl: url,
@@ -160,12 +162,12 @@ function clientFor(options: ApiOptions): AdoptionStoreClient {
       },
     })
   } catch (error) {
-    throw new DataCommandError(`${(error as Error).message.replace(/^createClient: /, '')} (from --url or ADOPTION_STORE_URL).`)
+    throw new CliError(`${(error as Error).message.replace(/^createClient: /, '')} (from --url or ADOPTION_STORE_URL).`)
   }
 }
 
 function describeFailure(error: unknown): string {
-  if (error instanceof DataCommandError) return error.message
+  if (error instanceof CliError) return error.message
   if (error instanceof AdoptionStoreError) {
     const where = error.status ? `${error.code}, HTTP ${error.status}` : error.code
     const bannedUntil = error.bannedUntil ? `; banned until ${error.bannedUntil.toISOString()}` : ''
@@ -188,10 +190,6 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = []
   for await (const item of items) all.push(item)
   return all
-}
-
-function print(json: boolean | undefined, data: unknown, human: () => string): void {
-  process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`)
 }
 
 function describePet(pet: Pet): string {
@@ -227,24 +225,9 @@ function withMore(text: string, page: Page<{ id: number }>): string {
   return page.next && last ? `${text}\nMore: --after ${last.id} for the next page, or --all.` : text
 }
 
-function table(header: string[], rows: string[][]): string {
-  if (rows.length === 0) return '(none)'
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
-  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')
-}
-
-function wholeNumber(min: number): (value: string) => number {
-  return (value) => {
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
-      throw new InvalidArgumentError(`a whole number of at least ${min} is needed.`)
-    }
-    return Number(value)
-  }
-}
-
 function idArgument(value: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) {
-    throw new DataCommandError(`"${value}" is not an id: a whole number of at least 1 is needed.`)
+    throw new CliError(`"${value}" is not an id: a whole number of at least 1 is needed.`)
   }
   return Number(value)
 }

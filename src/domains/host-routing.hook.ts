@@ -1,6 +1,6 @@
 import net from 'node:net'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { REALM } from '../auth/auth.scope.js'
+import { REALM } from '../auth/api-key.scope.js'
 import type { Db } from '../db/database.js'
 import { ApiError } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'

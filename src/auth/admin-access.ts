@@ -1,14 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Db } from '../db/database.js'
-import type { ProjectRow } from '../db/schema.js'
+import { hash, timingSafeEqual } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import type { ProjectRow, UserRole } from '../db/schema.js'
 import { ApiError } from '../errors.js'
-import { findProjectBySlug } from '../projects/projects.repository.js'
 
 export const ADMIN_REALM = 'Bearer realm="adoption-store-admin"'
-/** The admin document's security schemes: the ADMIN_TOKEN bearer, and the session cookie. */
-export const ADMIN_SECURITY = 'adminToken'
-export const SESSION_SECURITY = 'sessionCookie'
+/** The dashboard's session cookie, set by signIn. */
+export const SESSION_COOKIE = 'adoption_session'
 
 /**
  * Who is calling the admin API. Operators see and change every project; owners see only the
@@ -19,17 +16,22 @@ export type AdminPrincipal =
   | { role: 'operator'; userId: number | null; email: string | null }
   | { role: 'owner'; userId: number; email: string; projectIds: ReadonlySet<number> }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the admin scope's authentication, before any admin handler runs. */
-    adminPrincipal: AdminPrincipal
-    /** On routes with a `:slug` parameter: the project, once the caller may see it. */
-    adminProject: ProjectRow
-  }
+/** A request's live session, as the admin scope's authentication finds it. */
+export interface SignedIn {
+  sessionId: string
+  csrfToken: string
+  user: { id: number; email: string; role: UserRole }
+  principal: AdminPrincipal
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest()
+/** Opens the session a cookie's token stands for (the accounts service). */
+export interface SessionLookup {
+  authenticate(token: string): Promise<SignedIn | undefined>
+}
+
+/** Whether two secrets are equal, compared as digests in constant time: not even the length is revealed. */
+export function sameSecret(sent: string, expected: string): boolean {
+  return timingSafeEqual(hash('sha256', sent, 'buffer'), hash('sha256', expected, 'buffer'))
 }
 
 /** The principal of an `Authorization: Bearer <ADMIN_TOKEN>` request; undefined without that header. */
@@ -43,12 +45,14 @@ export function tokenPrincipal(request: FastifyRequest, token: string | undefine
   if (token === undefined) {
     throw new ApiError('unauthorized', 'The admin token is disabled on this instance (ADMIN_TOKEN is not set): sign in instead.', { 'www-authenticate': `${ADMIN_REALM}, error="invalid_token"` })
   }
-  // Compared as digests, in constant time: the token's length is not revealed either.
-  if (!timingSafeEqual(digest(value), digest(token))) {
+  if (!sameSecret(value, token)) {
     throw new ApiError('unauthorized', 'The admin token is not the configured ADMIN_TOKEN.', { 'www-authenticate': `${ADMIN_REALM}, error="invalid_token"` })
   }
   return { role: 'operator', userId: null, email: null }
 }
+
+/** Finds a project by its slug (ProjectsService.find); undefined when there is none. */
+export type ProjectLookup = (slug: string) => Promise<ProjectRow | undefined>
 
 /** Whether the principal may see the project. */
 export function canSee(principal: AdminPrincipal, project: Pick<ProjectRow, 'id'>): boolean {
@@ -58,19 +62,4 @@ export function canSee(principal: AdminPrincipal, project: Pick<ProjectRow, 'id'
 /** Operator actions: an owner gets 403 `forbidden`. */
 export function requireOperator(request: FastifyRequest): void {
   if (request.adminPrincipal.role !== 'operator') throw new ApiError('forbidden', 'Only operators may do this; ask an operator of this service.')
-}
-
-/**
- * On every admin route with a `:slug` parameter, resolves the project and checks the caller may
- * see it. An owner asking for another project gets the same 404 as for a project that does not
- * exist: nothing tells them it does.
- */
-export function resolveProjects(scope: FastifyInstance, db: Db): void {
-  scope.addHook('preHandler', async (request) => {
-    const slug = (request.params as { slug?: unknown } | undefined)?.slug
-    if (typeof slug !== 'string') return
-    const project = await findProjectBySlug(db, slug)
-    if (!project || !canSee(request.adminPrincipal, project)) throw new ApiError('not_found', `No project with slug "${slug}".`)
-    request.adminProject = project
-  })
 }

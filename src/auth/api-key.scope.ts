@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { CHECKSUM_LENGTH, KEY_PREFIXES, RANDOM_LENGTH } from '../keys/api-key.js'
-import type { AuthResult, Authenticator, Principal } from '../keys/keys.service.js'
-import { ApiError } from '../errors.js'
 import type { Environment } from '../config.js'
+import { ApiError } from '../errors.js'
 import { sendError } from '../http/error-handler.js'
+import { API_KEY_SECURITY } from '../openapi/security.js'
+import { CHECKSUM_LENGTH, KEY_PREFIXES, RANDOM_LENGTH } from './api-key.js'
+import type { AuthResult, Authenticator, Principal } from './authenticator.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +19,6 @@ declare module 'fastify' {
 export type Caller = AuthResult | { ok: false; reason: 'error'; error: unknown }
 
 export const REALM = 'Bearer realm="adoption-store"'
-export const SECURITY_SCHEME = 'bearerAuth'
 
 /**
  * Reads the API key of every request in a scope, once, before anything else needs it: rate
@@ -42,7 +42,7 @@ export function identifyCaller(scope: FastifyInstance, authenticator: Authentica
 export function requireApiKey(scope: FastifyInstance, environment: Environment): void {
   scope.decorateRequest('principal', null as unknown as Principal)
   scope.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, security: [{ [SECURITY_SCHEME]: [] }] }
+    route.schema = { ...route.schema, security: [{ [API_KEY_SECURITY]: [] }] }
   })
   const refusals = unauthorizedAnswers(environment)
   scope.addHook('onRequest', (request: FastifyRequest, reply, done) => {

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { buildApp } from '../app.js'
-import { defineConfig } from '../config.js'
-import { migrateToLatest, openDatabase } from '../db/database.js'
+import { buildApp } from '../src/app.js'
+import { defineConfig } from '../src/config.js'
+import { migrateToLatest, openDatabase } from '../src/db/database.js'
 
 /** The two OpenAPI documents, keyed by the file each is committed as. */
 export interface OpenApiDocuments {

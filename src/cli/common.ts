@@ -1,0 +1,79 @@
+/**
+ * What every command group shares: the configuration, the database with the services built on
+ * it, output (a human text or `--json`), and the one expected-failure type.
+ */
+import { type Command, InvalidArgumentError } from 'commander'
+import { announceAuthChange, onAuthChange } from '../cache/generations.js'
+import type { Config } from '../config.js'
+import { type Db, migrateToLatest, openDatabase } from '../db/database.js'
+import type { Failure } from '../errors.js'
+
+/** An expected failure: printed as one line to stderr, exit status 1. */
+export class CliError extends Error {}
+
+/** What the entry lends every command group. */
+export interface CliContext {
+  /** The configuration: environment variables, overridden by the global flags; read once. */
+  config(): Config
+}
+
+/** The `--json` flag of every command that prints data. */
+export function jsonOption(command: Command): Command {
+  return command.option('--json', 'print JSON')
+}
+
+export function print(json: boolean | undefined, data: unknown, human: () => string): void {
+  process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`)
+}
+
+/** A list: as is with `--json`, else a table with a column per entry of `columns` (header → cell). */
+export function printList<T>(json: boolean | undefined, items: readonly T[], columns: Record<string, (item: T) => string>): void {
+  const cells = Object.values(columns)
+  print(json, items, () => table(Object.keys(columns), items.map((item) => cells.map((cell) => cell(item)))))
+}
+
+export function table(header: string[], rows: string[][]): string {
+  if (rows.length === 0) return '(none)'
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')
+}
+
+type Failed = Pick<Failure<string>, 'ok' | 'message'>
+
+/** A service's result; its expected failure ends the command with its message. */
+export function succeeded<R extends { ok: true } | Failed>(result: R): Exclude<R, Failed> {
+  if (!result.ok) throw new CliError((result as Failed).message)
+  return result as Exclude<R, Failed>
+}
+
+/**
+ * Runs `work` with a service built on the migrated database (the same service the HTTP API uses),
+ * then closes the database.
+ */
+export async function withService<S>(cli: CliContext, build: (db: Db, config: Config) => S, work: (service: S) => Promise<void>): Promise<void> {
+  const config = cli.config()
+  const database = openDatabase(config)
+  // Changes of keys and plans reach servers that share cache generations in Redis.
+  // The change is committed either way; without Redis, servers notice it within a second.
+  onAuthChange(database.db, () =>
+    announceAuthChange(config).catch((error: unknown) => {
+      process.stderr.write(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers apply it within 1 s\n`)
+    }),
+  )
+  try {
+    await migrateToLatest(database.db)
+    await work(build(database.db, config))
+  } finally {
+    await database.close()
+  }
+}
+
+/** An option's parser: a whole number of at least `min`. */
+export function wholeNumber(min: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
+      throw new InvalidArgumentError(`a whole number of at least ${min} is needed.`)
+    }
+    return Number(value)
+  }
+}

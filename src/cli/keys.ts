@@ -1,0 +1,79 @@
+/** `adoption-store keys …`: create, list, revoke and unban API keys. */
+import { type Command, InvalidArgumentError } from 'commander'
+import { systemClock } from '../clock.js'
+import { KeysService, MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
+import { liftBan } from '../limits/limits.service.js'
+import { type CliContext, jsonOption, print, printList, succeeded, withService } from './common.js'
+
+export function registerKeyCommands(program: Command, cli: CliContext): void {
+  const group = program.command('keys').description('create, list, revoke and unban API keys')
+  // Without a running limiter, a ban is lifted at its record (which in-process stores re-read
+  // within a second) and in Redis when configured.
+  const run = (work: (services: { keys: KeysService; unban: (id: string) => ReturnType<typeof liftBan> }) => Promise<void>) =>
+    withService(cli, (db, config) => ({ keys: new KeysService(db, systemClock, config.environment), unban: (id: string) => liftBan(db, config, id) }), work)
+
+  jsonOption(
+    group
+      .command('create')
+      .description('create an API key; its secret is shown only this once')
+      .requiredOption('--project <slug>', 'the project the key acts for')
+      .option('--name <text>', 'a name to recognise the key by')
+      .option('--expires-in <duration>', `lifetime, e.g. 90d, 12h, 30m, 2w; at most ${MAX_KEY_LIFETIME_DAYS}d`, keyLifetime),
+  ).action(async (options: { project: string; name?: string; expiresIn?: number; json?: boolean }) =>
+    run(async ({ keys }) => {
+      const { key, secret } = succeeded(await keys.create({ project: options.project, name: options.name, expiresInMs: options.expiresIn }))
+      print(options.json, { ...key, key: secret }, () =>
+        [
+          `Created key ${key.id} for project ${key.project}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}.`,
+          'The secret is shown only this once:',
+          '',
+          `  ${secret}`,
+        ].join('\n'),
+      )
+    }),
+  )
+
+  jsonOption(group.command('list').description("list a project's keys (never their secrets)").requiredOption('--project <slug>', 'the project')).action(
+    async (options: { project: string; json?: boolean }) =>
+      run(async ({ keys }) =>
+        printList(options.json, succeeded(await keys.list(options.project)).keys, {
+          ID: (k) => k.id,
+          PREFIX: (k) => `${k.prefix}…`,
+          NAME: (k) => k.name ?? '',
+          CREATED: (k) => k.createdAt,
+          'LAST USED': (k) => k.lastUsedAt ?? '',
+          EXPIRES: (k) => k.expiresAt ?? '',
+          REVOKED: (k) => k.revokedAt ?? '',
+          'BANNED UNTIL': (k) => k.bannedUntil ?? '',
+        }),
+      ),
+  )
+
+  jsonOption(group.command('revoke <id>').description('revoke a key; refused from the next request on')).action(async (id: string, options: { json?: boolean }) =>
+    run(async ({ keys }) => {
+      const { key } = succeeded(await keys.revoke(id))
+      print(options.json, key, () => `Revoked key ${key.id} of project ${key.project} at ${key.revokedAt}`)
+    }),
+  )
+
+  jsonOption(group.command('unban <id>').description("lift a key's temporary ban (and its escalation) on every instance")).action(
+    async (id: string, options: { json?: boolean }) =>
+      run(async ({ keys, unban }) => {
+        succeeded(await keys.find(id))
+        const { wasBanned } = succeeded(await unban(id))
+        print(options.json, { id, wasBanned }, () => (wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
+      }),
+  )
+}
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
+
+function keyLifetime(value: string): number {
+  const match = /^(\d+)([smhdw])$/.exec(value)
+  const ms = match ? Number(match[1]) * (UNITS[match[2]!] ?? 0) : 0
+  if (!match || ms < 1_000 || !Number.isSafeInteger(ms)) {
+    throw new InvalidArgumentError('use a number and a unit: s, m, h, d or w (e.g. 90d, 12h).')
+  }
+  if (ms > MAX_KEY_LIFETIME_DAYS * UNITS.d!) throw new InvalidArgumentError(`a key lives at most ${MAX_KEY_LIFETIME_DAYS} days (${MAX_KEY_LIFETIME_DAYS}d); leave --expires-in out for a key that does not expire.`)
+  return ms
+}

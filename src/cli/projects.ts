@@ -1,0 +1,51 @@
+/** `adoption-store projects …`: create and list projects, change their plan. */
+import { type Command, Option } from 'commander'
+import { systemClock } from '../clock.js'
+import type { Plan } from '../db/schema.js'
+import { PLANS } from '../db/schema.js'
+import { type Project, ProjectsService } from '../projects/projects.service.js'
+import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withService } from './common.js'
+
+export function registerProjectCommands(program: Command, cli: CliContext): void {
+  const group = program.command('projects').description('create and list projects, change their plan')
+  const run = (work: (projects: ProjectsService) => Promise<void>) => withService(cli, (db) => new ProjectsService(db, systemClock), work)
+
+  planLimitOptions(jsonOption(group.command('create <slug>').description('create a project').addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')))).action(
+    async (slug: string, options: { plan: Plan; perMinute?: number; perDay?: number; json?: boolean }) =>
+      run(async (projects) => {
+        const { project } = succeeded(await projects.create(slug, { plan: options.plan, perMinute: options.perMinute, perDay: options.perDay }))
+        print(options.json, project, () => `Created project ${describeProject(project)}`)
+      }),
+  )
+
+  jsonOption(group.command('list').description('list projects with their plans and limits')).action(async (options: { json?: boolean }) =>
+    run(async (projects) =>
+      printList(options.json, await projects.list(), {
+        SLUG: (p) => p.slug,
+        PLAN: (p) => p.plan,
+        'PER MINUTE': (p) => String(p.limits.perMinute),
+        'PER DAY': (p) => String(p.limits.perDay),
+        CREATED: (p) => p.createdAt,
+      }),
+    ),
+  )
+
+  planLimitOptions(jsonOption(group.command('set-plan <slug> <plan>').description("change a project's plan; applies to its next request"))).action(
+    async (slug: string, plan: string, options: { perMinute?: number; perDay?: number; json?: boolean }) =>
+      run(async (projects) => {
+        if (!(PLANS as readonly string[]).includes(plan)) throw new CliError(`Unknown plan "${plan}": use one of ${PLANS.join(', ')}.`)
+        const { project } = succeeded(await projects.setPlan(slug, { plan: plan as Plan, perMinute: options.perMinute, perDay: options.perDay }))
+        print(options.json, project, () => `Project ${describeProject(project)}`)
+      }),
+  )
+}
+
+function planLimitOptions(command: Command): Command {
+  return command
+    .option('--per-minute <n>', 'requests per minute (enterprise only)', wholeNumber(1))
+    .option('--per-day <n>', 'requests per day (enterprise only)', wholeNumber(1))
+}
+
+function describeProject(p: Project): string {
+  return `${p.slug}: plan ${p.plan}, ${p.limits.perMinute} requests per minute, ${p.limits.perDay} per day`
+}

@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Clock } from '../clock.js'
+import { FailoverLimiterStore, type FailoverEvents } from './failover.store.js'
+import { MemoryLimiterStore } from './memory.store.js'
+import { RedisLimiterStore } from './redis.store.js'
+import type { LimiterStore } from './store.js'
+
+export interface LimiterSettings {
+  redisUrl: string | undefined
+  redisKeyPrefix: string
+  redisTimeoutMs: number
+}
+
+export interface LimiterBackend {
+  store: LimiterStore
+  /** The Redis store behind `store`, when REDIS_URL is set. */
+  shared?: RedisLimiterStore | undefined
+  /** 'memory', 'redis', or 'redis-degraded' while Redis is away. */
+  status(): 'memory' | 'redis' | 'redis-degraded'
+  /** The in-process store, when bans recorded in the database must be restored into it. */
+  local: MemoryLimiterStore
+}
+
+/** The one place that chooses the limiter store: Redis when REDIS_URL is set, else in process. */
+export async function createLimiterBackend(
+  settings: LimiterSettings,
+  clock: Clock,
+  log: FastifyBaseLogger,
+  events: FailoverEvents,
+): Promise<LimiterBackend> {
+  const local = new MemoryLimiterStore(clock)
+  if (!settings.redisUrl) return { store: local, local, status: () => 'memory' }
+  const shared = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
+  const store = new FailoverLimiterStore(shared, local, log, events)
+  await store.start()
+  return { store, shared, local, status: () => (store.isDegraded ? 'redis-degraded' : 'redis') }
+}
+

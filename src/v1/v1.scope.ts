@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify'
+import { identifyCaller, requireApiKey } from '../auth/api-key.scope.js'
+import type { Authenticator } from '../auth/authenticator.js'
+import type { Generations } from '../cache/generations.js'
+import type { ResponseCache } from '../cache/response-cache.js'
+import type { Clock } from '../clock.js'
+import type { Environment } from '../config.js'
+import { type HostRouter, restrictToSite } from '../domains/host-routing.hook.js'
+import { ErrorSchema } from '../errors.js'
+import { revalidatedJson } from '../http/caching.js'
+import { notFound, sendError } from '../http/error-handler.js'
+import { trackMethods } from '../http/method-not-allowed.js'
+import { limitRequests } from '../limits/limits.hook.js'
+import type { RateLimiter } from '../limits/limits.service.js'
+import type { Metrics } from '../ops/metrics.js'
+import { ordersRoutes } from '../orders/orders.routes.js'
+import { NewOrderSchema, OrderSchema, OrdersSchema } from '../orders/orders.schemas.js'
+import type { OrdersService } from '../orders/orders.service.js'
+import { petsRoutes } from '../pets/pets.routes.js'
+import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from '../pets/pets.schemas.js'
+import type { PetsService } from '../pets/pets.service.js'
+import { recordUsage } from '../usage/usage.hook.js'
+import type { UsageRecorder } from '../usage/usage.recorder.js'
+
+export interface PublicApi {
+  environment: Environment
+  clock: Clock
+  authenticator: Authenticator
+  generations: Generations
+  router: HostRouter
+  limiter: RateLimiter
+  metrics: Metrics
+  usage: UsageRecorder
+  cache: ResponseCache
+  pets: PetsService
+  orders: OrdersService
+}
+
+/**
+ * The shapes the public document names in its components, shared by operations: added to the
+ * app before any scope, since the admin scope's errors refer to `Error` too.
+ */
+export const SHARED_SCHEMAS = [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema, NewOrderSchema, OrderSchema, OrdersSchema]
+
+/**
+ * The public API under `/v1`: every request is identified by its key, kept to its project's
+ * host, rate limited and counted, unknown routes included; the operations need a valid key.
+ */
+export async function registerPublicApi(app: FastifyInstance, api: PublicApi): Promise<void> {
+  await app.register(
+    async (v1) => {
+      const finishMethods = trackMethods(v1)
+      identifyCaller(v1, api.authenticator)
+      restrictToSite(v1, api.router)
+      limitRequests(v1, api.limiter, api.metrics, api.authenticator, api.generations)
+      recordUsage(v1, api.usage)
+      v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
+      v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))
+      await v1.register(async (scope) => {
+        requireApiKey(scope, api.environment)
+        await scope.register(petsRoutes, { pets: api.pets, clock: api.clock, cache: api.cache })
+        await scope.register(ordersRoutes, { orders: api.orders, cache: api.cache })
+      })
+      finishMethods()
+    },
+    { prefix: '/v1' },
+  )
+}
