@@ -12,6 +12,11 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS configuration files (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     // SQL lives in repositories (and the database layer): a service or route that needs data
     // calls a repository function. The import rules are in .dependency-cruiser.cjs.
     files: ['src/**/*.ts'],
