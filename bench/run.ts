@@ -17,14 +17,14 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { assertExpected, expectedList, type LoadOptions, type LoadResult, type RequestShape, runLoad, stopCurrentLoad } from './lib/load.js'
 import { runFixedRate } from './lib/rate.js'
-import { cleanup, makeTempDir, memoryOf, sleep, waitForQuiet } from './lib/proc.js'
+import { aborted, makeTempDir, memoryOf, runMain, sleep, waitForQuiet } from './lib/proc.js'
 import { summariseProfile } from './lib/profile.js'
 import { type Check, expectedText, median, NOISY_OTHER_CPU, type Report, type RunRecord, type ScenarioId, type ScenarioInfo, summarise, type TargetId, toMarkdown, toSvg, verdict } from './lib/report.js'
 import {
   type BaselineBodies,
   freshDatabase,
   freshRedisPrefix,
-  type Paths,
+  pathsUnder,
   prepareService,
   startBaseline,
   startPrism,
@@ -35,13 +35,7 @@ import {
 import { findWrk, runWrk } from './lib/wrk.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const paths: Paths = {
-  root,
-  cli: path.join(root, 'dist/cli.js'),
-  openapi: path.join(root, 'openapi.json'),
-  prismBin: path.join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'),
-  baselineScript: path.join(root, 'bench/baseline-server.mjs'),
-}
+const paths = pathsUnder(root)
 // A full run's results are committed; a quick run's (a smoke test) go to the ignored tmp/.
 const resultsDir = path.join(root, process.env.BENCH_QUICK === '1' ? 'bench/results/tmp' : 'bench/results')
 const resultsShown = path.relative(root, resultsDir)
@@ -214,8 +208,6 @@ const codeOf = (body: unknown) => (body && typeof body === 'object' && 'code' in
 
 // ---- main --------------------------------------------------------------------------------------
 
-let aborting = false
-
 async function main(): Promise<void> {
   if (!existsSync(paths.cli)) throw new Error('dist/cli.js is missing: run `npm run build` first (the benchmark measures the built server).')
   const started = new Date()
@@ -334,7 +326,7 @@ async function main(): Promise<void> {
   let quietBudgetMs = settings.quietWaitSeconds * 1000
   let waitedMs = 0
   const measure = async (phase: RunRecord['phase'], round: number, scenario: Scenario, target: Target, options: { seconds: number; connections: number; rate?: number }) => {
-    if (aborting) throw new Error('aborted')
+    if (aborted()) throw new Error('aborted')
     if (phase !== 'warmup' && quietBudgetMs > 0) {
       // Doubles as the pause between runs (at least one 300 ms sample).
       const { waitedMs: waited } = await waitForQuiet(Math.min(5_000, quietBudgetMs))
@@ -348,7 +340,7 @@ async function main(): Promise<void> {
       options.rate === undefined
         ? await closedLoop(target.baseUrl, scenario.request(target), scenario.expectedStatus, target.process.pid, options)
         : await runFixedRate(target.baseUrl, scenario.request(target), scenario.expectedStatus, target.process.pid, { ...options, rate: options.rate })
-    if (aborting) throw new Error('aborted')
+    if (aborted()) throw new Error('aborted')
     if (target.process.hasExited()) throw new Error(`${target.label} exited during ${scenario.title}`)
     runs.push({ phase, round, scenario: scenario.id, target: target.id, result })
     const statuses = Object.entries(result.statuses).map(([s, n]) => `${s}×${n}`).join(' ')
@@ -607,23 +599,4 @@ function environmentInfo(): Record<string, string> {
 
 // ---- process lifetime ----------------------------------------------------------------------------
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(signal, () => {
-    if (aborting) process.exit(130)
-    aborting = true
-    log(`\nbench: ${signal}: stopping the servers and removing temporary files…`)
-    stopCurrentLoad()
-    void cleanup().finally(() => process.exit(130))
-  })
-}
-
-try {
-  await main()
-} catch (error) {
-  if (!aborting) {
-    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exitCode = 1
-  }
-} finally {
-  if (!aborting) await cleanup()
-}
+await runMain('bench', main, stopCurrentLoad)

@@ -21,17 +21,11 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { type LoadResult, type RequestShape, runLoad, stopCurrentLoad } from './lib/load.js'
-import { cleanup, makeTempDir, memoryOf } from './lib/proc.js'
-import { freshDatabase, freshRedisPrefix, type Paths, prepareService, startService, type Target } from './lib/targets.js'
+import { makeTempDir, memoryOf, runMain } from './lib/proc.js'
+import { freshDatabase, freshRedisPrefix, pathsUnder, prepareService, startService, type Target } from './lib/targets.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const paths: Paths = {
-  root,
-  cli: path.join(root, 'dist/cli.js'),
-  openapi: path.join(root, 'openapi.json'),
-  prismBin: path.join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'),
-  baselineScript: path.join(root, 'bench/baseline-server.mjs'),
-}
+const paths = pathsUnder(root)
 const env = process.env
 const minutes = Number(env.SOAK_MINUTES || 10)
 const connections = Math.max(1, Math.round(Number(env.BENCH_CONNECTIONS || 2)))
@@ -223,19 +217,4 @@ function toMarkdown(summary: { startedAt: string; finishedAt: string; minutes: n
   return `${out.join('\n')}\n`
 }
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(signal, () => {
-    log(`\nsoak: ${signal}: stopping the servers and removing temporary files…`)
-    stopCurrentLoad()
-    void cleanup().finally(() => process.exit(130))
-  })
-}
-
-try {
-  await main()
-} catch (error) {
-  process.stderr.write(`soak: ${error instanceof Error ? error.message : String(error)}\n`)
-  process.exitCode = 1
-} finally {
-  await cleanup()
-}
+await runMain('soak', main, stopCurrentLoad)

@@ -11,7 +11,7 @@ import type { Session } from '../src/accounts/accounts.service.js'
 import { hashPassword, verifyPassword } from '../src/accounts/passwords.js'
 import type { Config } from '../src/config.js'
 import { ADMIN_TOKEN, admin, createAdminApp } from './helpers/admin.js'
-import { createUser as createAccount, asUser, SESSION_COOKIE, signIn, signInRequest, TEST_PASSWORD, uniqueEmail } from './helpers/accounts.js'
+import { createUser as createAccount, asUser, SESSION_COOKIE, type SignedInUser, signIn, signInRequest, TEST_PASSWORD, uniqueEmail } from './helpers/accounts.js'
 import { bearer, type ManualClock, type TestApp } from './helpers/app.js'
 
 let apps: TestApp[] = []
@@ -21,6 +21,13 @@ async function app(config: Partial<Config> = {}): Promise<TestApp> {
   const t = await createAdminApp({ config })
   apps.push(t)
   return t
+}
+
+/** An app as `app()` makes it, with one new account, signed in. */
+async function signedInApp(): Promise<{ t: TestApp; signedIn: SignedInUser }> {
+  const t = await app()
+  const user = await createAccount(t)
+  return { t, signedIn: await signIn(t, user.email, user.password) }
 }
 
 const clockOf = (t: TestApp) => t.clock as ManualClock
@@ -110,9 +117,7 @@ describe('sign-in sessions', () => {
   })
 
   test('GET /session answers the signed-in user with the same CSRF token; the database keeps only the SHA-256 of the token', async () => {
-    const t = await app()
-    const user = await createAccount(t)
-    const signedIn = await signIn(t, user.email, user.password)
+    const { t, signedIn } = await signedInApp()
     const response = await asUser(t, signedIn, 'GET', '/session')
     assert.equal(response.statusCode, 200, response.body)
     assert.equal(response.headers['cache-control'], 'no-store')
@@ -138,9 +143,7 @@ describe('sign-in sessions', () => {
   })
 
   test('sign-out ends the session and clears the cookie; the cookie then gets 401', async () => {
-    const t = await app()
-    const user = await createAccount(t)
-    const signedIn = await signIn(t, user.email, user.password)
+    const { t, signedIn } = await signedInApp()
     const out = await asUser(t, signedIn, 'DELETE', '/session')
     assert.equal(out.statusCode, 204, out.body)
     assert.equal(out.headers['cache-control'], 'no-store')
@@ -153,9 +156,7 @@ describe('sign-in sessions', () => {
   })
 
   test('a session lasts 12 hours', async () => {
-    const t = await app()
-    const user = await createAccount(t)
-    const signedIn = await signIn(t, user.email, user.password)
+    const { t, signedIn } = await signedInApp()
     clockOf(t).advance(12 * 3_600_000 - 1_000)
     assert.equal((await asUser(t, signedIn, 'GET', '/session')).statusCode, 200)
     clockOf(t).advance(1_000)

@@ -199,6 +199,15 @@ function mistype(key: string): string {
   return mistyped
 }
 
+/** The headers of a new key of the owner's that expires in a minute, once the clock moved `thenAdvanceMs`. */
+function keyExpiringInAMinute({ thenAdvanceMs }: { thenAdvanceMs: number }): Refusal['headers'] {
+  return async ({ t, clock, owner }) => {
+    const key = await t.key(owner.slug, { expiresInMs: 60_000 })
+    clock.advance(thenAdvanceMs)
+    return bearer(key.secret)
+  }
+}
+
 const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z'
 
 const REFUSALS: Refusal[] = [
@@ -276,21 +285,13 @@ const REFUSALS: Refusal[] = [
   },
   {
     name: 'an expired key',
-    headers: async ({ t, clock, owner }) => {
-      const key = await t.key(owner.slug, { expiresInMs: 60_000 })
-      clock.advance(60_001)
-      return bearer(key.secret)
-    },
+    headers: keyExpiringInAMinute({ thenAdvanceMs: 60_001 }),
     challenge: INVALID_TOKEN,
     message: new RegExp(`^The API key expired at ${ISO}\\. Create a new key\\.$`),
   },
   {
     name: 'a key at the very instant it expires',
-    headers: async ({ t, clock, owner }) => {
-      const key = await t.key(owner.slug, { expiresInMs: 60_000 })
-      clock.advance(60_000)
-      return bearer(key.secret)
-    },
+    headers: keyExpiringInAMinute({ thenAdvanceMs: 60_000 }),
     challenge: INVALID_TOKEN,
     message: /expired at/,
   },

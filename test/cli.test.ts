@@ -9,6 +9,7 @@ import path from 'node:path'
 import { afterEach, before, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import pg from 'pg'
+import type { ApiKey } from '../src/keys/keys.service.js'
 import { PLAN_LIMITS } from '../src/projects/plans.js'
 import { postgresUrl } from './helpers/databases.js'
 import { redisUrl } from './helpers/redis.js'
@@ -26,16 +27,6 @@ interface Project {
   plan: string
   limits: { perMinute: number; perDay: number }
   createdAt: string
-}
-interface ApiKey {
-  id: string
-  project: string
-  prefix: string
-  name: string | null
-  createdAt: string
-  lastUsedAt: string | null
-  expiresAt: string | null
-  revokedAt: string | null
 }
 
 const KEY = /as_live_[0-9A-Za-z]{28}_[0-9A-Za-z]{6}/g

@@ -12,17 +12,22 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
-import { freshPostgresDatabase, postgresUrl } from './helpers/databases.js'
+import type { ErrorBody } from '../src/errors.js'
+import type { ApiKey } from '../src/keys/keys.service.js'
+import { postgresUrl } from './helpers/databases.js'
 import {
   assertBuilt,
-  cleanup,
+  cleanupWithStore,
+  cliJson,
   type CliOptions,
-  deleteRedisKeys,
   type EnvOverrides,
-  runCli,
+  type InstanceAnswer,
+  requestInstance,
   type ServerProcess,
+  sharedStore,
+  type SharedStore,
   startServer,
-  uniqueRedisPrefix,
+  tally,
   waitForWindowRoom,
 } from './helpers/process.js'
 import { redisUrl } from './helpers/redis.js'
@@ -53,46 +58,9 @@ const skip = !faketime
 /** The instances: each clock's offset from the real one, in seconds. */
 const OFFSETS = [SKEW_S, -SKEW_S, 0] as const
 
-interface ErrorBody {
-  code: string
-  message: string
-  status: number
-}
-interface CreatedKey {
-  id: string
-  key: string
-}
-interface Answer {
-  status: number
-  headers: Headers
-  body: unknown
-  instance: number
-}
+type CreatedKey = ApiKey & { key: string }
 
-async function api(servers: ServerProcess[], instance: number, url: string, key: string): Promise<Answer> {
-  const server = servers[instance]
-  assert.ok(server, `no instance ${instance}`)
-  const response = await fetch(new URL(url, server.url), {
-    headers: { authorization: `Bearer ${key}` },
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, instance }
-}
-
-async function cliJson<T>(args: string[], options: CliOptions): Promise<T> {
-  const result = await runCli(args, options)
-  assert.equal(result.code, 0, `${args.join(' ')} failed (${result.timedOut ? 'timed out' : `exit ${result.code}`}):\n${result.stderr}`)
-  return JSON.parse(result.stdout) as T
-}
-
-function tally<T>(values: T[]): Record<string, number> {
-  const counts: Record<string, number> = {}
-  for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1
-  return counts
-}
-
-function codeOf(answer: Answer): string {
+function codeOf(answer: InstanceAnswer): string {
   return answer.status === 200 ? 'ok' : (answer.body as ErrorBody).code
 }
 
@@ -119,8 +87,7 @@ async function clockOffset(server: ServerProcess): Promise<{ offset: number; unc
 }
 
 describe('instances with skewed clocks share one limiter through Redis time', () => {
-  let database: { url: string; drop(): Promise<void> } | undefined
-  let prefix = ''
+  let store: SharedStore | undefined
   let env: EnvOverrides = {}
   let servers: ServerProcess[] = []
   const cli = (): CliOptions => ({ env, timeoutMs: 20_000 })
@@ -129,12 +96,9 @@ describe('instances with skewed clocks share one limiter through Redis time', ()
     async () => {
       if (skip) return
       assertBuilt()
-      database = await freshPostgresDatabase(postgresUrl)
-      prefix = uniqueRedisPrefix()
+      store = await sharedStore(postgresUrl, redisUrl!)
       env = {
-        DATABASE_URL: database.url,
-        REDIS_URL: redisUrl!,
-        REDIS_KEY_PREFIX: prefix,
+        ...store.env,
         // Only the wall clock moves: timers (libuv's monotonic clock) keep running true.
         FAKETIME_DONT_FAKE_MONOTONIC: '1',
         FAKETIME_NO_CACHE: '1',
@@ -150,15 +114,7 @@ describe('instances with skewed clocks share one limiter through Redis time', ()
     { timeout: 60_000 },
   )
 
-  after(
-    async () => {
-      if (skip) return
-      await cleanup()
-      await database?.drop()
-      if (prefix) await deleteRedisKeys(redisUrl!, prefix)
-    },
-    { timeout: 30_000 },
-  )
+  after(() => (skip ? undefined : cleanupWithStore(store)), { timeout: 30_000 })
 
   test('the wrapped instances really run ±40 s off the real clock', { skip, timeout: 30_000 }, async (t) => {
     for (const [instance, expected] of OFFSETS.entries()) {
@@ -173,7 +129,7 @@ describe('instances with skewed clocks share one limiter through Redis time', ()
     const { key } = await cliJson<CreatedKey>(['keys', 'create', '--project', 'burst', '--json'], cli())
     await waitForWindowRoom(redisUrl!, MINUTE_MS, 20_000)
 
-    const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => api(servers, i % servers.length, '/v1/pets', key)))
+    const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => requestInstance(servers, i % servers.length, 'GET', '/v1/pets', key)))
     const admitted = answers.filter((a) => a.status === 200)
     t.diagnostic(`admitted per instance: ${JSON.stringify(tally(admitted.map((a) => OFFSETS[a.instance])))} (by clock offset)`)
     assert.deepEqual(tally(answers.map((a) => a.status)), { 200: 60, 429: 60 })
@@ -211,7 +167,7 @@ describe('instances with skewed clocks share one limiter through Redis time', ()
     const redisNow = await waitForWindowRoom(redisUrl!, DAY_MS, 20_000)
 
     const answers = await Promise.all(
-      Array.from({ length: 45 }, (_, i) => api(servers, i % servers.length, '/v1/pets', keys[Math.floor(i / servers.length) % keys.length]!.key)),
+      Array.from({ length: 45 }, (_, i) => requestInstance(servers, i % servers.length, 'GET', '/v1/pets', keys[Math.floor(i / servers.length) % keys.length]!.key)),
     )
     assert.deepEqual(tally(answers.map(codeOf)), { ok: 5, rate_limited: 40 })
     for (const answer of answers) assert.equal(answer.headers.get('x-ratelimit-limit'), '5', 'the day window binds')
@@ -229,7 +185,7 @@ describe('instances with skewed clocks share one limiter through Redis time', ()
     }
     // And the next one, on any instance, is still refused.
     for (let instance = 0; instance < servers.length; instance++) {
-      assert.equal(codeOf(await api(servers, instance, '/v1/pets', keys[0]!.key)), 'rate_limited')
+      assert.equal(codeOf(await requestInstance(servers, instance, 'GET', '/v1/pets', keys[0]!.key)), 'rate_limited')
     }
   })
 })

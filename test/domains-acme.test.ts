@@ -5,15 +5,15 @@
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { after, afterEach, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Clock } from '../src/clock.js'
 import type { Domain } from '../src/domains/domains.schemas.js'
 import { listenHttps } from '../src/domains/https.listener.js'
 import { admin } from './helpers/admin.js'
 import { bearer, type TestApp } from './helpers/app.js'
-import { addDomain, createDomainsApp, DNS_TARGET, sendTo, uniqueDomain, verifyDomain } from './helpers/domains.js'
-import { type ChallTestSrv, freePorts, type Pebble, pebbleMissing, startChallTestSrv, startPebble, stopAll } from './helpers/pebble.js'
+import { addDomain, DNS_TARGET, DomainsSuite, sendTo, uniqueDomain, verifyDomain } from './helpers/domains.js'
+import { freePorts, type Pebble, pebbleMissing, startPebble } from './helpers/pebble.js'
 
 /** Real time, which a test may move forward (to reach a renewal) without waiting for it. */
 class OffsetClock implements Clock {
@@ -31,16 +31,14 @@ interface Service {
   https: string
 }
 
-let dns: ChallTestSrv
-let services: TestApp[] = []
+const suite = new DomainsSuite()
 
 /** A service listening on loopback ports, with a Pebble of its own that validates on its HTTP port. */
 async function service(): Promise<Service> {
   const [httpPort = 0, httpsPort = 0] = await freePorts(2)
-  const pebble = await startPebble({ httpPort, dnsServer: dns.dnsServer })
+  const pebble = await startPebble({ httpPort, dnsServer: suite.dns.dnsServer })
   const clock = new OffsetClock()
-  const t = await createDomainsApp(
-    dns,
+  const t = await suite.app(
     {
       certificateEncryptionKey: randomBytes(32).toString('hex'),
       acmeDirectoryUrl: pebble.directoryUrl,
@@ -51,7 +49,6 @@ async function service(): Promise<Service> {
     },
     { clock, background: true },
   )
-  services.push(t)
   await t.app.listen({ port: httpPort, host: '127.0.0.1' })
   await listenHttps(t.app, { port: httpsPort, host: '127.0.0.1' })
   return { t, pebble, clock, http: `http://127.0.0.1:${httpPort}`, https: `https://127.0.0.1:${httpsPort}` }
@@ -68,14 +65,7 @@ async function waitForCertificate(t: TestApp, slug: string, name: string, until:
 }
 
 describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_000 }, () => {
-  before(async () => {
-    dns = await startChallTestSrv()
-  })
-  afterEach(async () => {
-    await Promise.all(services.map((t) => t.close()))
-    services = []
-  })
-  after(stopAll)
+  suite.hooks()
 
   test('add → verify fails naming the CNAME → CNAME set → verified → certificate by HTTP-01 → HTTPS by SNI → redirect 301 → remove refuses the host', async () => {
     const { t, pebble, http, https } = await service()
@@ -93,7 +83,7 @@ describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_00
     assert.match(failed.status.reason ?? '', /No CNAME record for shop\./)
     assert.equal(failed.certificate.state, 'pending')
 
-    await dns.setCname(name, DNS_TARGET)
+    await suite.dns.setCname(name, DNS_TARGET)
     const verified = await verifyDomain(t, pro.slug, name)
     assert.equal(verified.status.state, 'verified')
 
@@ -126,7 +116,7 @@ describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_00
     // A redirect domain answers 301 to the same path and query.
     const www = `www.${apex}`
     await addDomain(t, pro.slug, www)
-    await dns.setCname(www, DNS_TARGET)
+    await suite.dns.setCname(www, DNS_TARGET)
     assert.equal((await verifyDomain(t, pro.slug, www)).status.state, 'verified')
     assert.equal((await admin(t, 'POST', `/projects/${pro.slug}/domains/redirects`, { from: www, to: name })).statusCode, 200)
     const moved = await sendTo(`${http}/v1/pets?status=available`, { host: www })
@@ -147,8 +137,8 @@ describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_00
     const { name, apex } = uniqueDomain('caa')
     await addDomain(t, pro.slug, name)
     // On the parent: RFC 8659 climbs from the name towards the root.
-    await dns.addCaa(apex, [{ tag: 'issue', value: 'sectigo.com' }])
-    await dns.setCname(name, DNS_TARGET)
+    await suite.dns.addCaa(apex, [{ tag: 'issue', value: 'sectigo.com' }])
+    await suite.dns.setCname(name, DNS_TARGET)
     await verifyDomain(t, pro.slug, name)
     const blocked = await waitForCertificate(t, pro.slug, name, (d) => d.certificate.state === 'failed')
     assert.equal(
@@ -157,8 +147,8 @@ describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_00
     )
     assert.ok(blocked.certificate.nextCheckAt && Date.parse(blocked.certificate.nextCheckAt) > clock.now(), 'retried later, with backoff')
 
-    await dns.clearCaa(apex)
-    await dns.addCaa(apex, [{ tag: 'issue', value: 'letsencrypt.org' }])
+    await suite.dns.clearCaa(apex)
+    await suite.dns.addCaa(apex, [{ tag: 'issue', value: 'letsencrypt.org' }])
     clock.offsetMs += 6 * 60_000
     const issued = await waitForCertificate(t, pro.slug, name, (d) => d.certificate.state === 'issued')
     assert.equal(issued.certificate.reason, null)
@@ -169,7 +159,7 @@ describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_00
     const pro = await t.project({ plan: 'enterprise', perMinute: 100, perDay: 1000 })
     const { apex } = uniqueDomain()
     await addDomain(t, pro.slug, apex)
-    await dns.addA(apex, ['127.0.0.1'])
+    await suite.dns.addA(apex, ['127.0.0.1'])
     assert.equal((await verifyDomain(t, pro.slug, apex)).status.state, 'verified')
     const first = await waitForCertificate(t, pro.slug, apex, (d) => d.certificate.state === 'issued')
     const root = await pebble.issuingRoot()

@@ -4,7 +4,7 @@
  * dialect; the clock is the test's.
  */
 import assert from 'node:assert/strict'
-import { after, afterEach, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { Domain } from '../src/domains/domains.schemas.js'
 import { claimDomain } from '../src/domains/domains.repository.js'
 import { GAVE_UP } from '../src/domains/domains.service.js'
@@ -12,34 +12,21 @@ import { NOT_CONFIGURED } from '../src/domains/certificates.service.js'
 import { admin } from './helpers/admin.js'
 import { ManualClock, type TestApp } from './helpers/app.js'
 import { testDialect } from './helpers/databases.js'
-import { addDomain, createDomainsApp, DNS_TARGET, uniqueDomain, verifyDomain } from './helpers/domains.js'
-import { type ChallTestSrv, pebbleMissing, startChallTestSrv, stopAll } from './helpers/pebble.js'
+import { addDomain, DNS_TARGET, DomainsSuite, uniqueDomain, verifyDomain } from './helpers/domains.js'
+import { pebbleMissing } from './helpers/pebble.js'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 
-let dns: ChallTestSrv
-let apps: TestApp[] = []
-
-async function app(clock: ManualClock): Promise<TestApp> {
-  const t = await createDomainsApp(dns, {}, { clock })
-  apps.push(t)
-  return t
-}
+const suite = new DomainsSuite()
+const app = (clock: ManualClock): Promise<TestApp> => suite.app({}, { clock })
 
 async function get(t: TestApp, slug: string, name: string): Promise<Domain> {
   return (await admin(t, 'GET', `/projects/${slug}/domains/${name}`)).json<Domain>()
 }
 
 describe('custom domains in the background', { skip: pebbleMissing }, () => {
-  before(async () => {
-    dns = await startChallTestSrv()
-  })
-  afterEach(async () => {
-    await Promise.all(apps.map((t) => t.close()))
-    apps = []
-  })
-  after(stopAll)
+  suite.hooks()
 
   test('pending domains are re-checked every 10 minutes for a day, then hourly, then given up with a reason', async () => {
     const clock = new ManualClock()
@@ -77,7 +64,7 @@ describe('custom domains in the background', { skip: pebbleMissing }, () => {
     assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 0, certificates: 0 }, 'no more checks after giving up')
 
     // Re-verify starts a new schedule.
-    await dns.setCname(name, DNS_TARGET)
+    await suite.dns.setCname(name, DNS_TARGET)
     assert.equal((await verifyDomain(t, pro.slug, name)).status.state, 'verified')
   })
 
@@ -88,7 +75,7 @@ describe('custom domains in the background', { skip: pebbleMissing }, () => {
     const { name } = uniqueDomain()
     await addDomain(t, pro.slug, name)
     await t.app.domains.worker.runOnce()
-    await dns.setCname(name, DNS_TARGET)
+    await suite.dns.setCname(name, DNS_TARGET)
     clock.advance(10 * MINUTE)
     assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 1 })
     const domain = await get(t, pro.slug, name)

@@ -4,37 +4,23 @@
  * pebble-challtestsrv on loopback through the service's own resolver settings.
  */
 import assert from 'node:assert/strict'
-import { after, afterEach, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { Domain, DomainSettings } from '../src/domains/domains.schemas.js'
 import { insertChallenge } from '../src/domains/domains.repository.js'
 import { ADMIN_TOKEN, admin } from './helpers/admin.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
-import { addDomain, createDomainsApp, DNS_TARGET, domainSettings, PLATFORM_DOMAIN, TARGET_ADDRESS, uniqueDomain, verifiedDomain, verifyDomain } from './helpers/domains.js'
-import { type ChallTestSrv, pebbleMissing, startChallTestSrv, stopAll } from './helpers/pebble.js'
+import { addDomain, DNS_TARGET, DomainsSuite, domainSettings, PLATFORM_DOMAIN, TARGET_ADDRESS, uniqueDomain, verifiedApexAndWww, verifiedDomain, verifyDomain } from './helpers/domains.js'
+import { pebbleMissing } from './helpers/pebble.js'
 
-let dns: ChallTestSrv
-let apps: TestApp[] = []
-
-async function app(extra: Parameters<typeof createDomainsApp>[1] = {}): Promise<TestApp> {
-  const t = await createDomainsApp(dns, extra)
-  apps.push(t)
-  return t
-}
+const suite = new DomainsSuite()
+const app = (extra?: Parameters<DomainsSuite['app']>[0]): Promise<TestApp> => suite.app(extra)
 
 describe('custom domains', { skip: pebbleMissing }, () => {
-  before(async () => {
-    dns = await startChallTestSrv()
-  })
-  afterEach(async () => {
-    await Promise.all(apps.map((t) => t.close()))
-    apps = []
-  })
-  after(stopAll)
+  suite.hooks()
 
   describe('admin API access', () => {
     test('without ADMIN_TOKEN a bearer is 401, saying the token is disabled (users sign in instead)', async () => {
-      const t = await createTestApp()
-      apps.push(t)
+      const t = suite.track(await createTestApp())
       const response = await t.request({ method: 'GET', url: '/admin/v1/projects/default/domains', headers: bearer(ADMIN_TOKEN) })
       assert.equal(response.statusCode, 401)
       assert.match(response.json<{ message: string }>().message, /admin token is disabled on this instance \(ADMIN_TOKEN is not set\): sign in instead/)
@@ -169,7 +155,7 @@ describe('custom domains', { skip: pebbleMissing }, () => {
       assert.ok(failed.status.checkedAt)
       assert.ok(failed.status.nextCheckAt, 'failed checks are retried in the background')
 
-      await dns.setCname(name, DNS_TARGET)
+      await suite.dns.setCname(name, DNS_TARGET)
       const verified = await verifyDomain(t, pro.slug, name)
       assert.equal(verified.status.state, 'verified')
       assert.equal(verified.status.reason, null)
@@ -184,7 +170,7 @@ describe('custom domains', { skip: pebbleMissing }, () => {
       const pro = await t.project({ plan: 'pro' })
       const { name } = uniqueDomain('www')
       await addDomain(t, pro.slug, name)
-      await dns.addA(name, ['198.51.100.7'])
+      await suite.dns.addA(name, ['198.51.100.7'])
       const domain = await verifyDomain(t, pro.slug, name)
       assert.equal(domain.status.state, 'failed')
       assert.match(domain.status.reason ?? '', new RegExp(`A conflicting record for ${name.replace(/\./g, '\\.')} \\(A 198\\.51\\.100\\.7\\) blocks the CNAME`))
@@ -195,7 +181,7 @@ describe('custom domains', { skip: pebbleMissing }, () => {
       const pro = await t.project({ plan: 'pro' })
       const { name } = uniqueDomain()
       await addDomain(t, pro.slug, name)
-      await dns.setCname(name, 'elsewhere.example.net')
+      await suite.dns.setCname(name, 'elsewhere.example.net')
       const domain = await verifyDomain(t, pro.slug, name)
       assert.equal(domain.status.state, 'failed')
       assert.match(domain.status.reason ?? '', /points at elsewhere\.example\.net, not at edge\.platform\.test/)
@@ -210,29 +196,29 @@ describe('custom domains', { skip: pebbleMissing }, () => {
       assert.equal(none.status.state, 'failed')
       assert.match(none.status.reason ?? '', /No ALIAS\/ANAME or A\/AAAA records/)
 
-      await dns.addA(apex, [TARGET_ADDRESS, '203.0.113.9'])
+      await suite.dns.addA(apex, [TARGET_ADDRESS, '203.0.113.9'])
       const extra = await verifyDomain(t, pro.slug, apex)
       assert.equal(extra.status.state, 'failed')
       assert.match(extra.status.reason ?? '', /a conflicting record \(A 203\.0\.113\.9\)/)
 
-      await dns.clearA(apex)
-      await dns.addA(apex, [TARGET_ADDRESS])
+      await suite.dns.clearA(apex)
+      await suite.dns.addA(apex, [TARGET_ADDRESS])
       assert.equal((await verifyDomain(t, pro.slug, apex)).status.state, 'verified')
     })
 
     test('an apex compares AAAA too', async () => {
       const target = `edge6-${process.pid}.platform.test`
-      await dns.addA(target, ['192.0.2.80'])
-      await dns.addAaaa(target, ['2001:db8::80'])
+      await suite.dns.addA(target, ['192.0.2.80'])
+      await suite.dns.addAaaa(target, ['2001:db8::80'])
       const t = await app({ platformDnsTarget: target })
       const pro = await t.project({ plan: 'pro' })
       const { apex } = uniqueDomain()
       await addDomain(t, pro.slug, apex)
-      await dns.addA(apex, ['192.0.2.80'])
+      await suite.dns.addA(apex, ['192.0.2.80'])
       const missing = await verifyDomain(t, pro.slug, apex)
       assert.equal(missing.status.state, 'failed')
       assert.match(missing.status.reason ?? '', /missing AAAA 2001:db8::80/)
-      await dns.addAaaa(apex, ['2001:db8::80'])
+      await suite.dns.addAaaa(apex, ['2001:db8::80'])
       assert.equal((await verifyDomain(t, pro.slug, apex)).status.state, 'verified')
     })
   })
@@ -276,8 +262,7 @@ describe('custom domains', { skip: pebbleMissing }, () => {
     })
 
     test('without PLATFORM_DOMAIN there is no host routing at all', async () => {
-      const t = await createTestApp()
-      apps.push(t)
+      const t = suite.track(await createTestApp())
       const project = await t.project()
       const response = await t.request({ method: 'GET', url: '/v1/pets', headers: { host: 'shop.example.org', ...bearer(project.key) } })
       assert.equal(response.statusCode, 200)
@@ -285,7 +270,7 @@ describe('custom domains', { skip: pebbleMissing }, () => {
 
     test('a verified custom domain serves its project; pending ones are not served', async () => {
       const t = await app()
-      const { project, name } = await verifiedDomain(t, dns)
+      const { project, name } = await verifiedDomain(t, suite.dns)
       const other = await t.project({ plan: 'pro' })
       assert.equal((await t.request({ method: 'GET', url: '/v1/pets', headers: { host: name, ...bearer(project.key) } })).statusCode, 200)
       assert.equal((await t.request({ method: 'GET', url: '/v1/pets', headers: { host: name, ...bearer(other.key) } })).statusCode, 401)
@@ -299,7 +284,7 @@ describe('custom domains', { skip: pebbleMissing }, () => {
 
     test('remove stops serving the domain on the next request', async () => {
       const t = await app()
-      const { project, name } = await verifiedDomain(t, dns)
+      const { project, name } = await verifiedDomain(t, suite.dns)
       assert.equal((await t.request({ method: 'GET', url: '/v1/pets', headers: { host: name, ...bearer(project.key) } })).statusCode, 200)
       const removed = await admin(t, 'DELETE', `/projects/${project.slug}/domains/${name}`)
       assert.equal(removed.statusCode, 204)
@@ -323,13 +308,7 @@ describe('custom domains', { skip: pebbleMissing }, () => {
   describe('primary domain and redirects', () => {
     test('domains.primary and domains.redirects follow the spec shape; a redirect domain answers 301 to the same path and query', async () => {
       const t = await app()
-      const project = await t.project({ plan: 'pro' })
-      const apex = uniqueDomain().apex
-      const www = `www.${apex}`
-      for (const name of [apex, www]) await addDomain(t, project.slug, name)
-      await dns.addA(apex, [TARGET_ADDRESS])
-      await dns.setCname(www, DNS_TARGET)
-      for (const name of [apex, www]) assert.equal((await verifyDomain(t, project.slug, name)).status.state, 'verified')
+      const { project, apex, www } = await verifiedApexAndWww(t, suite.dns)
 
       const primary = await admin(t, 'PUT', `/projects/${project.slug}/domains/primary`, { name: apex })
       assert.equal(primary.statusCode, 200)
@@ -384,8 +363,8 @@ describe('custom domains', { skip: pebbleMissing }, () => {
   describe('ACME HTTP-01 challenge answers', () => {
     test('a challenge is answered on its own host only, on every instance sharing the database', async () => {
       const t = await app()
-      const { name } = await verifiedDomain(t, dns)
-      const other = await verifiedDomain(t, dns, 'api')
+      const { name } = await verifiedDomain(t, suite.dns)
+      const other = await verifiedDomain(t, suite.dns, 'api')
       const row = await t.database.db.selectFrom('domains').select('id').where('name', '=', name).executeTakeFirstOrThrow()
       await insertChallenge(t.database.db, { token: 'tok_abc-123', domainId: row.id, host: name, keyAuthorization: 'tok_abc-123.thumbprint', at: new Date().toISOString() })
       const sibling = await t.sibling()

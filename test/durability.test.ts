@@ -16,17 +16,18 @@ import { freshPostgresDatabase, postgresUrl } from './helpers/databases.js'
 import {
   assertBuilt,
   cleanup,
+  cliJson,
   type CliOptions,
   type EnvOverrides,
+  type JsonAnswer,
   makeDataDir,
-  runCli,
+  requestJson,
   type ServerProcess,
   startServer,
 } from './helpers/process.js'
 
 const CYCLES = 6
 const WORKERS = 8
-const REQUEST_TIMEOUT_MS = 10_000
 /** Creates acknowledged in a cycle before its kill may come, and the longest wait for them. */
 const MIN_ACKS_PER_CYCLE = 10
 const LOAD_TIMEOUT_MS = 15_000
@@ -113,30 +114,13 @@ const backEnds: BackEnd[] = [
   },
 ]
 
-async function cliJson<T>(args: string[], options: CliOptions): Promise<T> {
-  const result = await runCli(args, options)
-  assert.equal(result.code, 0, `${args.join(' ')} failed (${result.timedOut ? 'timed out' : `exit ${result.code}`}):\n${result.stderr}`)
-  return JSON.parse(result.stdout) as T
-}
-
-async function request(server: ServerProcess, method: string, url: string, key: string, body?: unknown): Promise<{ status: number; headers: Headers; body: unknown }> {
-  const response = await fetch(new URL(url, server.url), {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
-}
-
 /** Every animal of the key's project, following `Link: <...>; rel="next"`. */
 async function listAll(server: ServerProcess, key: string): Promise<Pet[]> {
   const pets: Pet[] = []
   let next: string | undefined = '/v1/pets?limit=100'
   for (let pages = 0; next !== undefined; pages++) {
     assert.ok(pages < 1_000, 'the Link chain does not end')
-    const page = await request(server, 'GET', next, key)
+    const page: JsonAnswer = await requestJson(server, 'GET', next, key)
     assert.equal(page.status, 200, JSON.stringify(page.body))
     pets.push(...(page.body as Pet[]))
     next = /^<([^>]+)>;\s*rel="next"$/.exec(page.headers.get('link') ?? '')?.[1]
@@ -174,7 +158,7 @@ describe('durability under kill -9', () => {
               const name = `c${cycle}-w${w}-${seq}`
               inFlight++
               try {
-                const answer = await request(server, 'POST', '/v1/pets', key, { name, categoryId: 1 + (seq % 7) })
+                const answer = await requestJson(server, 'POST', '/v1/pets', key, { name, categoryId: 1 + (seq % 7) })
                 if (answer.status !== 201) {
                   unexpected.push(`${name}: ${answer.status} ${JSON.stringify(answer.body)}`)
                   return

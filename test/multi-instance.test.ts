@@ -12,19 +12,25 @@ import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
-import { freshPostgresDatabase, postgresUrl } from './helpers/databases.js'
+import type { ErrorBody } from '../src/errors.js'
+import type { ApiKey } from '../src/keys/keys.service.js'
+import { postgresUrl } from './helpers/databases.js'
 import {
   assertBuilt,
   ROOT,
   cleanup,
+  cleanupWithStore,
+  cliJson,
   type CliOptions,
-  deleteRedisKeys,
   type EnvOverrides,
   freePort,
+  requestInstance,
   runCli,
   type ServerProcess,
+  sharedStore,
+  type SharedStore,
   startServer,
-  uniqueRedisPrefix,
+  tally,
   waitForWindowRoom,
 } from './helpers/process.js'
 import { redisUrl } from './helpers/redis.js'
@@ -47,48 +53,7 @@ interface Pet {
   categoryId: number
   status: string
 }
-interface ErrorBody {
-  code: string
-  message: string
-  status: number
-}
-interface CreatedKey {
-  id: string
-  key: string
-}
-
-interface Answer<T = unknown> {
-  status: number
-  headers: Headers
-  body: T
-  /** Which instance answered. */
-  instance: number
-}
-
-async function api<T = unknown>(servers: ServerProcess[], instance: number, method: string, url: string, key: string, body?: unknown): Promise<Answer<T>> {
-  const server = servers[instance]
-  assert.ok(server, `no instance ${instance}`)
-  const response = await fetch(new URL(url, server.url), {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T, instance }
-}
-
-async function cliJson<T>(args: string[], options: CliOptions): Promise<T> {
-  const result = await runCli(args, options)
-  assert.equal(result.code, 0, `${args.join(' ')} failed (${result.timedOut ? 'timed out' : `exit ${result.code}`}):\n${result.stderr}`)
-  return JSON.parse(result.stdout) as T
-}
-
-function tally<T>(values: T[]): Record<string, number> {
-  const counts: Record<string, number> = {}
-  for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1
-  return counts
-}
+type CreatedKey = ApiKey & { key: string }
 
 /** Starts `count` servers on `env` in the same tick, so their start-ups (and migrations) overlap. */
 async function startTogether(count: number, env: EnvOverrides): Promise<ServerProcess[]> {
@@ -116,8 +81,7 @@ async function readiness(server: ServerProcess): Promise<unknown> {
 }
 
 describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`, () => {
-  let database: { url: string; drop(): Promise<void> } | undefined
-  let prefix = ''
+  let store: SharedStore | undefined
   let env: EnvOverrides = {}
   let servers: ServerProcess[] = []
   let burst: CreatedKey | undefined
@@ -127,9 +91,8 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
     async () => {
       if (skip) return
       assertBuilt()
-      database = await freshPostgresDatabase(postgresUrl)
-      prefix = uniqueRedisPrefix()
-      env = { DATABASE_URL: database.url, REDIS_URL: redisUrl!, REDIS_KEY_PREFIX: prefix }
+      store = await sharedStore(postgresUrl, redisUrl!)
+      env = store.env
       // The CLI migrates the new database and creates the first project, so the instances start
       // on a non-empty store (the start-up race on an empty one is the other suite's subject).
       burst = await projectWithKey('burst', 'free')
@@ -141,15 +104,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
     { timeout: 60_000 },
   )
 
-  after(
-    async () => {
-      if (skip) return
-      await cleanup()
-      await database?.drop()
-      if (prefix) await deleteRedisKeys(redisUrl!, prefix)
-    },
-    { timeout: 30_000 },
-  )
+  after(() => (skip ? undefined : cleanupWithStore(store)), { timeout: 30_000 })
 
   /** A new project on `plan` (extra args for enterprise limits) and a key of it, through the CLI. */
   async function projectWithKey(slug: string, plan: string, ...extra: string[]): Promise<CreatedKey> {
@@ -163,7 +118,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
     // The whole burst must fall in one minute window of the shared (Redis) clock.
     await waitForWindowRoom(redisUrl!, MINUTE_MS, 20_000)
     const answers = await Promise.all(
-      Array.from({ length: 120 }, (_, i) => api<Pet[] | ErrorBody>(servers, i % INSTANCES, 'GET', '/v1/pets', key)),
+      Array.from({ length: 120 }, (_, i) => requestInstance<Pet[] | ErrorBody>(servers, i % INSTANCES, 'GET', '/v1/pets', key)),
     )
     const admitted = answers.filter((a) => a.status === 200)
     const refused = answers.filter((a) => a.status !== 200)
@@ -195,22 +150,22 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
 
   test('an animal created through instance 1 is listed by instance 3 and fetched by instance 2', { skip, timeout: 60_000 }, async () => {
     const { key } = await projectWithKey('shelter', 'pro')
-    const created = await api<Pet>(servers, 0, 'POST', '/v1/pets', key, { name: 'Rex', categoryId: 4 })
+    const created = await requestInstance<Pet>(servers, 0, 'POST', '/v1/pets', key, { name: 'Rex', categoryId: 4 })
     assert.equal(created.status, 201, JSON.stringify(created.body))
     assert.deepEqual(created.body, { id: created.body.id, name: 'Rex', categoryId: 4, status: 'available' })
     assert.equal(created.headers.get('location'), `/v1/pets/${created.body.id}`)
 
-    const listed = await api<Pet[]>(servers, 2, 'GET', '/v1/pets', key)
+    const listed = await requestInstance<Pet[]>(servers, 2, 'GET', '/v1/pets', key)
     assert.equal(listed.status, 200)
     assert.deepEqual(listed.body, [created.body])
 
-    const fetched = await api<Pet>(servers, 1, 'GET', `/v1/pets/${created.body.id}`, key)
+    const fetched = await requestInstance<Pet>(servers, 1, 'GET', `/v1/pets/${created.body.id}`, key)
     assert.equal(fetched.status, 200)
     assert.deepEqual(fetched.body, created.body)
 
     // Creates through every instance at once: one id sequence, every animal visible everywhere.
     const more = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => api<Pet>(servers, i % INSTANCES, 'POST', '/v1/pets', key, { name: `pet-${i}`, categoryId: 1 })),
+      Array.from({ length: 12 }, (_, i) => requestInstance<Pet>(servers, i % INSTANCES, 'POST', '/v1/pets', key, { name: `pet-${i}`, categoryId: 1 })),
     )
     assert.deepEqual(
       more.map((a) => a.status),
@@ -219,7 +174,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
     const expected = [created.body, ...more.map((a) => a.body)].sort((a, b) => a.id - b.id)
     assert.equal(new Set(expected.map((p) => p.id)).size, expected.length, 'ids are unique across instances')
     for (let instance = 0; instance < INSTANCES; instance++) {
-      const page = await api<Pet[]>(servers, instance, 'GET', '/v1/pets?limit=100', key)
+      const page = await requestInstance<Pet[]>(servers, instance, 'GET', '/v1/pets?limit=100', key)
       assert.deepEqual(page.body, expected, `instance ${instance + 1} lists every animal`)
     }
   })
@@ -228,7 +183,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
     const kept = await projectWithKey('revocation', 'pro')
     const doomed = await cliJson<CreatedKey>(['keys', 'create', '--project', 'revocation', '--name', 'doomed', '--json'], cli())
     for (let instance = 0; instance < INSTANCES; instance++) {
-      assert.equal((await api(servers, instance, 'GET', '/v1/pets', doomed.key)).status, 200, `instance ${instance + 1} accepts the key before`)
+      assert.equal((await requestInstance(servers, instance, 'GET', '/v1/pets', doomed.key)).status, 200, `instance ${instance + 1} accepts the key before`)
     }
 
     const revoke = await runCli(['keys', 'revoke', doomed.id, '--json'], cli())
@@ -242,7 +197,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
         let attempts = 0
         for (;;) {
           attempts++
-          const answer = await api<ErrorBody | Pet[]>(servers, instance, 'GET', '/v1/pets', doomed.key)
+          const answer = await requestInstance<ErrorBody | Pet[]>(servers, instance, 'GET', '/v1/pets', doomed.key)
           const ms = performance.now() - returnedAt
           if (answer.status !== 200 || ms > 1_000) return { answer, ms, attempts }
           await new Promise((resolve) => setTimeout(resolve, 25))
@@ -260,7 +215,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
     }
     // Only that key: the project's other key still works everywhere.
     for (let instance = 0; instance < INSTANCES; instance++) {
-      assert.equal((await api(servers, instance, 'GET', '/v1/pets', kept.key)).status, 200)
+      assert.equal((await requestInstance(servers, instance, 'GET', '/v1/pets', kept.key)).status, 200)
     }
   })
 
@@ -272,13 +227,13 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
 
     const codes: string[] = []
     for (let i = 0; i < 32; i++) {
-      const answer = await api<ErrorBody | Pet[]>(servers, 0, 'GET', '/v1/pets', noisy.key)
+      const answer = await requestInstance<ErrorBody | Pet[]>(servers, 0, 'GET', '/v1/pets', noisy.key)
       codes.push(answer.status === 200 ? 'ok' : (answer.body as ErrorBody).code)
     }
     assert.deepEqual(codes, ['ok', ...Array<string>(30).fill('rate_limited'), 'api_key_banned'], 'through instance 1: 1 admitted, 30 refused, then banned')
 
     for (let instance = 1; instance < INSTANCES; instance++) {
-      const answer = await api<ErrorBody>(servers, instance, 'GET', '/v1/pets', noisy.key)
+      const answer = await requestInstance<ErrorBody>(servers, instance, 'GET', '/v1/pets', noisy.key)
       assert.equal(answer.status, 429, `instance ${instance + 1}`)
       assert.equal(answer.body.code, 'api_key_banned', `instance ${instance + 1}: ${answer.body.message}`)
       const retryAfter = Number(answer.headers.get('retry-after'))
@@ -286,7 +241,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
     }
     // The ban is the key's, not the project's: its other key is only rate limited.
     for (let instance = 0; instance < INSTANCES; instance++) {
-      const answer = await api<ErrorBody>(servers, instance, 'GET', '/v1/pets', quiet.key)
+      const answer = await requestInstance<ErrorBody>(servers, instance, 'GET', '/v1/pets', quiet.key)
       assert.equal(answer.status, 429)
       assert.equal(answer.body.code, 'rate_limited')
     }
@@ -310,7 +265,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
     for (const step of steps) {
       if (step.args.length) await cliJson(['projects', 'set-plan', 'growing', ...step.args, '--json'], cli())
       for (let instance = 0; instance < INSTANCES; instance++) {
-        const answer = await api(servers, instance, 'GET', '/v1/pets', key)
+        const answer = await requestInstance(servers, instance, 'GET', '/v1/pets', key)
         const what = `instance ${instance + 1} after set-plan ${step.args.join(' ') || '(created free)'}`
         assert.equal(answer.status, 200, what)
         assert.equal(answer.headers.get('x-ratelimit-limit'), step.limit, what)
@@ -327,13 +282,11 @@ describe('instances started at the same moment on a fresh database', () => {
   const ROUNDS = 5
   for (let round = 1; round <= ROUNDS; round++) {
     test(`all ${INSTANCES} come up, each migration is recorded once, one first-start project and key (round ${round})`, { skip, timeout: 90_000 }, async (t) => {
-      const database = await freshPostgresDatabase(postgresUrl)
-      const prefix = uniqueRedisPrefix()
+      const store = await sharedStore(postgresUrl, redisUrl!)
       try {
-        const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl!, REDIS_KEY_PREFIX: prefix }
-        const servers = await startTogether(INSTANCES, env)
+        const servers = await startTogether(INSTANCES, store.env)
 
-        const client = new pg.Client({ connectionString: database.url, connectionTimeoutMillis: 5_000 })
+        const client = new pg.Client({ connectionString: store.env.DATABASE_URL, connectionTimeoutMillis: 5_000 })
         await client.connect()
         try {
           const recorded = await client.query<{ name: string; n: string }>('select name, count(*) as n from schema_migrations group by name order by name')
@@ -363,13 +316,11 @@ describe('instances started at the same moment on a fresh database', () => {
         t.diagnostic(`first-start key printed by instance ${servers.findIndex((s) => /as_live_/.test(s.stdout)) + 1}`)
         assert.equal(printed.length, 1, `one instance prints the first key:\n${servers.map((s) => s.describe()).join('\n')}`)
         for (let instance = 0; instance < INSTANCES; instance++) {
-          assert.equal((await api(servers, instance, 'GET', '/v1/pets', printed[0]!)).status, 200)
+          assert.equal((await requestInstance(servers, instance, 'GET', '/v1/pets', printed[0]!)).status, 200)
         }
         for (const server of servers) assert.equal(server.stderr, '', `instance stderr:\n${server.describe()}`)
       } finally {
-        await cleanup()
-        await database.drop()
-        await deleteRedisKeys(redisUrl!, prefix)
+        await cleanupWithStore(store)
       }
     })
   }

@@ -9,7 +9,7 @@ import { DISPLAY_LENGTH, hashApiKey, RANDOM_LENGTH } from '../src/auth/api-key.j
 import { signIn, createUser } from './helpers/accounts.js'
 import { ADMIN_TOKEN, admin } from './helpers/admin.js'
 import { bearer, createTestApp, type TestApp, type TestAppOptions } from './helpers/app.js'
-import { addDomain, createDomainsApp, DNS_TARGET, TARGET_ADDRESS, uniqueDomain, verifyDomain } from './helpers/domains.js'
+import { createDomainsApp, verifiedApexAndWww } from './helpers/domains.js'
 import { type ChallTestSrv, pebbleMissing, startChallTestSrv, stopAll } from './helpers/pebble.js'
 import { captureLogs } from './helpers/logs.js'
 import { cleanup, runCli } from './helpers/process.js'
@@ -486,13 +486,7 @@ describe('a redirect Location built from the request', { skip: pebbleMissing }, 
   test('keeps the configured target: X-Forwarded-Proto gives http or https only, and the request target only a path', async () => {
     const t = await createDomainsApp(dns, { trustProxy: true })
     apps.push(t)
-    const project = await t.project({ plan: 'pro' })
-    const apex = uniqueDomain().apex
-    const www = `www.${apex}`
-    for (const name of [apex, www]) await addDomain(t, project.slug, name)
-    await dns.addA(apex, [TARGET_ADDRESS])
-    await dns.setCname(www, DNS_TARGET)
-    for (const name of [apex, www]) assert.equal((await verifyDomain(t, project.slug, name)).status.state, 'verified')
+    const { project, apex, www } = await verifiedApexAndWww(t, dns)
     assert.equal((await admin(t, 'POST', `/projects/${project.slug}/domains/redirects`, { from: www, to: apex })).statusCode, 200)
 
     const cases: [Record<string, string>, string, string][] = [

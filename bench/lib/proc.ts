@@ -231,6 +231,42 @@ export function cleanup(): Promise<void> {
   return cleaning
 }
 
+// ---- a script's lifetime -------------------------------------------------------------------------
+
+let aborting = false
+
+/** True once the script was interrupted (SIGINT, SIGTERM or SIGHUP). */
+export function aborted(): boolean {
+  return aborting
+}
+
+/**
+ * Runs a bench script's `main` to its end. On SIGINT, SIGTERM or SIGHUP the load is stopped
+ * (`stopLoad`), the servers and temporary files cleaned up, and the script exits 130 (at once on a
+ * second signal). A failure is printed as `<name>: <message>`, exit code 1. Cleans up at the end.
+ */
+export async function runMain(name: string, main: () => Promise<void>, stopLoad: () => void): Promise<void> {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (aborting) process.exit(130)
+      aborting = true
+      process.stdout.write(`\n${name}: ${signal}: stopping the servers and removing temporary files…\n`)
+      stopLoad()
+      void cleanup().finally(() => process.exit(130))
+    })
+  }
+  try {
+    await main()
+  } catch (error) {
+    if (!aborting) {
+      process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`)
+      process.exitCode = 1
+    }
+  } finally {
+    if (!aborting) await cleanup()
+  }
+}
+
 function removeTempDirs(): void {
   for (const dir of tempDirs) {
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true })

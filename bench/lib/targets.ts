@@ -21,6 +21,17 @@ export interface Paths {
   baselineScript: string
 }
 
+/** The files of the repository at `root` that the targets start from. */
+export function pathsUnder(root: string): Paths {
+  return {
+    root,
+    cli: path.join(root, 'dist/cli.js'),
+    openapi: path.join(root, 'openapi.json'),
+    prismBin: path.join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'),
+    baselineScript: path.join(root, 'bench/baseline-server.mjs'),
+  }
+}
+
 /** What the scenarios need to address one target. */
 export interface Target {
   id: TargetId

@@ -6,12 +6,7 @@ import type { FailoverEvents } from '../limits/failover.store.js'
 export class Metrics {
   readonly registry = new Registry()
 
-  readonly requests = new Counter({
-    name: 'adoption_store_http_requests_total',
-    help: 'HTTP requests answered, by route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  })
+  readonly requests = counter(this.registry, 'adoption_store_http_requests_total', 'HTTP requests answered, by route and status', ['method', 'route', 'status'])
 
   readonly latency = new Histogram({
     name: 'adoption_store_http_request_duration_seconds',
@@ -21,31 +16,13 @@ export class Metrics {
     registers: [this.registry],
   })
 
-  readonly refused = new Counter({
-    name: 'adoption_store_rate_limit_refusals_total',
-    help: 'Requests answered 429, by reason (rate_limited, api_key_banned) and subject (project, address)',
-    labelNames: ['reason', 'subject'] as const,
-    registers: [this.registry],
-  })
+  readonly refused = counter(this.registry, 'adoption_store_rate_limit_refusals_total', 'Requests answered 429, by reason (rate_limited, api_key_banned) and subject (project, address)', ['reason', 'subject'])
 
-  readonly bans = new Counter({
-    name: 'adoption_store_api_key_bans_total',
-    help: 'Temporary bans of API keys started, by escalation level',
-    labelNames: ['level'] as const,
-    registers: [this.registry],
-  })
+  readonly bans = counter(this.registry, 'adoption_store_api_key_bans_total', 'Temporary bans of API keys started, by escalation level', ['level'])
 
-  readonly limiterErrors = new Counter({
-    name: 'adoption_store_limiter_store_errors_total',
-    help: 'Commands to the shared limiter store (Redis) that failed or timed out',
-    registers: [this.registry],
-  })
+  readonly limiterErrors = counter(this.registry, 'adoption_store_limiter_store_errors_total', 'Commands to the shared limiter store (Redis) that failed or timed out')
 
-  readonly limiterFallbacks = new Counter({
-    name: 'adoption_store_limiter_fallbacks_total',
-    help: 'Times rate limiting fell back to the in-process store because Redis was unavailable',
-    registers: [this.registry],
-  })
+  readonly limiterFallbacks = counter(this.registry, 'adoption_store_limiter_fallbacks_total', 'Times rate limiting fell back to the in-process store because Redis was unavailable')
 
   readonly limiterDegraded = new Gauge({
     name: 'adoption_store_limiter_degraded',
@@ -53,12 +30,7 @@ export class Metrics {
     registers: [this.registry],
   })
 
-  readonly responseCache = new Counter({
-    name: 'adoption_store_response_cache_total',
-    help: 'Reads of /v1 animals and orders answered from the response cache (hit) or the database (miss)',
-    labelNames: ['result'] as const,
-    registers: [this.registry],
-  })
+  readonly responseCache = counter(this.registry, 'adoption_store_response_cache_total', 'Reads of /v1 animals and orders answered from the response cache (hit) or the database (miss)', ['result'])
 
   /** Children bound once: the cache counts on every read. */
   readonly responseCacheCounters = { hit: bound(this.responseCache.labels('hit')), miss: bound(this.responseCache.labels('miss')) }
@@ -78,6 +50,11 @@ export class Metrics {
       },
     }
   }
+}
+
+/** A counter kept in `registry`. */
+function counter<T extends string>(registry: Registry, name: string, help: string, labelNames: readonly T[] = []): Counter<T> {
+  return new Counter({ name, help, labelNames, registers: [registry] })
 }
 
 function bound(counter: { inc(): void }): () => void {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import https from 'node:https'
+import { after, afterEach, before } from 'node:test'
 import type { Config } from '../../src/config.js'
 import type { Domain, DomainSettings } from '../../src/domains/domains.schemas.js'
 import { ADMIN_TOKEN, admin } from './admin.js'
 import { createTestApp, type TestApp } from './app.js'
-import type { ChallTestSrv } from './pebble.js'
+import { type ChallTestSrv, startChallTestSrv, stopAll } from './pebble.js'
 
 export const PLATFORM_DOMAIN = 'platform.test'
 export const DNS_TARGET = 'edge.platform.test'
@@ -74,6 +75,54 @@ export async function verifiedDomain(t: TestApp, dns: ChallTestSrv, label = 'sho
   const domain = await verifyDomain(t, project.slug, name)
   assert.equal(domain.status.state, 'verified', domain.status.reason ?? '')
   return { project, name }
+}
+
+/** A pro project whose apex (an A record to the target address) and www (a CNAME to the target) are both verified. */
+export async function verifiedApexAndWww(t: TestApp, dns: ChallTestSrv) {
+  const project = await t.project({ plan: 'pro' })
+  const apex = uniqueDomain().apex
+  const www = `www.${apex}`
+  for (const name of [apex, www]) await addDomain(t, project.slug, name)
+  await dns.addA(apex, [TARGET_ADDRESS])
+  await dns.setCname(www, DNS_TARGET)
+  for (const name of [apex, www]) assert.equal((await verifyDomain(t, project.slug, name)).status.state, 'verified')
+  return { project, apex, www }
+}
+
+/** The set-up that suites of custom-domain tests share: the test DNS, and the apps to close after each test. */
+export class DomainsSuite {
+  #dns: ChallTestSrv | undefined
+  readonly #apps: TestApp[] = []
+
+  /**
+   * Registers the hooks in the current `describe`: the test DNS (challtestsrv) started before its
+   * tests, the apps closed after each test, and every Pebble process stopped after them all.
+   */
+  hooks(): void {
+    before(async () => {
+      this.#dns = await startChallTestSrv()
+    })
+    afterEach(async () => {
+      await Promise.all(this.#apps.splice(0).map((t) => t.close()))
+    })
+    after(stopAll)
+  }
+
+  get dns(): ChallTestSrv {
+    assert.ok(this.#dns, 'the test DNS starts before the tests (DomainsSuite.hooks)')
+    return this.#dns
+  }
+
+  /** An app with custom domains (`createDomainsApp` on the suite's DNS), closed after the test. */
+  async app(extra: Partial<Config> = {}, options: Parameters<typeof createDomainsApp>[2] = {}): Promise<TestApp> {
+    return this.track(await createDomainsApp(this.dns, extra, options))
+  }
+
+  /** Closes `t` after the test. */
+  track(t: TestApp): TestApp {
+    this.#apps.push(t)
+    return t
+  }
 }
 
 export interface RawResponse {

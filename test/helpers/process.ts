@@ -4,6 +4,7 @@
  * Every child started here is tracked; `cleanup()` (call it from `afterEach`) kills whatever is
  * still running and removes the temporary data directories. Every wait is bounded by a timeout.
  */
+import assert from 'node:assert/strict'
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
@@ -382,6 +383,50 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   })
 }
 
+/** Runs a CLI command that must succeed and print JSON; answers the parsed JSON. */
+export async function cliJson<T>(args: string[], options: CliOptions): Promise<T> {
+  const result = await runCli(args, options)
+  assert.equal(result.code, 0, `${args.join(' ')} failed (${result.timedOut ? 'timed out' : `exit ${result.code}`}):\n${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+export interface JsonAnswer<T = unknown> {
+  status: number
+  headers: Headers
+  body: T
+}
+
+/** One request to a running server with an API key, the body (if any) sent and read as JSON. */
+export async function requestJson<T = unknown>(server: ServerProcess, method: string, url: string, key: string, body?: unknown, timeoutMs = 10_000): Promise<JsonAnswer<T>> {
+  const response = await fetch(new URL(url, server.url), {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  })
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T }
+}
+
+export interface InstanceAnswer<T = unknown> extends JsonAnswer<T> {
+  /** Which instance answered: its index in `servers`. */
+  instance: number
+}
+
+/** `requestJson` to instance `instance` of `servers`, the answer marked with the instance. */
+export async function requestInstance<T = unknown>(servers: ServerProcess[], instance: number, method: string, url: string, key: string, body?: unknown): Promise<InstanceAnswer<T>> {
+  const server = servers[instance]
+  assert.ok(server, `no instance ${instance}`)
+  return { ...(await requestJson<T>(server, method, url, key, body)), instance }
+}
+
+/** How many times each value occurs, by its string form. */
+export function tally<T>(values: T[]): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1
+  return counts
+}
+
 /** Kills every child still running (SIGKILL) and removes the temporary directories. */
 export async function cleanup(): Promise<void> {
   for (const pgid of groups) signalGroup(pgid, 'SIGKILL')
@@ -421,6 +466,32 @@ export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise
   } finally {
     redis.disconnect()
   }
+}
+
+/** A fresh PostgreSQL database and a Redis key prefix of its own, for instances that share both. */
+export interface SharedStore {
+  /** DATABASE_URL, REDIS_URL and REDIS_KEY_PREFIX, for the instances and the CLI. */
+  env: { DATABASE_URL: string; REDIS_URL: string; REDIS_KEY_PREFIX: string }
+  /** Drops the database, then deletes every Redis key under the prefix. */
+  drop(): Promise<void>
+}
+
+export async function sharedStore(postgresUrl: string | undefined, redisUrl: string): Promise<SharedStore> {
+  const database = await freshPostgresDatabase(postgresUrl)
+  const prefix = uniqueRedisPrefix()
+  return {
+    env: { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
+    async drop() {
+      await database.drop()
+      await deleteRedisKeys(redisUrl, prefix)
+    },
+  }
+}
+
+/** `cleanup()`, then drops `store` (if the suite got as far as creating it). */
+export async function cleanupWithStore(store: SharedStore | undefined): Promise<void> {
+  await cleanup()
+  await store?.drop()
 }
 
 /**
