@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { AccountsService } from './accounts/accounts.service.js'
+import { AuditService } from './audit/audit.service.js'
 import { adminRoutes } from './admin/admin.module.js'
 import { registerAdminApi } from './admin/admin.scope.js'
 import { Authenticator } from './auth/authenticator.js'
@@ -74,6 +75,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const projects = new ProjectsService(db, clock)
   const keys = new KeysService(db, clock, environment)
   const usageService = new UsageService(db, clock, usage)
+  const audit = new AuditService(db)
   const domains = await createDomains(config, db, clock, log, domainsOptions)
   // Started when the app is ready, closed in this order: the last usage counts before the database.
   runParts(app, [idempotency, outage, usage, generations, limiter, database])
@@ -88,7 +90,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerAdminApi(
     app,
     { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains }),
+    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)

@@ -1,3 +1,4 @@
+import { SYSTEM_CHANGE } from './audit/audit.js'
 import type { Clock } from './clock.js'
 import type { Environment } from './config.js'
 import type { Db } from './db/database.js'
@@ -19,12 +20,12 @@ export async function bootstrapEmptyStore(db: Db, clock: Clock, environment: Env
   if ((await countProjects(db)) > 0) return undefined
   // Another instance starting at the same moment may win the race (a taken slug, or the unique
   // constraint): then it prints the key, and this one says nothing. Any other failure stops start-up.
-  const project = await new ProjectsService(db, clock).create(DEFAULT_PROJECT, { plan: 'free' }).catch((error: unknown) => {
+  const project = await new ProjectsService(db, clock).create(DEFAULT_PROJECT, { plan: 'free' }, SYSTEM_CHANGE).catch((error: unknown) => {
     if (isUniqueViolation(error)) return undefined
     throw error
   })
   if (!project?.ok) return undefined
-  const key = await new KeysService(db, clock, environment).create({ project: DEFAULT_PROJECT, name: 'first key' })
+  const key = await new KeysService(db, clock, environment).create({ project: DEFAULT_PROJECT, name: 'first key' }, SYSTEM_CHANGE)
   return key.ok ? key.secret : undefined
 }
 

@@ -4,6 +4,7 @@
  * of src/cli/), and what a failure prints and exits with.
  */
 import { Command, Option } from 'commander'
+import { registerAuditCommands } from './cli/audit.js'
 import { CliError } from './cli/common.js'
 import { registerDataCommands } from './cli/data.js'
 import { registerDatabaseCommands } from './cli/database.js'
@@ -55,6 +56,7 @@ registerKeyCommands(program, cli)
 registerUserCommands(program, cli)
 registerDataCommands(program)
 registerDomainCommands(program, cli)
+registerAuditCommands(program, cli)
 
 /** A URL as an operator may see it in a message: without its password. */
 function redactUrl(url: string): string {

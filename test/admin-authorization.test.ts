@@ -12,6 +12,9 @@
  *   no token).
  *
  * Every response is checked against the admin document (status documented, body matching).
+ *
+ * And every change names the audit action it records (`x-audit-action`); made once more, it
+ * leaves exactly that entry in the audit log, with its request id and actor, and no secret.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -29,6 +32,8 @@ interface Operation {
   path: string
   /** The operation's security requirements, as documented. */
   security: Record<string, string[]>[] | undefined
+  /** The audit action a change records, as documented. */
+  audit: string | undefined
 }
 
 /** A project with something behind every path parameter: a key, domains, a redirect. */
@@ -71,6 +76,7 @@ const REQUESTS: Record<string, RequestSpec> = {
   liftApiKeyBan: { success: 204 },
   getUsage: { success: 200, query: 'range=hour' },
   listDomains: { success: 200 },
+  listAuditEntries: { success: 200 },
   addDomain: { success: 201, body: () => ({ name: `new.${unique('customer')}.test` }) },
   getDomain: { success: 200 },
   removeDomain: { success: 204 },
@@ -104,9 +110,17 @@ describe('admin API authorization, for every operation of the admin document', (
 
   before(async () => {
     t = await createAdminApp()
-    const doc = (await admin(t, 'GET', '/openapi.json')).json<{ paths: Record<string, Record<string, { operationId: string; security?: Operation['security'] }>> }>()
+    const doc = (await admin(t, 'GET', '/openapi.json')).json<{
+      paths: Record<string, Record<string, { operationId: string; security?: Operation['security']; 'x-audit-action'?: string }>>
+    }>()
     operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, operation]) => ({ operationId: operation.operationId, method: method.toUpperCase() as Method, path, security: operation.security })),
+      Object.entries(item).map(([method, operation]) => ({
+        operationId: operation.operationId,
+        method: method.toUpperCase() as Method,
+        path,
+        security: operation.security,
+        audit: operation['x-audit-action'],
+      })),
     )
     // Enough projects for the owner's own fixtures, made before the owner so they are theirs.
     for (let i = 0; i < operations.length; i++) ownerProjects.push((await fixture()).slug)
@@ -277,6 +291,56 @@ describe('admin API authorization, for every operation of the admin document', (
       })
     }
   })
+
+  test('every change records its audit entry: the documented action, its request id, its actor, and no secret', async (context) => {
+    const secrets: string[] = [operatorAccount.password, ownerAccount.password, ADMIN_TOKEN]
+    for (const operation of operations.filter((o) => STATE_CHANGING.has(o.method))) {
+      await context.test(`${operation.method} ${operation.path} (${operation.operationId})`, async () => {
+        assert.ok(operation.audit, `${operation.operationId} changes state but its document names no x-audit-action`)
+        let response: LightMyRequestResponse
+        if (PUBLIC.has(operation.operationId)) {
+          response = await t.request({
+            method: 'POST',
+            url: `/admin/v1${operation.path}`,
+            headers: { 'content-type': 'application/json' },
+            payload: JSON.stringify({ email: operatorAccount.email, password: operatorAccount.password }),
+            remoteAddress: `10.8.0.${(++counter % 250) + 1}`,
+          })
+        } else {
+          response = await send(operation, await fixture(), (await session(operatorAccount)).headers)
+        }
+        expect(response, REQUESTS[operation.operationId]?.success ?? 0, undefined, 'the change, by an operator')
+        // A secret shown once (a key, a one-time password) must not be in the log either.
+        const shown = response.body ? response.json<{ key?: unknown; password?: unknown }>() : {}
+        for (const value of [shown.key, shown.password]) if (typeof value === 'string') secrets.push(value)
+
+        const requestId = response.headers['x-request-id']
+        assert.ok(typeof requestId === 'string' && requestId, 'the answer carries its request id')
+        const entries = await auditEntries()
+        const mine = entries.filter((entry) => entry.requestId === requestId)
+        assert.equal(mine.length, 1, `one entry for request ${requestId}: ${JSON.stringify(mine)}`)
+        const [entry] = mine
+        assert.equal(entry?.action, operation.audit, 'the documented action')
+        assert.deepEqual(entry?.actor, { kind: 'user', name: operatorAccount.email }, 'the signed-in operator')
+        assert.ok(Date.parse(entry?.at ?? '') > 0, 'a time')
+      })
+    }
+    const log = JSON.stringify(await auditEntries())
+    for (const secret of secrets) assert.ok(!log.includes(secret), `the audit log holds no secret (${secret.slice(0, 8)}…)`)
+  })
+
+  async function auditEntries(): Promise<{ requestId: string | null; action: string; actor: { kind: string; name: string }; at: string }[]> {
+    const all = []
+    let url: string | undefined = '/audit?limit=100'
+    while (url) {
+      const page = await admin(t, 'GET', url)
+      assert.equal(page.statusCode, 200, page.body)
+      all.push(...page.json<{ requestId: string | null; action: string; actor: { kind: string; name: string }; at: string }[]>())
+      const next = /<\/admin\/v1([^>]+)>; rel="next"/.exec(String(page.headers.link ?? ''))
+      url = next?.[1]
+    }
+    return all
+  }
 
   /** Sign-in needs no principal and no CSRF token; it answers 401 for wrong credentials only. */
   async function checkSignIn(operation: Operation): Promise<void> {

@@ -1,3 +1,4 @@
+import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
@@ -128,7 +129,7 @@ describe('storage never holds a secret', () => {
     const named = await t.key(owner.slug, { name: 'ci' })
     const expiring = await t.key(owner.slug, { expiresInMs: 3_600_000 })
     const revoked = await t.key(other.slug)
-    assert.ok((await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id)).ok)
+    assert.ok((await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id, commandLineChange())).ok)
     const secrets = [owner.key, other.key, named.secret, expiring.secret, revoked.secret]
 
     // Use the keys, so that last-used times, animals and stored idempotent responses exist too.

@@ -1,3 +1,4 @@
+import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
@@ -275,7 +276,7 @@ const REFUSALS: Refusal[] = [
     name: 'a revoked key',
     headers: async ({ t, clock, owner }) => {
       const key = await t.key(owner.slug)
-      const revoked = await new KeysService(t.database.db, clock, t.config.environment).revoke(key.id)
+      const revoked = await new KeysService(t.database.db, clock, t.config.environment).revoke(key.id, commandLineChange())
       assert.ok(revoked.ok)
       clock.advance(1000)
       return bearer(key.secret)
@@ -378,7 +379,7 @@ for (const operation of protectedOperations) {
       assert.equal(refused.statusCode, 401)
       assertRateLimitHeaders(refused, { limit: 60, remaining: 59 }, '401, charged to the address')
 
-      const changed = await new ProjectsService(t.database.db, t.clock).setPlan(owner.slug, { plan: 'enterprise', perMinute: 5, perDay: 1_000 })
+      const changed = await new ProjectsService(t.database.db, t.clock).setPlan(owner.slug, { plan: 'enterprise', perMinute: 5, perDay: 1_000 }, commandLineChange())
       assert.ok(changed.ok)
       let response = ok
       for (let i = 0; i < 10 && response.statusCode !== 429; i++) response = await t.request(requestFor(operation, context, bearer(owner.key)))

@@ -5,6 +5,7 @@
  * was done in the page holds on the API. Screenshots of every page go to test-results/dashboard/.
  * The domain flow, which needs Pebble, is in dashboard-domains-browser.test.ts.
  */
+import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -168,7 +169,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   test('keys: a new key\'s secret is shown once and works; revoked in the page, it gets 401', async () => {
     // Readable names: this page's screenshot illustrates the README (docs/images/dashboard-keys.png).
     const project = { slug: 'acme-shelter' }
-    assert.ok((await new ProjectsService(t.database.db, t.clock).create(project.slug, { plan: 'pro' })).ok)
+    assert.ok((await new ProjectsService(t.database.db, t.clock).create(project.slug, { plan: 'pro' }, commandLineChange())).ok)
     await t.key(project.slug, { name: 'mobile-app' })
     const user = await createUser(t, { role: 'operator', email: 'ops@acme.example' })
     const { page } = await newPage()

@@ -1,3 +1,4 @@
+import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
@@ -247,7 +248,7 @@ describe('error envelope', () => {
       ]
       const revoked = await t.key(owner.slug)
       const { KeysService } = await import('../src/keys/keys.service.js')
-      assert.ok((await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id)).ok)
+      assert.ok((await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id, commandLineChange())).ok)
       requests.push({ method: 'GET', url: '/v1/pets', headers: bearer(revoked.secret) })
       for (const request of requests) {
         const response = await t.request(request)

@@ -21,6 +21,7 @@
  * methods), FUZZ_PATH replays the path fast-check reports for one operation (with FUZZ_ONLY
  * naming it and FUZZ_SEED). See docs/reliability.md.
  */
+import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
@@ -78,7 +79,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     // fuzzed admin call revokes its key or changes its plan.
     key = (await t.project({ plan: 'enterprise', perMinute: 1e9, perDay: 1e9 })).key
     const revoked = await t.key((await t.project()).slug, { name: 'revoked' })
-    const revocation = await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id)
+    const revocation = await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id, commandLineChange())
     assert.ok(revocation.ok)
     const refusedCredentials = [revoked.secret, generateApiKey('staging').secret, generateApiKey('production').secret, ADMIN_TOKEN.slice(0, -1)]
 

@@ -1,3 +1,4 @@
+import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { afterEach, describe, test } from 'node:test'
@@ -104,7 +105,7 @@ for (const store of stores) {
       await list(t, key)
       await list(t, key)
       assert.equal((await list(t, key)).statusCode, 429)
-      const changed = await new ProjectsService(t.database.db, t.clock).setPlan(slug, { plan: 'pro' })
+      const changed = await new ProjectsService(t.database.db, t.clock).setPlan(slug, { plan: 'pro' }, commandLineChange())
       assert.ok(changed.ok)
       const next = await list(t, key)
       assert.equal(next.statusCode, 200)
@@ -158,7 +159,7 @@ for (const store of stores) {
       for (let i = 0; i < 31; i++) await list(t, key)
       assert.equal((await list(t, key)).json().code, 'api_key_banned')
       const [row] = await t.database.db.selectFrom('api_keys').select('id').where('prefix', '=', key.slice(0, 12)).execute()
-      const lifted = await liftBan(t.database.db, t.config, row!.id)
+      const lifted = await liftBan(t.database.db, t.clock, t.config, row!.id, commandLineChange())
       assert.deepEqual(lifted, { ok: true, wasBanned: true })
       if (store.name === 'memory') {
         // The in-process store learns of it from the record, within a second.

@@ -1,3 +1,4 @@
+import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
@@ -106,12 +107,12 @@ describe('response cache across instances', { skip: sharing ? false : 'PostgreSQ
     const second = await a.key(slug)
     for (const k of [key, second.secret]) assert.equal((await b.request({ method: 'GET', url: '/v1/pets', headers: bearer(k) })).statusCode, 200)
     const { KeysService } = await import('../src/keys/keys.service.js')
-    assert.ok((await new KeysService(a.database.db, a.clock, a.config.environment).revoke(second.id)).ok)
+    assert.ok((await new KeysService(a.database.db, a.clock, a.config.environment).revoke(second.id, commandLineChange())).ok)
     const refused = await b.request({ method: 'GET', url: '/v1/pets', headers: bearer(second.secret) })
     assert.equal(refused.statusCode, 401)
     assert.match(refused.json<{ message: string }>().message, /revoked/)
     const { ProjectsService } = await import('../src/projects/projects.service.js')
-    assert.ok((await new ProjectsService(a.database.db, a.clock).setPlan(slug, { plan: 'pro' })).ok)
+    assert.ok((await new ProjectsService(a.database.db, a.clock).setPlan(slug, { plan: 'pro' }, commandLineChange())).ok)
     assert.equal((await b.request({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).headers['x-ratelimit-limit'], '300')
   })
 })

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { type Change, recordChange } from '../audit/audit.js'
 import type { AdminPrincipal, SessionLookup, SignedIn } from '../auth/admin-access.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -70,7 +71,10 @@ export class AccountsService implements SessionLookup {
   }
 
   /** Creates a user (the CLI's `users create`); the password is stored only as its scrypt hash. */
-  async createUser(request: { email: string; role: UserRole; projects: readonly string[]; password: string }): Promise<{ ok: true; user: User } | UserFailure> {
+  async createUser(
+    request: { email: string; role: UserRole; projects: readonly string[]; password: string },
+    change: Change,
+  ): Promise<{ ok: true; user: User } | UserFailure> {
     const email = normalizeEmail(request.email)
     const invalid = (message: string): UserFailure => ({ ok: false, error: 'invalid_user', message })
     if (email.length > 254 || !EMAIL_PATTERN.test(email)) return invalid(`Invalid email "${request.email}".`)
@@ -92,6 +96,12 @@ export class AccountsService implements SessionLookup {
     const row = await this.db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, { email, passwordHash, role: request.role, createdAt: new Date(this.clock.now()).toISOString() })
       await insertUserProjects(trx, user.id, projects.map((p) => p.id))
+      await recordChange(trx, this.clock, change, {
+        action: 'user.created',
+        target: { type: 'user', id: user.id },
+        projectId: null,
+        details: { email, role: request.role, projects: projects.map((p) => p.slug).sort() },
+      })
       return user
     })
     return { ok: true, user: { email: row.email, role: row.role, projects: projects.map((p) => p.slug).sort(), createdAt: row.created_at } }
@@ -112,7 +122,7 @@ export class AccountsService implements SessionLookup {
    * Checks the credentials and opens a session. A wrong password and an unknown email fail alike,
    * in the same time (see verifyDummy). The cookie carries `token`; only its SHA-256 is stored.
    */
-  async signIn(emailAsSent: string, password: string, address: string): Promise<SignInResult> {
+  async signIn(emailAsSent: string, password: string, address: string, requestId: string): Promise<SignInResult> {
     await this.purge()
     const email = normalizeEmail(emailAsSent)
     const refusal = (await this.throttle.attempt(address)) ?? (await this.throttle.failure(email))
@@ -127,12 +137,17 @@ export class AccountsService implements SessionLookup {
     const token = randomBytes(32).toString('base64url')
     const csrfToken = randomBytes(32).toString('base64url')
     const expiresAt = new Date(now + SESSION_TTL_MS)
-    await insertSession(this.db, {
-      id: sha256(token),
-      user_id: user.id,
-      csrf_token: csrfToken,
-      created_at: new Date(now).toISOString(),
-      expires_at: expiresAt.toISOString(),
+    const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
+    await this.db.transaction().execute(async (trx) => {
+      await insertSession(trx, {
+        id: sha256(token),
+        user_id: user.id,
+        csrf_token: csrfToken,
+        created_at: new Date(now).toISOString(),
+        expires_at: expiresAt.toISOString(),
+      })
+      // The session's id is the digest of its cookie: recorded by neither.
+      await recordChange(trx, this.clock, change, { action: 'session.signed_in', target: { type: 'user', id: user.id }, projectId: null, details: { address } })
     })
     const projects = await this.projectsOf(user.id, user.role)
     return { ok: true, token, expiresAt, session: { user: { email: user.email, role: user.role, projects }, csrfToken } }
@@ -160,8 +175,12 @@ export class AccountsService implements SessionLookup {
     return { user: { email: user.email, role: user.role, projects: await this.projectsOf(user.id, user.role) }, csrfToken }
   }
 
-  async signOut(sessionId: string): Promise<void> {
-    await deleteSession(this.db, sessionId)
+  async signOut({ sessionId, user }: SignedIn, requestId: string): Promise<void> {
+    const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
+    await this.db.transaction().execute(async (trx) => {
+      await deleteSession(trx, sessionId)
+      await recordChange(trx, this.clock, change, { action: 'session.signed_out', target: { type: 'user', id: user.id }, projectId: null })
+    })
   }
 
   private async projectsOf(userId: number, role: UserRole): Promise<string[]> {

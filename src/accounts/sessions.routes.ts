@@ -38,6 +38,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       schema: {
         ...SESSION,
         operationId: 'signIn',
+        'x-audit-action': 'session.signed_in',
         summary: 'Sign in',
         description: `Checks the email and password and opens a session of 12 hours: the answer sets the cookie \`adoption_session\` (HttpOnly, SameSite=Strict, Secure over HTTPS) and carries the \`csrfToken\` that state changes made with the cookie must send as \`X-CSRF-Token\`. A wrong password and an unknown email get the same 401. At most 5 failed sign-ins per email per 15 minutes and 20 attempts per client address per minute; beyond, 429 with Retry-After.`,
         body: SignInSchema,
@@ -52,7 +53,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       },
     },
     async (request, reply) => {
-      const result = await accounts.signIn(request.body.email, request.body.password, request.ip)
+      const result = await accounts.signIn(request.body.email, request.body.password, request.ip, request.id)
       if (!result.ok) {
         if (result.error === 'throttled') throw new ApiError('rate_limited', result.message, { 'retry-after': String(result.retryAfterSeconds) })
         throw new ApiError('unauthorized', 'Wrong email or password.')
@@ -83,6 +84,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       schema: {
         ...SESSION,
         operationId: 'signOut',
+        'x-audit-action': 'session.signed_out',
         security: COOKIE_ONLY,
         summary: 'Sign out',
         description: 'Ends the session on the server and clears the cookie. Needs the `X-CSRF-Token` header, as every change made with the cookie. The ADMIN_TOKEN bearer has no session to end: 401.',
@@ -94,7 +96,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       },
     },
     async (request, reply) => {
-      await accounts.signOut(signedIn(request).sessionId)
+      await accounts.signOut(signedIn(request), request.id)
       return reply.clearCookie(SESSION_COOKIE, cookieOptions(request)).code(204).send(null)
     },
   )

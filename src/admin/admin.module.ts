@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify'
+import { auditRoutes } from '../audit/audit.routes.js'
+import { AuditEntrySchema } from '../audit/audit.schemas.js'
+import type { AuditService } from '../audit/audit.service.js'
 import type { Config } from '../config.js'
 import type { Domains } from '../domains/domains.module.js'
 import { domainsRoutes } from '../domains/domains.routes.js'
@@ -21,6 +24,7 @@ export interface AdminDependencies {
   limiter: RateLimiter
   usage: UsageService
   domains: Domains
+  audit: AuditService
 }
 
 /**
@@ -28,12 +32,13 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, limiter, usage, domains }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
-    for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema]) admin.addSchema(schema)
+    for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema]) admin.addSchema(schema)
     await admin.register(projectsRoutes, { projects, platformDomain: config.platformDomain })
     await admin.register(keysRoutes, { keys, limiter })
     await admin.register(usageRoutes, { usage })
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
+    await admin.register(auditRoutes, { audit, findProject: (slug) => projects.find(slug) })
   }
 }

@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import type { AccountsService } from '../accounts/accounts.service.js'
+import { AUDIT_ACTIONS } from '../audit/audit.js'
 import { sessionsRoutes } from '../accounts/sessions.routes.js'
 import { SESSION_COOKIE } from '../auth/admin-access.js'
 import { authenticateAdmin, resolveProjects } from '../auth/admin.scope.js'
@@ -80,6 +81,7 @@ export async function registerAdminApi(
             { name: 'keys', description: "A project's API keys: create (the secret is shown once), revoke, lift a ban" },
             { name: 'usage', description: "A project's traffic: requests, 429s and bans, per minute and per day" },
             { name: 'domains', description: 'Custom domains: DNS verification, certificates, primary domain and redirects' },
+            { name: 'audit', description: 'Who changed what, when: every change made through the admin API, the dashboard or the CLI' },
           ],
           components: {
             securitySchemes: {
@@ -107,6 +109,15 @@ export async function registerAdminApi(
           route.schema = { ...route.schema, response: { ...errorResponses(404), ...(route.schema?.response as object | undefined) } }
         })
       }
+      // Every change is recorded in the audit log, and its operation names the action it records.
+      admin.addHook('onRoute', (route) => {
+        if (route.schema?.hide) return
+        const changes = [route.method].flat().some((method) => !['GET', 'HEAD', 'OPTIONS'].includes(method))
+        const action = (route.schema as { 'x-audit-action'?: unknown } | undefined)?.['x-audit-action']
+        if (changes && !(typeof action === 'string' && action in AUDIT_ACTIONS)) {
+          throw new Error(`${String(route.method)} ${route.url} changes state: its schema must name the audit action it records (x-audit-action, one of AUDIT_ACTIONS).`)
+        }
+      })
       admin.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       await admin.register(cookie)
       authenticateAdmin(admin, adminToken, accounts)

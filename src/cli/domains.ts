@@ -1,3 +1,4 @@
+import { commandLineChange } from '../audit/audit.js'
 import type { Command } from 'commander'
 import { systemClock } from '../clock.js'
 import { NodeDnsLookup } from '../domains/dns.js'
@@ -60,7 +61,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   domainCommand(
     'add <name>',
     'add a custom domain (plan pro or above) and show the DNS record to create',
-    (service, project, name) => service.add(project, name),
+    (service, project, name) => service.add(project, name, commandLineChange()),
     (domain, project) => ({
       data: domain,
       human: () =>
@@ -82,7 +83,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   domainCommand(
     'verify <name>',
     'check DNS now (verify or re-verify); exits 1 when the domain does not verify',
-    (service, project, name) => service.verify(project, name),
+    (service, project, name) => service.verify(project, name, commandLineChange()),
     (domain) => ({
       data: domain,
       human: () =>
@@ -96,7 +97,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   command('remove <name>', 'remove a domain: it stops being served on every instance from the next request').action((name: string, options: { project: string; json?: boolean }) =>
     run(
       options.json,
-      (service) => service.remove(options.project, name),
+      (service) => service.remove(options.project, name, commandLineChange()),
       ({ name: removed }) => ({ data: { name: removed, removed: true }, human: () => `Removed ${removed} from project ${options.project}` }),
     ),
   )
@@ -106,7 +107,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
       if ((name === undefined) === !options.none) throw new CliError('Give either a domain name or --none.')
       return run(
         options.json,
-        (service) => service.setPrimary(options.project, name ?? null),
+        (service) => service.setPrimary(options.project, name ?? null, commandLineChange()),
         settingsOutput((settings) => `Primary domain of ${settings.project}: ${settings.primary ?? '(none)'}`),
       )
     },
@@ -116,7 +117,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
     (from: string, to: string, options: { project: string; json?: boolean }) =>
       run(
         options.json,
-        (service) => service.addRedirect(options.project, from, to),
+        (service) => service.addRedirect(options.project, from, to, commandLineChange()),
         settingsOutput((settings) => `Redirects of ${settings.project}:\n${settings.redirects.map((r) => `  ${r.from} → ${r.to} (${r.status})`).join('\n')}`),
       ),
   )
@@ -124,7 +125,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   command('remove-redirect <from>', 'stop redirecting <from>; it serves the project again').action((from: string, options: { project: string; json?: boolean }) =>
     run(
       options.json,
-      (service) => service.removeRedirect(options.project, from),
+      (service) => service.removeRedirect(options.project, from, commandLineChange()),
       settingsOutput((settings) => `Removed the redirect of ${from} in project ${settings.project}`),
     ),
   )

@@ -1,5 +1,6 @@
 /** `adoption-store keys …`: create, list, revoke and unban API keys. */
 import { type Command, InvalidArgumentError } from 'commander'
+import { commandLineChange } from '../audit/audit.js'
 import { systemClock } from '../clock.js'
 import { KeysService, MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
 import { liftBan } from '../limits/limits.service.js'
@@ -10,7 +11,7 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
   // Without a running limiter, a ban is lifted at its record (which in-process stores re-read
   // within a second) and in Redis when configured.
   const run = (work: (services: { keys: KeysService; unban: (id: string) => ReturnType<typeof liftBan> }) => Promise<void>) =>
-    withService(cli, (db, config) => ({ keys: new KeysService(db, systemClock, config.environment), unban: (id: string) => liftBan(db, config, id) }), work)
+    withService(cli, (db, config) => ({ keys: new KeysService(db, systemClock, config.environment), unban: (id: string) => liftBan(db, systemClock, config, id, commandLineChange()) }), work)
 
   jsonOption(
     group
@@ -21,7 +22,7 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
       .option('--expires-in <duration>', `lifetime, e.g. 90d, 12h, 30m, 2w; at most ${MAX_KEY_LIFETIME_DAYS}d`, keyLifetime),
   ).action(async (options: { project: string; name?: string; expiresIn?: number; json?: boolean }) =>
     run(async ({ keys }) => {
-      const { key, secret } = succeeded(await keys.create({ project: options.project, name: options.name, expiresInMs: options.expiresIn }))
+      const { key, secret } = succeeded(await keys.create({ project: options.project, name: options.name, expiresInMs: options.expiresIn }, commandLineChange()))
       print(options.json, { ...key, key: secret }, () =>
         [
           `Created key ${key.id} for project ${key.project}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}.`,
@@ -51,15 +52,14 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
 
   jsonOption(group.command('revoke <id>').description('revoke a key; refused from the next request on')).action(async (id: string, options: { json?: boolean }) =>
     run(async ({ keys }) => {
-      const { key } = succeeded(await keys.revoke(id))
+      const { key } = succeeded(await keys.revoke(id, commandLineChange()))
       print(options.json, key, () => `Revoked key ${key.id} of project ${key.project} at ${key.revokedAt}`)
     }),
   )
 
   jsonOption(group.command('unban <id>').description("lift a key's temporary ban (and its escalation) on every instance")).action(
     async (id: string, options: { json?: boolean }) =>
-      run(async ({ keys, unban }) => {
-        succeeded(await keys.find(id))
+      run(async ({ unban }) => {
         const { wasBanned } = succeeded(await unban(id))
         print(options.json, { id, wasBanned }, () => (wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
       }),

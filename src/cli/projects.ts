@@ -1,4 +1,5 @@
 /** `adoption-store projects …`: create and list projects, change their plan. */
+import { commandLineChange } from '../audit/audit.js'
 import { type Command, Option } from 'commander'
 import { systemClock } from '../clock.js'
 import type { Plan } from '../db/schema.js'
@@ -13,7 +14,7 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
   planLimitOptions(jsonOption(group.command('create <slug>').description('create a project').addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')))).action(
     async (slug: string, options: { plan: Plan; perMinute?: number; perDay?: number; json?: boolean }) =>
       run(async (projects) => {
-        const { project } = succeeded(await projects.create(slug, { plan: options.plan, perMinute: options.perMinute, perDay: options.perDay }))
+        const { project } = succeeded(await projects.create(slug, { plan: options.plan, perMinute: options.perMinute, perDay: options.perDay }, commandLineChange()))
         print(options.json, project, () => `Created project ${describeProject(project)}`)
       }),
   )
@@ -34,7 +35,7 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
     async (slug: string, plan: string, options: { perMinute?: number; perDay?: number; json?: boolean }) =>
       run(async (projects) => {
         if (!(PLANS as readonly string[]).includes(plan)) throw new CliError(`Unknown plan "${plan}": use one of ${PLANS.join(', ')}.`)
-        const { project } = succeeded(await projects.setPlan(slug, { plan: plan as Plan, perMinute: options.perMinute, perDay: options.perDay }))
+        const { project } = succeeded(await projects.setPlan(slug, { plan: plan as Plan, perMinute: options.perMinute, perDay: options.perDay }, commandLineChange()))
         print(options.json, project, () => `Project ${describeProject(project)}`)
       }),
   )

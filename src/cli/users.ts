@@ -1,5 +1,6 @@
 /** `adoption-store users …`: the accounts that sign in to the dashboard. */
 import { type Command, Option } from 'commander'
+import { commandLineChange } from '../audit/audit.js'
 import { AccountsService, MIN_PASSWORD_LENGTH } from '../accounts/accounts.service.js'
 import { USER_ROLES } from '../db/schema.js'
 import { generatePassword } from '../accounts/passwords.js'
@@ -22,7 +23,7 @@ export function registerUserCommands(program: Command, cli: CliContext): void {
   ).action(async (options: { email: string; role: UserRole; project?: string[]; passwordStdin?: boolean; json?: boolean }) => {
     const password = options.passwordStdin ? await readStdin() : generatePassword()
     await run(async (accounts) => {
-      const { user } = succeeded(await accounts.createUser({ email: options.email, role: options.role, projects: options.project ?? [], password }))
+      const { user } = succeeded(await accounts.createUser({ email: options.email, role: options.role, projects: options.project ?? [], password }, commandLineChange()))
       const { email, role, projects } = user
       const created = `Created ${role} ${email}${projects.length ? ` for ${projects.join(', ')}` : ''}.`
       // A password given on stdin is the operator's own: never echoed.

@@ -12,6 +12,8 @@ export const DOMAIN_STATES = ['pending', 'verified', 'failed'] as const
 export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'renewing'] as const
 /** Every role: the role column (src/db/schema.ts), the API's `role` and the CLI's `--role` take it from here. */
 export const USER_ROLES = ['operator', 'owner'] as const
+/** Who can make a change the audit log records: a signed-in user, the ADMIN_TOKEN bearer, the CLI, or the service itself (its first start). */
+export const ACTOR_KINDS = ['user', 'admin_token', 'cli', 'system'] as const
 
 /** The query builder over the database. */
 export type Db = Kysely<Database>
@@ -39,6 +41,7 @@ export interface Database {
   sign_in_counters: SignInCounterTable
   usage_minutes: UsageMinuteTable
   cache_generations: CacheGenerationTable
+  audit_entries: AuditEntryTable
 }
 
 // Each enumeration is listed once, where its feature lives; its columns take the type of the list.
@@ -198,6 +201,8 @@ export interface UserTable {
   password_hash: string
   role: UserRole
   created_at: string
+  /** Set while the user is disabled: they cannot sign in and have no session. */
+  disabled_at: string | null
 }
 
 /** The projects an owner belongs to. */
@@ -233,6 +238,28 @@ export interface CacheGenerationTable {
   value: number
 }
 
+export type ActorKind = (typeof ACTOR_KINDS)[number]
+
+/** One change made through the admin API, the dashboard or the CLI (see src/audit). */
+export interface AuditEntryTable {
+  id: Generated<number>
+  at: string
+  actor_kind: ActorKind
+  /** The user who made it, for a `user` actor; kept when the user is deleted. */
+  actor_user_id: number | null
+  /** The user's email, `ADMIN_TOKEN`, `cli:<system user>` or `system`, as it was at the time. */
+  actor_name: string
+  action: string
+  target_type: string
+  target_id: string
+  /** The project the change belongs to, when it belongs to one. */
+  project_id: number | null
+  /** The X-Request-Id of the admin request, or the CLI invocation's id. */
+  request_id: string | null
+  /** JSON: what changed. Never a secret. */
+  details: string
+}
+
 export type ProjectRow = Selectable<ProjectTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type PetRow = Selectable<PetTable>
@@ -244,3 +271,4 @@ export type DomainRow = Selectable<DomainTable>
 export type CertificateRow = Selectable<CertificateTable>
 export type UserRow = Selectable<UserTable>
 export type SessionRow = Selectable<SessionTable>
+export type AuditEntryRow = Selectable<AuditEntryTable>

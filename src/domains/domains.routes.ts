@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import {
@@ -41,6 +42,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       schema: {
         ...DOMAINS,
         operationId: 'addDomain',
+        'x-audit-action': 'domain.added',
         summary: 'Add a custom domain',
         description:
           'Adds a domain to a project on plan pro or above. The answer shows the DNS record to create (`dnsRecord`): a CNAME to the platform target, or ALIAS/ANAME for an apex domain. Then run verifyDomain; pending domains are also re-checked in the background.',
@@ -53,7 +55,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request, reply) => {
-      const result = orThrow(await domains.add(request.params.slug, request.body.name))
+      const result = orThrow(await domains.add(request.params.slug, request.body.name, changeOf(request)))
       return reply
         .code(201)
         .header('location', `/admin/v1/projects/${request.params.slug}/domains/${result.domain.name}`)
@@ -85,6 +87,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       schema: {
         ...DOMAINS,
         operationId: 'verifyDomain',
+        'x-audit-action': 'domain.verification_requested',
         summary: 'Verify (or re-verify) a domain now',
         description:
           "Queries DNS now, through the service's configured resolvers. The answer is the domain with its new state: `verified`, or `failed` with the reason (a missing CNAME, a conflicting A record, other addresses). A verified domain is served from the next request and its certificate is requested.",
@@ -93,7 +96,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = orThrow(await domains.verify(request.params.slug, request.params.name))
+      const result = orThrow(await domains.verify(request.params.slug, request.params.name, changeOf(request)))
       if (result.domain.status.state === 'verified') onVerified()
       return result.domain
     },
@@ -105,6 +108,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       schema: {
         ...DOMAINS,
         operationId: 'removeDomain',
+        'x-audit-action': 'domain.removed',
         summary: 'Remove a domain',
         description: 'Stops serving the domain on every instance from the next request, and deletes its certificate and any redirect to it.',
         params: DomainParamsSchema,
@@ -112,7 +116,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request, reply) => {
-      orThrow(await domains.remove(request.params.slug, request.params.name))
+      orThrow(await domains.remove(request.params.slug, request.params.name, changeOf(request)))
       return reply.code(204).send(null)
     },
   )
@@ -123,6 +127,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       schema: {
         ...DOMAINS,
         operationId: 'setPrimaryDomain',
+        'x-audit-action': 'domain.primary_set',
         summary: 'Set the primary domain',
         description: "Sets `domains.primary` to one of the project's domains (not one that redirects), or clears it with `null`.",
         params: ProjectParamsSchema,
@@ -131,7 +136,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = orThrow(await domains.setPrimary(request.params.slug, request.body.name))
+      const result = orThrow(await domains.setPrimary(request.params.slug, request.body.name, changeOf(request)))
       return result.settings
     },
   )
@@ -142,6 +147,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       schema: {
         ...DOMAINS,
         operationId: 'addRedirect',
+        'x-audit-action': 'domain.redirect_added',
         summary: 'Redirect a domain',
         description:
           "Adds `{from, to, status: 301}` to `domains.redirects`: every request to `from` (a domain of the project, verified to be served) answers 301 to the same path and query on `to` (another domain of the project, or its platform host). No chains.",
@@ -151,7 +157,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = orThrow(await domains.addRedirect(request.params.slug, request.body.from, request.body.to, request.body.status))
+      const result = orThrow(await domains.addRedirect(request.params.slug, request.body.from, request.body.to, changeOf(request), request.body.status))
       return result.settings
     },
   )
@@ -162,6 +168,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       schema: {
         ...DOMAINS,
         operationId: 'removeRedirect',
+        'x-audit-action': 'domain.redirect_removed',
         summary: 'Remove a redirect',
         description: 'The domain serves the project again instead of redirecting.',
         params: RedirectParamsSchema,
@@ -169,7 +176,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
       },
     },
     async (request) => {
-      const result = orThrow(await domains.removeRedirect(request.params.slug, request.params.from))
+      const result = orThrow(await domains.removeRedirect(request.params.slug, request.params.from, changeOf(request)))
       return result.settings
     },
   )

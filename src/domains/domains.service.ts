@@ -1,3 +1,4 @@
+import { type AuditEvent, type Change, recordChange } from '../audit/audit.js'
 import { domainToUnicode } from 'node:url'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -118,7 +119,7 @@ export class DomainsService {
     return { ok: true, domain: await this.present(found.domain) }
   }
 
-  async add(slug: string, input: string): Promise<DomainResult<{ domain: Domain }>> {
+  async add(slug: string, input: string, change: Change): Promise<DomainResult<{ domain: Domain }>> {
     const project = await this.project(slug)
     if (!project.ok) return project
     if (!DOMAIN_PLANS.includes(project.project.plan)) {
@@ -142,7 +143,12 @@ export class DomainsService {
     const at = iso(this.clock.now())
     let row: DomainRow
     try {
-      row = await this.change(async (trx) => insertDomain(trx, { projectId: project.project.id, name, apex, at }))
+      row = await this.change(async (trx) => insertDomain(trx, { projectId: project.project.id, name, apex, at }), change, {
+        action: 'domain.added',
+        target: { type: 'domain', id: name },
+        projectId: project.project.id,
+        details: { apex },
+      })
     } catch (error) {
       // Another request added the same name a moment before: the unique index decided.
       if (await findDomainByName(this.db, name)) return { ok: false, error: 'domain_taken', message: `${name} was just added by another request.` }
@@ -152,12 +158,17 @@ export class DomainsService {
   }
 
   /** Checks DNS now (Verify / Re-verify) and restarts the background schedule. */
-  async verify(slug: string, name: string): Promise<DomainResult<{ domain: Domain }>> {
+  async verify(slug: string, name: string, change: Change): Promise<DomainResult<{ domain: Domain }>> {
     const found = await this.domainOf(slug, name)
     if (!found.ok) return found
     const now = this.clock.now()
     const checked = await this.check(found.domain, now, now)
-    const row = await this.change((trx) => updateDomain(trx, found.domain.id, checked))
+    const row = await this.change((trx) => updateDomain(trx, found.domain.id, checked), change, {
+      action: 'domain.verification_requested',
+      target: { type: 'domain', id: found.domain.name },
+      projectId: found.domain.project_id,
+      details: { state: checked.state, reason: checked.reason },
+    })
     return { ok: true, domain: await this.present(row ?? found.domain) }
   }
 
@@ -194,17 +205,22 @@ export class DomainsService {
     }
   }
 
-  async remove(slug: string, name: string): Promise<DomainResult<{ name: string }>> {
+  async remove(slug: string, name: string, change: Change): Promise<DomainResult<{ name: string }>> {
     const found = await this.domainOf(slug, name)
     if (!found.ok) return found
-    await this.change((trx) => deleteDomain(trx, found.domain.project_id, found.domain.name))
+    await this.change((trx) => deleteDomain(trx, found.domain.project_id, found.domain.name), change, {
+      action: 'domain.removed',
+      target: { type: 'domain', id: found.domain.name },
+      projectId: found.domain.project_id,
+    })
     return { ok: true, name: found.domain.name }
   }
 
-  async setPrimary(slug: string, name: string | null): Promise<DomainResult<{ settings: DomainSettings }>> {
+  async setPrimary(slug: string, name: string | null, change: Change): Promise<DomainResult<{ settings: DomainSettings }>> {
     const project = await this.project(slug)
     if (!project.ok) return project
     let id: number | null = null
+    let primary: string | null = null
     if (name !== null) {
       const found = await this.domainOf(slug, name)
       if (!found.ok) return found
@@ -212,12 +228,18 @@ export class DomainsService {
         return { ok: false, error: 'domain_conflict', message: `${found.domain.name} redirects to ${found.domain.redirect_to}, so it cannot be the primary domain: remove the redirect first.` }
       }
       id = found.domain.id
+      primary = found.domain.name
     }
-    await this.change((trx) => setPrimaryDomain(trx, project.project.id, id))
+    await this.change((trx) => setPrimaryDomain(trx, project.project.id, id), change, {
+      action: 'domain.primary_set',
+      target: { type: 'project', id: slug },
+      projectId: project.project.id,
+      details: { primary },
+    })
     return { ok: true, settings: await this.settingsOf(project.project) }
   }
 
-  async addRedirect(slug: string, fromInput: string, toInput: string, status = 301): Promise<DomainResult<{ settings: DomainSettings }>> {
+  async addRedirect(slug: string, fromInput: string, toInput: string, change: Change, status = 301): Promise<DomainResult<{ settings: DomainSettings }>> {
     const project = await this.project(slug)
     if (!project.ok) return project
     const from = await this.domainOf(slug, fromInput)
@@ -236,17 +258,27 @@ export class DomainsService {
     const redirected = await listDomains(this.db, project.project.id)
     const into = redirected.find((row) => row.redirect_to === from.domain.name)
     if (into) return { ok: false, error: 'domain_conflict', message: `${into.name} redirects to ${from.domain.name}: a redirect from it would make a chain.` }
-    await this.change((trx) => updateDomain(trx, from.domain.id, { redirect_to: toName, redirect_status: status }))
+    await this.change((trx) => updateDomain(trx, from.domain.id, { redirect_to: toName, redirect_status: status }), change, {
+      action: 'domain.redirect_added',
+      target: { type: 'domain', id: from.domain.name },
+      projectId: project.project.id,
+      details: { to: toName, status },
+    })
     return { ok: true, settings: await this.settingsOf(project.project) }
   }
 
-  async removeRedirect(slug: string, fromInput: string): Promise<DomainResult<{ settings: DomainSettings }>> {
+  async removeRedirect(slug: string, fromInput: string, change: Change): Promise<DomainResult<{ settings: DomainSettings }>> {
     const project = await this.project(slug)
     if (!project.ok) return project
     const from = await this.domainOf(slug, fromInput)
     if (!from.ok) return from
     if (!from.domain.redirect_to) return { ok: false, error: 'not_found', message: `${from.domain.name} has no redirect.` }
-    await this.change((trx) => updateDomain(trx, from.domain.id, { redirect_to: null, redirect_status: null }))
+    await this.change((trx) => updateDomain(trx, from.domain.id, { redirect_to: null, redirect_status: null }), change, {
+      action: 'domain.redirect_removed',
+      target: { type: 'domain', id: from.domain.name },
+      projectId: project.project.id,
+      details: { to: from.domain.redirect_to },
+    })
     return { ok: true, settings: await this.settingsOf(project.project) }
   }
 
@@ -254,9 +286,16 @@ export class DomainsService {
     return this.settings.platformDomain ? `${slug}.${this.settings.platformDomain}` : null
   }
 
-  /** Runs a change and the generation bump in one transaction, then announces it. */
-  private async change<T>(work: (trx: Db) => Promise<T>): Promise<T> {
-    const { result, generation } = await this.db.transaction().execute(async (trx) => ({ result: await work(trx), generation: await bumpGeneration(trx) }))
+  /**
+   * Runs a change and the generation bump in one transaction, with the audit entry of an
+   * operator's change (background re-checks have none), then announces it.
+   */
+  private async change<T>(work: (trx: Db) => Promise<T>, change?: Change, event?: AuditEvent): Promise<T> {
+    const { result, generation } = await this.db.transaction().execute(async (trx) => {
+      const result = await work(trx)
+      if (change && event) await recordChange(trx, this.clock, change, event)
+      return { result, generation: await bumpGeneration(trx) }
+    })
     await this.onChange(generation)
     return result
   }

@@ -47,11 +47,16 @@ export function listHandler<Status extends string, T>(
  * The `Link: <…>; rel="next"` header (RFC 8288) when another page exists. The target is a path,
  * resolved by clients against the request URL, so it is right behind any proxy.
  */
-export function nextPageLink(path: string, query: Record<string, string | number | undefined>, nextAfter: number | undefined): string | undefined {
-  if (nextAfter === undefined) return undefined
+export function nextPageLink(
+  path: string,
+  query: Record<string, string | number | undefined>,
+  next: number | undefined,
+  cursor: 'after' | 'before' = 'after',
+): string | undefined {
+  if (next === undefined) return undefined
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value))
-  params.set('after', String(nextAfter))
+  params.set(cursor, String(next))
   return `<${path}?${params.toString()}>; rel="next"`
 }
 

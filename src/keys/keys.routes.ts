@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import type { RateLimiter } from '../limits/limits.service.js'
 import { errorResponses } from '../openapi/responses.js'
@@ -35,6 +36,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter:
       schema: {
         ...KEYS,
         operationId: 'createApiKey',
+        'x-audit-action': 'key.created',
         summary: 'Create an API key',
         description:
           'The answer carries the secret (`key`) this once, with `Cache-Control: no-store`: only its SHA-256 is stored, so it cannot be shown again. The key works from the next request.',
@@ -53,7 +55,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter:
     async (request, reply) => {
       const { name, expiresInDays } = request.body
       const { key, secret } = orThrow(
-        await keys.create({ project: request.adminProject.slug, name, expiresInMs: expiresInDays === undefined ? undefined : expiresInDays * DAY_MS }),
+        await keys.create({ project: request.adminProject.slug, name, expiresInMs: expiresInDays === undefined ? undefined : expiresInDays * DAY_MS }, changeOf(request)),
       )
       return reply.code(201).header('cache-control', 'no-store').send({ ...key, key: secret })
     },
@@ -65,6 +67,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter:
       schema: {
         ...KEYS,
         operationId: 'revokeApiKey',
+        'x-audit-action': 'key.revoked',
         summary: 'Revoke an API key',
         description: 'The key is refused (401) on every instance from the next request. Revoking a revoked key changes nothing and answers it as it stands.',
         params: KeyParamsSchema,
@@ -72,7 +75,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter:
       },
     },
     async (request) => {
-      return orThrow(await keys.revoke(request.params.id, request.adminProject.id)).key
+      return orThrow(await keys.revoke(request.params.id, changeOf(request), request.adminProject.id)).key
     },
   )
 
@@ -82,6 +85,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter:
       schema: {
         ...KEYS,
         operationId: 'liftApiKeyBan',
+        'x-audit-action': 'key.ban_lifted',
         summary: "Lift an API key's ban",
         description:
           'Ends the ban of a key that kept calling while rate limited, and forgets its escalation (the next ban lasts 10 minutes again). The plan limits still apply. Lifting no ban changes nothing.',
@@ -90,10 +94,10 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter:
       },
     },
     async (request, reply) => {
-      orThrow(await keys.find(request.params.id, request.adminProject.id))
+      const { row } = orThrow(await keys.find(request.params.id, request.adminProject.id))
       // Through the running limiter: its own in-process ban goes at once, the shared store's
       // (Redis) for every instance, and the record for instances that re-read it.
-      await limiter.unban(request.params.id)
+      await limiter.unban(row, changeOf(request))
       return reply.code(204).send(null)
     },
   )

@@ -1,3 +1,4 @@
+import { type Change, recordChange } from '../audit/audit.js'
 import { generateApiKey, randomBase62 } from '../auth/api-key.js'
 import { authChanged } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
@@ -57,7 +58,7 @@ export class KeysService {
   ) {}
 
   /** Creates a key; the secret is in the answer and nowhere else, ever. */
-  async create(request: KeyRequest): Promise<KeyResult<{ key: ApiKey; secret: string }>> {
+  async create(request: KeyRequest, change: Change): Promise<KeyResult<{ key: ApiKey; secret: string }>> {
     const project = await findProjectBySlug(this.db, request.project)
     if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${request.project}".` }
     const name = request.name?.trim() || null
@@ -66,16 +67,23 @@ export class KeysService {
     }
     const now = this.clock.now()
     const { secret, hash, prefix } = generateApiKey(this.environment)
-    const row = await insertApiKey(this.db, {
-      id: `key_${randomBase62(16)}`,
-      project_id: project.id,
-      prefix,
-      hash,
-      name,
-      created_at: new Date(now).toISOString(),
-      last_used_at: null,
-      expires_at: request.expiresInMs === undefined ? null : new Date(now + request.expiresInMs).toISOString(),
-      revoked_at: null,
+    const id = `key_${randomBase62(16)}`
+    const expiresAt = request.expiresInMs === undefined ? null : new Date(now + request.expiresInMs).toISOString()
+    const row = await this.db.transaction().execute(async (trx) => {
+      const inserted = await insertApiKey(trx, {
+        id,
+        project_id: project.id,
+        prefix,
+        hash,
+        name,
+        created_at: new Date(now).toISOString(),
+        last_used_at: null,
+        expires_at: expiresAt,
+        revoked_at: null,
+      })
+      // The prefix only: never the secret, nor its hash.
+      await recordChange(trx, this.clock, change, { action: 'key.created', target: { type: 'key', id }, projectId: project.id, details: { name, prefix, expiresAt } })
+      return inserted
     })
     return { ok: true, key: toApiKey(row, project.slug), secret }
   }
@@ -88,10 +96,19 @@ export class KeysService {
   }
 
   /** Revokes a key; with `projectId`, only a key of that project (another's is not found). */
-  async revoke(id: string, projectId?: number): Promise<KeyResult<{ key: ApiKey }>> {
+  async revoke(id: string, change: Change, projectId?: number): Promise<KeyResult<{ key: ApiKey }>> {
     const existing = await this.find(id, projectId)
     if (!existing.ok) return existing
-    const row = await revokeApiKey(this.db, id, new Date(this.clock.now()).toISOString())
+    const row = await this.db.transaction().execute(async (trx) => {
+      const revoked = await revokeApiKey(trx, id, new Date(this.clock.now()).toISOString())
+      await recordChange(trx, this.clock, change, {
+        action: 'key.revoked',
+        target: { type: 'key', id },
+        projectId: existing.row.project_id,
+        details: { name: existing.row.name, prefix: existing.row.prefix, alreadyRevoked: existing.row.revoked_at !== null },
+      })
+      return revoked
+    })
     await authChanged(this.db)
     return { ok: true, key: toApiKey(row ?? existing.row, await getProjectSlug(this.db, existing.row.project_id)) }
   }

@@ -1,6 +1,8 @@
+import { type Change, recordChange } from '../audit/audit.js'
 import type { Principal } from '../auth/authenticator.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import type { ApiKeyRow } from '../db/schema.js'
 import { findApiKey } from '../keys/keys.repository.js'
 import type { LimiterBackend, LimiterSettings } from './backend.js'
 import { deleteBan, findBan, listActiveBans, recordBan } from './bans.repository.js'
@@ -96,10 +98,10 @@ export class RateLimiter {
     }) as Promise<Decision>
   }
 
-  /** Lifts a ban everywhere: the record, and the store every instance reads. */
-  async unban(keyId: string): Promise<boolean> {
-    const recorded = await deleteBan(this.db, keyId)
-    await this.backend.store.unban(keyId)
+  /** Lifts a key's ban everywhere: the record (with its audit entry), and the store every instance reads. */
+  async unban(key: ApiKeyRow, change: Change): Promise<boolean> {
+    const recorded = await forgetBan(this.db, this.clock, key, change)
+    await this.backend.store.unban(key.id)
     return recorded
   }
 
@@ -123,9 +125,16 @@ export class RateLimiter {
  * Lifts a key's ban from outside the server (the CLI): deletes its record, which in-process
  * stores re-read within a second, and its Redis state when Redis is configured.
  */
-export async function liftBan(db: Db, settings: LimiterSettings, keyId: string): Promise<{ ok: true; wasBanned: boolean } | { ok: false; message: string }> {
-  if (!(await findApiKey(db, keyId))) return { ok: false, message: `No API key with id "${keyId}".` }
-  const wasBanned = await deleteBan(db, keyId)
+export async function liftBan(
+  db: Db,
+  clock: Clock,
+  settings: LimiterSettings,
+  keyId: string,
+  change: Change,
+): Promise<{ ok: true; wasBanned: boolean } | { ok: false; message: string }> {
+  const key = await findApiKey(db, keyId)
+  if (!key) return { ok: false, message: `No API key with id "${keyId}".` }
+  const wasBanned = await forgetBan(db, clock, key, change)
   if (settings.redisUrl) {
     const redis = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
     try {
@@ -136,4 +145,13 @@ export async function liftBan(db: Db, settings: LimiterSettings, keyId: string):
     }
   }
   return { ok: true, wasBanned }
+}
+
+/** Deletes a key's ban record and records the lift, in one transaction; answers whether a ban was recorded. */
+async function forgetBan(db: Db, clock: Clock, key: ApiKeyRow, change: Change): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const wasBanned = await deleteBan(trx, key.id)
+    await recordChange(trx, clock, change, { action: 'key.ban_lifted', target: { type: 'key', id: key.id }, projectId: key.project_id, details: { wasBanned } })
+    return wasBanned
+  })
 }

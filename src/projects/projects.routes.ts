@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { canSee, requireOperator } from '../auth/admin-access.js'
+import { canSee, changeOf, requireOperator } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectParamsSchema, ProjectsSchema } from './projects.schemas.js'
@@ -54,6 +54,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsServi
       schema: {
         ...PROJECTS,
         operationId: 'createProject',
+        'x-audit-action': 'project.created',
         summary: 'Create a project',
         description:
           'Operators only. `enterprise` needs `perMinute` and `perDay`; the other plans have fixed limits and take neither. Then create a key for the project (createApiKey).',
@@ -66,7 +67,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsServi
     },
     async (request, reply) => {
       const { slug, plan, perMinute, perDay } = request.body
-      const { project } = orThrow(await projects.create(slug, { plan, perMinute, perDay }))
+      const { project } = orThrow(await projects.create(slug, { plan, perMinute, perDay }, changeOf(request)))
       return reply.code(201).header('location', `/admin/v1/projects/${project.slug}`).send(present(project, platformDomain))
     },
   )
@@ -93,6 +94,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsServi
       schema: {
         ...PROJECTS,
         operationId: 'setProjectPlan',
+        'x-audit-action': 'project.plan_changed',
         summary: "Change a project's plan",
         description:
           'Operators only. Applies on every instance from the next request of any key of the project. `enterprise` needs `perMinute` and `perDay`; the other plans take neither.',
@@ -102,7 +104,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsServi
       },
     },
     async (request) => {
-      const { project } = orThrow(await projects.setPlan(request.adminProject.slug, request.body))
+      const { project } = orThrow(await projects.setPlan(request.adminProject.slug, request.body, changeOf(request)))
       return present(project, platformDomain)
     },
   )

@@ -1,3 +1,4 @@
+import { type Change, recordChange } from '../audit/audit.js'
 import { authChanged } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -39,7 +40,7 @@ export class ProjectsService {
     private readonly clock: Clock,
   ) {}
 
-  async create(slug: string, choice: PlanChoice): Promise<ProjectResult> {
+  async create(slug: string, choice: PlanChoice, change: Change): Promise<ProjectResult> {
     if (!SLUG_PATTERN.test(slug)) {
       return { ok: false, error: 'invalid_request', message: `Invalid slug "${slug}": use 1-63 lowercase letters, digits and inner hyphens.` }
     }
@@ -50,7 +51,11 @@ export class ProjectsService {
     }
     let row: ProjectRow
     try {
-      row = await insertProject(this.db, { slug, plan: choice.plan, ...limits.custom, createdAt: new Date(this.clock.now()).toISOString() })
+      row = await this.db.transaction().execute(async (trx) => {
+        const created = await insertProject(trx, { slug, plan: choice.plan, ...limits.custom, createdAt: new Date(this.clock.now()).toISOString() })
+        await recordChange(trx, this.clock, change, { action: 'project.created', target: { type: 'project', id: slug }, projectId: created.id, details: planDetails(created) })
+        return created
+      })
     } catch (error) {
       // The same slug created at the same moment by another request or process.
       if (isUniqueViolation(error)) return { ok: false, error: 'slug_taken', message: `A project with slug "${slug}" already exists.` }
@@ -68,14 +73,31 @@ export class ProjectsService {
     return findProjectBySlug(this.db, slug)
   }
 
-  async setPlan(slug: string, choice: PlanChoice): Promise<ProjectResult> {
+  async setPlan(slug: string, choice: PlanChoice, change: Change): Promise<ProjectResult> {
     const limits = checkPlanChoice(choice)
     if (!limits.ok) return limits
-    const row = await updateProjectPlan(this.db, slug, { plan: choice.plan, ...limits.custom })
+    const row = await this.db.transaction().execute(async (trx) => {
+      const before = await findProjectBySlug(trx, slug)
+      const updated = await updateProjectPlan(trx, slug, { plan: choice.plan, ...limits.custom })
+      if (before && updated) {
+        await recordChange(trx, this.clock, change, {
+          action: 'project.plan_changed',
+          target: { type: 'project', id: slug },
+          projectId: updated.id,
+          details: { from: planDetails(before), to: planDetails(updated) },
+        })
+      }
+      return updated
+    })
     if (!row) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
     await authChanged(this.db)
     return { ok: true, project: toProject(row) }
   }
+}
+
+/** A plan as the audit log records it. */
+function planDetails(row: ProjectRow): { plan: Plan; perMinute: number; perDay: number } {
+  return { plan: row.plan, ...limitsOf(row) }
 }
 
 type CheckedPlan = Outcome<{ custom: { perMinute: number | null; perDay: number | null } }, 'invalid_request'>

@@ -1,3 +1,4 @@
+import { commandLineChange } from '../../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
 import { AccountsService, type Session } from '../../src/accounts/accounts.service.js'
@@ -21,7 +22,7 @@ export async function createUser(
   options: { role?: UserRole; projects?: string[]; email?: string; password?: string } = {},
 ): Promise<{ email: string; password: string }> {
   const { role = 'operator', projects = [], email = uniqueEmail(role), password = TEST_PASSWORD } = options
-  const created = await new AccountsService(t.database.db, t.clock).createUser({ email, role, projects, password })
+  const created = await new AccountsService(t.database.db, t.clock).createUser({ email, role, projects, password }, commandLineChange())
   if (!created.ok) throw new Error(created.message)
   return { email: created.user.email, password }
 }

@@ -1,3 +1,4 @@
+import { commandLineChange } from '../../src/audit/audit.js'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -106,14 +107,14 @@ async function startTestApp(
     },
     async project({ plan = 'free', perMinute, perDay } = {}) {
       const slug = `project-${process.pid}-${++counter}`
-      const created = await projects.create(slug, { plan, perMinute, perDay })
+      const created = await projects.create(slug, { plan, perMinute, perDay }, commandLineChange())
       if (!created.ok) throw new Error(created.message)
-      const key = await keys.create({ project: slug })
+      const key = await keys.create({ project: slug }, commandLineChange())
       if (!key.ok) throw new Error(key.message)
       return { slug, id: created.project.id, key: key.secret }
     },
     async key(project, keyOptions = {}) {
-      const key = await keys.create({ project, ...keyOptions })
+      const key = await keys.create({ project, ...keyOptions }, commandLineChange())
       if (!key.ok) throw new Error(key.message)
       return { id: key.key.id, secret: key.secret }
     },

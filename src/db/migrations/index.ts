@@ -6,6 +6,7 @@ import * as domains from './0004-domains.js'
 import * as accounts from './0005-accounts.js'
 import * as usage from './0006-usage.js'
 import * as cacheGenerations from './0007-cache-generations.js'
+import * as auditAndUserStates from './0008-audit-and-user-states.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-accounts': accounts,
   '0006-usage': usage,
   '0007-cache-generations': cacheGenerations,
+  '0008-audit-and-user-states': auditAndUserStates,
 }

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto'
+import os from 'node:os'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import type { ActorKind } from '../db/schema.js'
+import { insertAuditEntry } from './audit.repository.js'
+
+/** Who makes a change. */
+export interface Actor {
+  kind: ActorKind
+  /** The signed-in user, for `user`. */
+  userId: number | null
+  /** The user's email, `ADMIN_TOKEN`, `cli:<system user>` or `system`. */
+  name: string
+}
+
+/**
+ * Who makes a change, and in which request: every service method that changes something the
+ * audit log records takes one, and records it in the change's own transaction.
+ */
+export interface Change {
+  actor: Actor
+  /** The admin request's X-Request-Id, or one id per CLI invocation. */
+  requestId: string | null
+}
+
+/**
+ * Every action the audit log records, with what it means: the one list the admin document's
+ * `x-audit-action`, the audit filter and the docs take their values from.
+ */
+export const AUDIT_ACTIONS = {
+  'session.signed_in': 'A user signed in to the dashboard',
+  'session.signed_out': 'A user signed out',
+  'project.created': 'A project was created',
+  'project.plan_changed': "A project's plan (and limits) changed",
+  'key.created': 'An API key was created (its secret is never recorded)',
+  'key.revoked': 'An API key was revoked',
+  'key.ban_lifted': "An API key's temporary ban was lifted",
+  'domain.added': 'A custom domain was added',
+  'domain.verification_requested': "A domain's DNS check was run on demand",
+  'domain.removed': 'A custom domain was removed',
+  'domain.primary_set': "The project's primary domain was set or cleared",
+  'domain.redirect_added': 'A domain redirect was added',
+  'domain.redirect_removed': 'A domain redirect was removed',
+  'pet.created': 'An animal was added',
+  'pet.updated': "An animal's name or category was changed",
+  'pet.deleted': 'An animal was removed',
+  'order.approved': 'An adoption order was approved',
+  'order.delivered': 'An adoption order was delivered',
+  'order.cancelled': 'An adoption order was cancelled',
+  'user.created': 'A user was created',
+  'user.disabled': 'A user was disabled (their sessions ended)',
+  'user.enabled': 'A disabled user was enabled again',
+  'user.deleted': 'A user was deleted (their sessions ended)',
+  'user.password_reset': "A user's password was reset to a one-time password (never recorded)",
+  'user.password_changed': 'A user changed their own password (never recorded)',
+  'user.projects_changed': "An owner's projects changed",
+} as const
+
+export type AuditAction = keyof typeof AUDIT_ACTIONS
+
+/** What a change did, as the audit log records it. */
+export interface AuditEvent {
+  action: AuditAction
+  target: { type: string; id: string | number }
+  /** The project the change belongs to, if any: owners see their projects' entries. */
+  projectId: number | null
+  /** What changed, for people. Never a secret: no key, password, token or private key. */
+  details?: Record<string, unknown>
+}
+
+/** Records a change. Call it with the change's own transaction, so both commit or neither does. */
+export async function recordChange(trx: Db, clock: Clock, change: Change, event: AuditEvent): Promise<void> {
+  await insertAuditEntry(trx, {
+    at: new Date(clock.now()).toISOString(),
+    actor_kind: change.actor.kind,
+    actor_user_id: change.actor.userId,
+    actor_name: change.actor.name,
+    action: event.action,
+    target_type: event.target.type,
+    target_id: String(event.target.id),
+    project_id: event.projectId,
+    request_id: change.requestId,
+    details: JSON.stringify(event.details ?? {}),
+  })
+}
+
+let invocation: string | undefined
+
+/** A change made with the CLI: the system user who ran it, and one request id per invocation. */
+export function commandLineChange(): Change {
+  invocation ??= `cli-${randomUUID()}`
+  return { actor: { kind: 'cli', userId: null, name: `cli:${systemUser()}` }, requestId: invocation }
+}
+
+/** A change the service makes on its own (the first start's project and key). */
+export const SYSTEM_CHANGE: Change = { actor: { kind: 'system', userId: null, name: 'system' }, requestId: null }
+
+function systemUser(): string {
+  try {
+    return os.userInfo().username
+  } catch {
+    // No passwd entry for the uid (some containers).
+    return String(process.getuid?.() ?? 'unknown')
+  }
+}
