@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ProjectLookup } from '../auth/admin-access.js'
 import { canSee } from '../auth/admin-access.js'
+import { parseInstant } from '../clock.js'
 import { ApiError } from '../errors.js'
 import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
 import { errorResponses } from '../openapi/responses.js'
@@ -57,7 +58,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService; findP
 
 /** The ISO form entries are stored in, so that they compare as text; 400 for a date that does not exist. */
 function instant(name: string, value: string): string {
-  const time = Date.parse(value)
-  if (Number.isNaN(time)) throw new ApiError('invalid_request', `querystring/${name} is not a real instant: "${value}" (use RFC 3339, e.g. 2026-11-25T00:00:00Z).`)
+  const time = parseInstant(value)
+  if (time === undefined) throw new ApiError('invalid_request', `querystring/${name} is not a real instant: "${value}" (use RFC 3339, e.g. 2026-11-25T00:00:00Z).`)
   return new Date(time).toISOString()
 }

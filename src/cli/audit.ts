@@ -2,7 +2,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { AUDIT_ACTIONS } from '../audit/audit.js'
 import { AuditService } from '../audit/audit.service.js'
-import { systemClock } from '../clock.js'
+import { parseInstant, systemClock } from '../clock.js'
 import { ProjectsService } from '../projects/projects.service.js'
 import { type CliContext, CliError, jsonOption, printList, wholeNumber, withService } from './common.js'
 
@@ -72,7 +72,7 @@ export function registerAuditCommands(program: Command, cli: CliContext): void {
 
 /** An RFC 3339 instant, stored form (ISO-8601 UTC) so it compares with the entries' times. */
 function instant(value: string): string {
-  const time = Date.parse(value)
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(time)) throw new InvalidArgumentError('use an RFC 3339 instant, e.g. 2026-11-25T00:00:00Z.')
+  const time = parseInstant(value)
+  if (time === undefined) throw new InvalidArgumentError('use an RFC 3339 instant, e.g. 2026-11-25T00:00:00Z.')
   return new Date(time).toISOString()
 }
