@@ -66,6 +66,8 @@ id=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync('$DATA_
 npx adoption-store keys list --project acme --json
 npx adoption-store keys revoke "$id"
 npx adoption-store projects list
+npx adoption-store audit list --project acme --action key.revoked --json | grep -q "\"id\": *\"$id\""
+npx adoption-store audit list --since 2026-11-25T00:00:00Z --until 2099-01-01T00:00:00Z --limit 100 >/dev/null
 # Dashboard accounts: a generated password signs in on the running server; the page is served.
 password=$(npx adoption-store users create --email ops@example.com --role operator --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).password))")
 npx adoption-store users create --email ann@example.com --role owner --project acme
