@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { Audit } from './Audit'
 import { api, ApiError, messageOf, onUnauthorized, type Session, setCsrfToken } from './api'
 import { ErrorMessage, Loading } from './components'
 import { ProjectPage } from './ProjectPage'
@@ -12,6 +13,8 @@ function titleOf(route: Route): string {
       return 'Sign in'
     case 'projects':
       return 'Projects'
+    case 'audit':
+      return 'Audit log'
     case 'project':
       return `${TABS.find((t) => t.tab === route.tab)?.label ?? ''} · ${route.slug}`
     case 'notFound':
@@ -104,6 +107,7 @@ export function App() {
   else if (route.name === 'signIn') page = session ? null : <SignIn onSignedIn={signedIn} notice={notice} />
   else if (!session) page = null
   else if (route.name === 'projects') page = <Projects session={session} />
+  else if (route.name === 'audit') page = <Audit session={session} search={route.search} />
   else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} />
   else
     page = (
@@ -139,6 +143,11 @@ export function App() {
                   <li>
                     <Link to="/" aria-current={route.name === 'projects' ? 'page' : undefined}>
                       Projects
+                    </Link>
+                  </li>
+                  <li>
+                    <Link to="/audit" aria-current={route.name === 'audit' ? 'page' : undefined}>
+                      Audit log
                     </Link>
                   </li>
                 </ul>

@@ -21,6 +21,7 @@ export type Usage = Schemas['Usage']
 export type UsagePoint = Usage['points'][number]
 export type DomainSettings = Answer<'listDomains'>
 export type Domain = Answer<'getDomain'>
+export type AuditEntry = Schemas['AuditEntry']
 
 /** Every plan, in the document's order (free first). */
 export const PLANS: readonly Plan[] = projectPlanValues

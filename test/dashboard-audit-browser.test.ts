@@ -1,0 +1,135 @@
+/**
+ * The dashboard's Audit log page in Chromium, against the real app on loopback: a change made in
+ * the page (a key revoked) shows up with its actor; the filters narrow the list and live in the
+ * address; older entries load on demand; an owner sees only their project's entries; the page
+ * fits a 390 px phone. Screenshots go to test-results/dashboard/.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { admin, createAdminApp } from './helpers/admin.js'
+import { createUser } from './helpers/accounts.js'
+import { ManualClock, type TestApp } from './helpers/app.js'
+import {
+  assertDashboardBuilt,
+  chromiumMissing,
+  type DashboardPage,
+  heading,
+  launchChromium,
+  openPage,
+  pageScrollWidth,
+  PHONE,
+  screenshot,
+  signInThroughForm,
+  textOf,
+} from './helpers/browser.js'
+
+/** The actions in the table, top to bottom. */
+async function actionsShown(page: Page): Promise<string[]> {
+  return page.locator('table.audit tbody td[data-label="Action"]').allInnerTexts()
+}
+
+describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
+  let t: TestApp
+  let browser: Browser
+  let base: string
+  let open: DashboardPage[] = []
+
+  const newPage = async () => {
+    const page = await openPage(browser, base)
+    open.push(page)
+    return page
+  }
+  const closePages = async () => {
+    const problems = open.flatMap((p) => p.problems)
+    await Promise.all(open.map((p) => p.close()))
+    open = []
+    assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
+  }
+
+  before(async () => {
+    assertDashboardBuilt()
+    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await Promise.all(open.map((p) => p.close()))
+    await browser?.close()
+    await t?.close()
+  })
+
+  test('an operator sees a change made in the page with its actor, filters by action and project, and pages back', async () => {
+    const shelter = await t.project({ plan: 'pro' })
+    const other = await t.project({ plan: 'free' })
+    // 55 keys made with the admin token: more than one page of entries.
+    for (let i = 0; i < 55; i++) assert.equal((await admin(t, 'POST', `/projects/${other.slug}/keys`, { name: `bulk-${i}` })).statusCode, 201)
+    const key = await t.key(shelter.slug, { name: 'front desk' })
+    const operator = await createUser(t, { role: 'operator' })
+    const { page } = await newPage()
+    await signInThroughForm(page, operator.email, operator.password, `/projects/${shelter.slug}/keys`)
+
+    // A change made in the page.
+    const row = page.getByRole('row', { name: /front desk/ })
+    await row.getByRole('button', { name: 'Revoke' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
+    await textOf(page.getByRole('status'), /is revoked/)
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click()
+    await heading(page, 'Audit log').waitFor()
+    const first = page.locator('table.audit tbody tr').first()
+    await textOf(first, /key\.revoked/)
+    const text = await first.innerText()
+    assert.match(text, new RegExp(operator.email.replace(/[.+]/g, '\\$&')), 'the operator is the actor')
+    assert.match(text, new RegExp(key.id), 'the key is the target')
+    assert.match(text, new RegExp(shelter.slug))
+    assert.equal((await actionsShown(page)).length, 50, 'one page of 50')
+    await screenshot(page, 'audit')
+
+    await page.getByRole('button', { name: 'Older entries' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length > 50)
+    const all = await actionsShown(page)
+    assert.ok(all.length > 50, `${all.length} entries after "Older entries"`)
+
+    // Filters: in the address, and applied.
+    await page.getByLabel('Action').selectOption('key.revoked')
+    await page.getByLabel('Project').selectOption(shelter.slug)
+    await page.getByRole('button', { name: 'Show' }).click()
+    await page.waitForURL((url) => url.search.includes('action=key.revoked'))
+    assert.match(new URL(page.url()).search, new RegExp(`project=${shelter.slug}`))
+    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length === 1)
+    assert.deepEqual(await actionsShown(page), ['key.revoked'])
+    await page.getByLabel('Action').selectOption('domain.removed')
+    await page.getByRole('button', { name: 'Show' }).click()
+    await textOf(page.getByRole('main'), /No entries match these filters\./)
+
+    // The address alone opens the same view.
+    await page.goto(`/dashboard/audit?action=key.created&project=${other.slug}`)
+    await heading(page, 'Audit log').waitFor()
+    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length === 50)
+    assert.ok((await actionsShown(page)).every((action) => action === 'key.created'))
+    assert.equal(await page.getByLabel('Action').inputValue(), 'key.created', 'the form shows the filters in force')
+    await closePages()
+  })
+
+  test("an owner sees only their project's entries, and the page fits a phone", async () => {
+    const mine = await t.project({ plan: 'pro' })
+    const theirs = await t.project({ plan: 'pro' })
+    await t.key(theirs.slug, { name: 'not for owners' })
+    const owner = await createUser(t, { role: 'owner', projects: [mine.slug] })
+    const { page } = await newPage()
+    await page.setViewportSize(PHONE)
+    await signInThroughForm(page, owner.email, owner.password, '/audit')
+    await heading(page, 'Audit log').waitFor()
+    await textOf(page.getByRole('main'), /You see your projects' entries and your own changes\./)
+    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length > 0)
+    const rows = await page.locator('table.audit tbody tr').allInnerTexts()
+    for (const row of rows) assert.ok(row.includes(mine.slug) || row.includes('session.signed_in'), `an owner sees: ${row}`)
+    assert.ok(!rows.some((row) => row.includes(theirs.slug)), "no entry of another's project")
+    const options = await page.getByLabel('Project').locator('option').allInnerTexts()
+    assert.deepEqual(options, ['All projects', mine.slug])
+    assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'no sideways scroll at 390 px')
+    await screenshot(page, 'audit-phone')
+    await closePages()
+  })
+})
