@@ -30,6 +30,13 @@ import { registerPublicApi, SHARED_SCHEMAS } from './v1/v1.scope.js'
 import { installDashboard } from './web/dashboard.module.js'
 import { indexRoutes } from './web/index.routes.js'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The services of projects and keys: for the first start's project and key, and for tests' fixtures. */
+    services: { projects: ProjectsService; keys: KeysService }
+  }
+}
+
 export interface AppOptions {
   config: Config
   /** An open, migrated database; the app closes it when it closes. */
@@ -72,8 +79,11 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const accounts = new AccountsService(db, clock)
   const pets = new PetsService(db, clock, idempotency, generations)
   const orders = new OrdersService(db, clock, idempotency, generations)
-  const projects = new ProjectsService(db, clock)
-  const keys = new KeysService(db, clock, environment)
+  // Revocations and plan changes reach every instance's caches before the answer.
+  const authChanged = () => generations.authChanged()
+  const projects = new ProjectsService(db, clock, authChanged)
+  const keys = new KeysService(db, clock, environment, authChanged)
+  app.decorate('services', { projects, keys })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)
   const domains = await createDomains(config, db, clock, log, domainsOptions)

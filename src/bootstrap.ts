@@ -1,12 +1,10 @@
 import { SYSTEM_CHANGE } from './audit/audit.js'
-import type { Clock } from './clock.js'
-import type { Environment } from './config.js'
 import type { Db } from './db/database.js'
 import { isUniqueViolation } from './db/errors.js'
 import { anyKeyUsed } from './keys/keys.repository.js'
-import { KeysService } from './keys/keys.service.js'
+import type { KeysService } from './keys/keys.service.js'
 import { countProjects, findProjectBySlug } from './projects/projects.repository.js'
-import { ProjectsService } from './projects/projects.service.js'
+import type { ProjectsService } from './projects/projects.service.js'
 
 export const DEFAULT_PROJECT = 'default'
 
@@ -16,16 +14,16 @@ export const DEFAULT_PROJECT = 'default'
  * The server calls it only once it listens, so a start that cannot listen creates no key that
  * nobody would see.
  */
-export async function bootstrapEmptyStore(db: Db, clock: Clock, environment: Environment): Promise<string | undefined> {
+export async function bootstrapEmptyStore(db: Db, { projects, keys }: { projects: ProjectsService; keys: KeysService }): Promise<string | undefined> {
   if ((await countProjects(db)) > 0) return undefined
   // Another instance starting at the same moment may win the race (a taken slug, or the unique
   // constraint): then it prints the key, and this one says nothing. Any other failure stops start-up.
-  const project = await new ProjectsService(db, clock).create(DEFAULT_PROJECT, { plan: 'free' }, SYSTEM_CHANGE).catch((error: unknown) => {
+  const project = await projects.create(DEFAULT_PROJECT, { plan: 'free' }, SYSTEM_CHANGE).catch((error: unknown) => {
     if (isUniqueViolation(error)) return undefined
     throw error
   })
   if (!project?.ok) return undefined
-  const key = await new KeysService(db, clock, environment).create({ project: DEFAULT_PROJECT, name: 'first key' }, SYSTEM_CHANGE)
+  const key = await keys.create({ project: DEFAULT_PROJECT, name: 'first key' }, SYSTEM_CHANGE)
   return key.ok ? key.secret : undefined
 }
 

@@ -1,7 +1,6 @@
 import { pino } from 'pino'
 import { buildApp } from './app.js'
 import { bootstrapEmptyStore, DEFAULT_PROJECT, firstKeyUnused } from './bootstrap.js'
-import { systemClock } from './clock.js'
 import type { Config } from './config.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
 import { listenHttps } from './domains/https.listener.js'
@@ -68,7 +67,7 @@ export async function serve(config: Config): Promise<void> {
     { database: database.location, environment: config.environment, url: base, docs: `${base}/docs`, dashboard: `${base}/dashboard` },
     `adoption store ready at ${base}: API ${base}/v1, reference ${base}/docs, dashboard ${base}/dashboard`,
   )
-  const firstKey = await bootstrapEmptyStore(database.db, systemClock, config.environment)
+  const firstKey = await bootstrapEmptyStore(database.db, app.services)
   // The ready line before the welcome, as when each line was handed on at once.
   destination.handOn()
   if (firstKey) printWelcome(firstKey, base)

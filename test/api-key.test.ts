@@ -7,7 +7,6 @@ import { afterEach, beforeEach, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { SQLITE_FILE } from '../src/db/database.js'
 import { DISPLAY_LENGTH, generateApiKey, hashApiKey, KEY_PREFIXES, parseApiKey } from '../src/auth/api-key.js'
-import { KeysService } from '../src/keys/keys.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { eventually } from './helpers/wait.js'
 
@@ -129,7 +128,7 @@ describe('storage never holds a secret', () => {
     const named = await t.key(owner.slug, { name: 'ci' })
     const expiring = await t.key(owner.slug, { expiresInMs: 3_600_000 })
     const revoked = await t.key(other.slug)
-    assert.ok((await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id, commandLineChange())).ok)
+    assert.ok((await t.app.services.keys.revoke(revoked.id, commandLineChange())).ok)
     const secrets = [owner.key, other.key, named.secret, expiring.secret, revoked.secret]
 
     // Use the keys, so that last-used times, animals and stored idempotent responses exist too.

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { commandLineChange, type Change } from '../src/audit/audit.js'
-import { ProjectsService } from '../src/projects/projects.service.js'
 import { ADMIN_TOKEN, admin, createAdminApp } from './helpers/admin.js'
 import { createUser, signIn } from './helpers/accounts.js'
 import { ManualClock, type TestApp } from './helpers/app.js'
@@ -119,7 +118,7 @@ describe('audit log through the admin API', () => {
   })
 
   test('the change and its entry commit together: when the entry cannot be written, the change is undone', async () => {
-    const projects = new ProjectsService(t.database.db, t.clock)
+    const projects = t.app.services.projects
     // An actor kind the table's check constraint refuses: the entry's insert fails inside the transaction.
     const broken: Change = { actor: { kind: 'robot' as Change['actor']['kind'], userId: null, name: 'robot' }, requestId: 'broken' }
     const slug = unique('atomic')

@@ -6,8 +6,6 @@ import { REALM } from '../src/auth/api-key.scope.js'
 import { API_KEY_SECURITY as SECURITY_SCHEME } from '../src/openapi/security.js'
 import type { Environment } from '../src/config.js'
 import { generateApiKey, parseApiKey } from '../src/auth/api-key.js'
-import { KeysService } from '../src/keys/keys.service.js'
-import { ProjectsService } from '../src/projects/projects.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 
 /**
@@ -276,7 +274,7 @@ const REFUSALS: Refusal[] = [
     name: 'a revoked key',
     headers: async ({ t, clock, owner }) => {
       const key = await t.key(owner.slug)
-      const revoked = await new KeysService(t.database.db, clock, t.config.environment).revoke(key.id, commandLineChange())
+      const revoked = await t.app.services.keys.revoke(key.id, commandLineChange())
       assert.ok(revoked.ok)
       clock.advance(1000)
       return bearer(key.secret)
@@ -379,7 +377,7 @@ for (const operation of protectedOperations) {
       assert.equal(refused.statusCode, 401)
       assertRateLimitHeaders(refused, { limit: 60, remaining: 59 }, '401, charged to the address')
 
-      const changed = await new ProjectsService(t.database.db, t.clock).setPlan(owner.slug, { plan: 'enterprise', perMinute: 5, perDay: 1_000 }, commandLineChange())
+      const changed = await t.app.services.projects.setPlan(owner.slug, { plan: 'enterprise', perMinute: 5, perDay: 1_000 }, commandLineChange())
       assert.ok(changed.ok)
       let response = ok
       for (let i = 0; i < 10 && response.statusCode !== 429; i++) response = await t.request(requestFor(operation, context, bearer(owner.key)))

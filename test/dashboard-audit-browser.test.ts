@@ -87,7 +87,7 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     await screenshot(page, 'audit')
 
     await page.getByRole('button', { name: 'Older entries' }).click()
-    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length > 50)
+    await page.waitForFunction('document.querySelectorAll("table.audit tbody tr").length > 50')
     const all = await actionsShown(page)
     assert.ok(all.length > 50, `${all.length} entries after "Older entries"`)
 
@@ -97,7 +97,7 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     await page.getByRole('button', { name: 'Show' }).click()
     await page.waitForURL((url) => url.search.includes('action=key.revoked'))
     assert.match(new URL(page.url()).search, new RegExp(`project=${shelter.slug}`))
-    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length === 1)
+    await page.waitForFunction('document.querySelectorAll("table.audit tbody tr").length === 1')
     assert.deepEqual(await actionsShown(page), ['key.revoked'])
     await page.getByLabel('Action').selectOption('domain.removed')
     await page.getByRole('button', { name: 'Show' }).click()
@@ -106,7 +106,7 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     // The address alone opens the same view.
     await page.goto(`/dashboard/audit?action=key.created&project=${other.slug}`)
     await heading(page, 'Audit log').waitFor()
-    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length === 50)
+    await page.waitForFunction('document.querySelectorAll("table.audit tbody tr").length === 50')
     assert.ok((await actionsShown(page)).every((action) => action === 'key.created'))
     assert.equal(await page.getByLabel('Action').inputValue(), 'key.created', 'the form shows the filters in force')
     await closePages()
@@ -122,7 +122,7 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     await signInThroughForm(page, owner.email, owner.password, '/audit')
     await heading(page, 'Audit log').waitFor()
     await textOf(page.getByRole('main'), /You see your projects' entries and your own changes\./)
-    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length > 0)
+    await page.waitForFunction('document.querySelectorAll("table.audit tbody tr").length > 0')
     const rows = await page.locator('table.audit tbody tr').allInnerTexts()
     for (const row of rows) assert.ok(row.includes(mine.slug) || row.includes('session.signed_in'), `an owner sees: ${row}`)
     assert.ok(!rows.some((row) => row.includes(theirs.slug)), "no entry of another's project")

@@ -10,7 +10,6 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, Page } from 'playwright-core'
-import { ProjectsService } from '../src/projects/projects.service.js'
 import { ADMIN_TOKEN, createAdminApp } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
 import { ManualClock, type TestApp } from './helpers/app.js'
@@ -169,7 +168,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   test('keys: a new key\'s secret is shown once and works; revoked in the page, it gets 401', async () => {
     // Readable names: this page's screenshot illustrates the README (docs/images/dashboard-keys.png).
     const project = { slug: 'acme-shelter' }
-    assert.ok((await new ProjectsService(t.database.db, t.clock).create(project.slug, { plan: 'pro' }, commandLineChange())).ok)
+    assert.ok((await t.app.services.projects.create(project.slug, { plan: 'pro' }, commandLineChange())).ok)
     await t.key(project.slug, { name: 'mobile-app' })
     const user = await createUser(t, { role: 'operator', email: 'ops@acme.example' })
     const { page } = await newPage()

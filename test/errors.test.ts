@@ -247,8 +247,7 @@ describe('error envelope', () => {
         { method: 'POST', url: '/v1/pets', headers: { ...bearer(secret), 'idempotency-key': 'x'.repeat(300) }, payload: { name: 'Rex', categoryId: 1 } },
       ]
       const revoked = await t.key(owner.slug)
-      const { KeysService } = await import('../src/keys/keys.service.js')
-      assert.ok((await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id, commandLineChange())).ok)
+      assert.ok((await t.app.services.keys.revoke(revoked.id, commandLineChange())).ok)
       requests.push({ method: 'GET', url: '/v1/pets', headers: bearer(revoked.secret) })
       for (const request of requests) {
         const response = await t.request(request)

@@ -27,7 +27,6 @@ import { after, before, describe, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import fc from 'fast-check'
 import { generateApiKey } from '../src/auth/api-key.js'
-import { KeysService } from '../src/keys/keys.service.js'
 import { createUser, signIn, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { bearer, type TestApp } from './helpers/app.js'
@@ -79,7 +78,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     // fuzzed admin call revokes its key or changes its plan.
     key = (await t.project({ plan: 'enterprise', perMinute: 1e9, perDay: 1e9 })).key
     const revoked = await t.key((await t.project()).slug, { name: 'revoked' })
-    const revocation = await new KeysService(t.database.db, t.clock, t.config.environment).revoke(revoked.id, commandLineChange())
+    const revocation = await t.app.services.keys.revoke(revoked.id, commandLineChange())
     assert.ok(revocation.ok)
     const refusedCredentials = [revoked.secret, generateApiKey('staging').secret, generateApiKey('production').secret, ADMIN_TOKEN.slice(0, -1)]
 

@@ -8,7 +8,6 @@ import { sql } from 'kysely'
 import { generateApiKey } from '../src/auth/api-key.js'
 import { deleteBan } from '../src/limits/bans.repository.js'
 import { liftBan } from '../src/limits/limits.service.js'
-import { ProjectsService } from '../src/projects/projects.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
 
@@ -105,7 +104,7 @@ for (const store of stores) {
       await list(t, key)
       await list(t, key)
       assert.equal((await list(t, key)).statusCode, 429)
-      const changed = await new ProjectsService(t.database.db, t.clock).setPlan(slug, { plan: 'pro' }, commandLineChange())
+      const changed = await t.app.services.projects.setPlan(slug, { plan: 'pro' }, commandLineChange())
       assert.ok(changed.ok)
       const next = await list(t, key)
       assert.equal(next.statusCode, 200)

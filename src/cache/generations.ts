@@ -43,28 +43,18 @@ export interface Generations {
   close?(): void
 }
 
-const authListeners = new WeakMap<Db, () => Promise<void>>()
-
 /**
- * Whom to tell after a change of keys or projects committed through `db`: whoever opened it
- * (the app, the CLI) and knows where generations travel. The embedded store needs no one.
+ * Told by the services that revoke keys and change plans, once the change is committed: the
+ * app's generations, or the CLI's announcement through Redis. The embedded store needs neither
+ * (its triggers bump the file's own generations).
  */
-export function onAuthChange(db: Db, listener: () => Promise<void>): void {
-  authListeners.set(db, listener)
-}
-
-/** Called by the services that revoke keys and change plans, once the change is committed. */
-export async function authChanged(db: Db): Promise<void> {
-  await authListeners.get(db)?.()
-}
+export type AuthChangeListener = () => Promise<void>
 
 /** The one place that chooses how generations travel: the database's own, Redis, or none. */
 export async function createGenerations(database: DatabaseHandle, limiter: LimiterBackend, log: FastifyBaseLogger): Promise<Generations> {
   if (database.changeCounter) return new EmbeddedGenerations(database.db, database.changeCounter)
   if (!limiter.shared) return new NoGenerations()
-  const generations = new SharedGenerations(limiter.shared, () => limiter.status() !== 'redis', log)
-  onAuthChange(database.db, () => generations.authChanged())
-  return generations
+  return new SharedGenerations(limiter.shared, () => limiter.status() !== 'redis', log)
 }
 
 /**

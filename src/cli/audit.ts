@@ -9,7 +9,7 @@ import { type CliContext, CliError, jsonOption, printList, wholeNumber, withServ
 export function registerAuditCommands(program: Command, cli: CliContext): void {
   const group = program.command('audit').description('read the audit log: every change made through the admin API, the dashboard or the CLI')
   const run = (work: (services: { audit: AuditService; projects: ProjectsService }) => Promise<void>) =>
-    withService(cli, (db) => ({ audit: new AuditService(db), projects: new ProjectsService(db, systemClock) }), work)
+    withService(cli, (db, _config, authChanged) => ({ audit: new AuditService(db), projects: new ProjectsService(db, systemClock, authChanged) }), work)
 
   jsonOption(
     group

@@ -3,7 +3,7 @@
  * it, output (a human text or `--json`), and the one expected-failure type.
  */
 import { type Command, InvalidArgumentError } from 'commander'
-import { announceAuthChange, onAuthChange } from '../cache/generations.js'
+import { announceAuthChange, type AuthChangeListener } from '../cache/generations.js'
 import type { Config } from '../config.js'
 import { type Db, migrateToLatest, openDatabase } from '../db/database.js'
 import type { Failure } from '../errors.js'
@@ -48,21 +48,24 @@ export function succeeded<R extends { ok: true } | Failed>(result: R): Exclude<R
 
 /**
  * Runs `work` with a service built on the migrated database (the same service the HTTP API uses),
- * then closes the database.
+ * then closes the database. `authChanged` tells running servers of a revocation or a plan change.
  */
-export async function withService<S>(cli: CliContext, build: (db: Db, config: Config) => S, work: (service: S) => Promise<void>): Promise<void> {
+export async function withService<S>(
+  cli: CliContext,
+  build: (db: Db, config: Config, authChanged: AuthChangeListener) => S,
+  work: (service: S) => Promise<void>,
+): Promise<void> {
   const config = cli.config()
   const database = openDatabase(config)
   // Changes of keys and plans reach servers that share cache generations in Redis.
   // The change is committed either way; without Redis, servers notice it within a second.
-  onAuthChange(database.db, () =>
+  const authChanged = () =>
     announceAuthChange(config).catch((error: unknown) => {
       process.stderr.write(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers apply it within 1 s\n`)
-    }),
-  )
+    })
   try {
     await migrateToLatest(database.db)
-    await work(build(database.db, config))
+    await work(build(database.db, config, authChanged))
   } finally {
     await database.close()
   }

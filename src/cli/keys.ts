@@ -11,7 +11,7 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
   // Without a running limiter, a ban is lifted at its record (which in-process stores re-read
   // within a second) and in Redis when configured.
   const run = (work: (services: { keys: KeysService; unban: (id: string) => ReturnType<typeof liftBan> }) => Promise<void>) =>
-    withService(cli, (db, config) => ({ keys: new KeysService(db, systemClock, config.environment), unban: (id: string) => liftBan(db, systemClock, config, id, commandLineChange()) }), work)
+    withService(cli, (db, config, authChanged) => ({ keys: new KeysService(db, systemClock, config.environment, authChanged), unban: (id: string) => liftBan(db, systemClock, config, id, commandLineChange()) }), work)
 
   jsonOption(
     group

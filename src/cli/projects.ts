@@ -9,7 +9,7 @@ import { type CliContext, CliError, jsonOption, print, printList, succeeded, who
 
 export function registerProjectCommands(program: Command, cli: CliContext): void {
   const group = program.command('projects').description('create and list projects, change their plan')
-  const run = (work: (projects: ProjectsService) => Promise<void>) => withService(cli, (db) => new ProjectsService(db, systemClock), work)
+  const run = (work: (projects: ProjectsService) => Promise<void>) => withService(cli, (db, _config, authChanged) => new ProjectsService(db, systemClock, authChanged), work)
 
   planLimitOptions(jsonOption(group.command('create <slug>').description('create a project').addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')))).action(
     async (slug: string, options: { plan: Plan; perMinute?: number; perDay?: number; json?: boolean }) =>

@@ -1,6 +1,6 @@
 import { type Change, recordChange } from '../audit/audit.js'
 import { generateApiKey, randomBase62 } from '../auth/api-key.js'
-import { authChanged } from '../cache/generations.js'
+import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
 import type { Db } from '../db/database.js'
@@ -55,6 +55,8 @@ export class KeysService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly environment: Environment,
+    /** Told once a revocation committed: every instance refuses the key from the next request. */
+    private readonly authChanged: AuthChangeListener,
   ) {}
 
   /** Creates a key; the secret is in the answer and nowhere else, ever. */
@@ -109,7 +111,7 @@ export class KeysService {
       })
       return revoked
     })
-    await authChanged(this.db)
+    await this.authChanged()
     return { ok: true, key: toApiKey(row ?? existing.row, await getProjectSlug(this.db, existing.row.project_id)) }
   }
 

@@ -1,5 +1,5 @@
 import { type Change, recordChange } from '../audit/audit.js'
-import { authChanged } from '../cache/generations.js'
+import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
@@ -38,6 +38,8 @@ export class ProjectsService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Told once a plan change committed: every instance applies it from the next request. */
+    private readonly authChanged: AuthChangeListener,
   ) {}
 
   async create(slug: string, choice: PlanChoice, change: Change): Promise<ProjectResult> {
@@ -90,7 +92,7 @@ export class ProjectsService {
       return updated
     })
     if (!row) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
-    await authChanged(this.db)
+    await this.authChanged()
     return { ok: true, project: toProject(row) }
   }
 }

@@ -8,8 +8,6 @@ import type { Clock } from '../../src/clock.js'
 import { type Config, defineConfig } from '../../src/config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js'
 import type { Plan } from '../../src/db/schema.js'
-import { KeysService } from '../../src/keys/keys.service.js'
-import { ProjectsService } from '../../src/projects/projects.service.js'
 import { assertMatchesContract } from './contract.js'
 import { copyMigratedSqlite, testAppPostgresDatabase, testDialect } from './databases.js'
 
@@ -91,9 +89,8 @@ async function startTestApp(
   await migrateToLatest(database.db)
   const app = await buildApp({ config, database, clock, logger: options.logger ?? false })
   await app.ready()
-  // Fixtures are made as the CLI makes them: through the services, on the app's database.
-  const projects = new ProjectsService(database.db, clock)
-  const keys = new KeysService(database.db, clock, config.environment)
+  // Fixtures are made through the app's own services, as an operator's changes are.
+  const { projects, keys } = app.services
 
   return {
     app,
