@@ -216,6 +216,8 @@ export class AccountsService implements SessionLookup {
    * sessions. It works only to choose their own at sign-in, for ONE_TIME_PASSWORD_TTL_MS.
    */
   async resetPassword(ref: UserRef, change: Change): Promise<UserResult<{ user: User; oneTimePassword: string }>> {
+    // Hashing takes a while: not for no one, and not while the transaction holds its locks.
+    if (!(await this.find(this.db, ref))) return notFound(ref)
     const oneTimePassword = generatePassword()
     const passwordHash = await hashPassword(oneTimePassword)
     const result = await this.changeUser(ref, change, 'reset', async (trx, row) => {
