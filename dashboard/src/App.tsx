@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { Account } from './Account'
 import { Audit } from './Audit'
 import { api, ApiError, messageOf, onUnauthorized, type Session, setCsrfToken } from './api'
 import { ErrorMessage, Loading } from './components'
@@ -6,6 +7,7 @@ import { ProjectPage } from './ProjectPage'
 import { Projects } from './Projects'
 import { Link, navigate, parseRoute, projectPath, type Route, TABS, useLocation } from './router'
 import { SignIn } from './SignIn'
+import { Users } from './Users'
 
 function titleOf(route: Route): string {
   switch (route.name) {
@@ -15,6 +17,10 @@ function titleOf(route: Route): string {
       return 'Projects'
     case 'audit':
       return 'Audit log'
+    case 'users':
+      return 'Users'
+    case 'account':
+      return 'Account'
     case 'project':
       return `${TABS.find((t) => t.tab === route.tab)?.label ?? ''} · ${route.slug}`
     case 'notFound':
@@ -108,6 +114,8 @@ export function App() {
   else if (!session) page = null
   else if (route.name === 'projects') page = <Projects session={session} />
   else if (route.name === 'audit') page = <Audit session={session} search={route.search} />
+  else if (route.name === 'users') page = <Users session={session} />
+  else if (route.name === 'account') page = <Account session={session} />
   else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} />
   else
     page = (
@@ -148,6 +156,18 @@ export function App() {
                   <li>
                     <Link to="/audit" aria-current={route.name === 'audit' ? 'page' : undefined}>
                       Audit log
+                    </Link>
+                  </li>
+                  {session.user.role === 'operator' && (
+                    <li>
+                      <Link to="/users" aria-current={route.name === 'users' ? 'page' : undefined}>
+                        Users
+                      </Link>
+                    </li>
+                  )}
+                  <li>
+                    <Link to="/account" aria-current={route.name === 'account' ? 'page' : undefined}>
+                      Account
                     </Link>
                   </li>
                 </ul>

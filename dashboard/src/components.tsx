@@ -1,4 +1,4 @@
-import type { ComponentChildren, JSX } from 'preact'
+import type { ComponentChildren, JSX, RefObject } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { messageOf } from './api'
 import { formatUtc } from './time'
@@ -112,12 +112,23 @@ export interface ConfirmOptions {
 }
 
 /**
- * A modal confirmation: a native <dialog> (focus kept inside, Escape cancels), focus on Cancel
+ * A modal dialog: a native <dialog> (focus kept inside, Escape cancels), focus on `initialFocus`
  * when it opens, and back on what had it (the button that asked) when it closes.
  */
-export function ConfirmDialog({ title, body, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
+export function Modal({
+  title,
+  describedBy,
+  initialFocus,
+  onCancel,
+  children,
+}: {
+  title: string
+  describedBy?: string
+  initialFocus: RefObject<HTMLElement | null>
+  onCancel: () => void
+  children: ComponentChildren
+}) {
   const dialog = useRef<HTMLDialogElement>(null)
-  const cancel = useRef<HTMLButtonElement>(null)
   const id = useId()
   const mounted = useRef(false)
   useEffect(() => {
@@ -125,7 +136,7 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
     mounted.current = true
     if (element && !element.open) element.showModal()
-    cancel.current?.focus()
+    initialFocus.current?.focus()
     return () => {
       mounted.current = false
       if (element?.open) element.close()
@@ -138,7 +149,7 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
       ref={dialog}
       class="dialog"
       aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
+      aria-describedby={describedBy}
       onCancel={(event) => {
         // Escape: closed by the owner, which unmounts this.
         event.preventDefault()
@@ -150,7 +161,18 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
       }}
     >
       <h2 id={`${id}-title`}>{title}</h2>
-      <div id={`${id}-body`} class="dialog-body">
+      {children}
+    </dialog>
+  )
+}
+
+/** A modal confirmation: Cancel (which has the focus when it opens) and the action. */
+export function ConfirmDialog({ title, body, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
+  const cancel = useRef<HTMLButtonElement>(null)
+  const bodyId = useId()
+  return (
+    <Modal title={title} describedBy={bodyId} initialFocus={cancel} onCancel={onCancel}>
+      <div id={bodyId} class="dialog-body">
         {body}
       </div>
       <div class="dialog-actions">
@@ -161,7 +183,7 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
           {confirmLabel}
         </button>
       </div>
-    </dialog>
+    </Modal>
   )
 }
 
