@@ -7,29 +7,12 @@
  */
 import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Browser, Page } from 'playwright-core'
-import { ADMIN_TOKEN, createAdminApp } from './helpers/admin.js'
+import type { Page } from 'playwright-core'
+import { ADMIN_TOKEN } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import { ManualClock, type TestApp } from './helpers/app.js'
-import {
-  assertDashboardBuilt,
-  assertInside,
-  boxOf,
-  chromiumMissing,
-  type DashboardPage,
-  DESKTOP,
-  heading,
-  launchChromium,
-  openPage,
-  pageScrollWidth,
-  pets,
-  PHONE,
-  screenshot,
-  signInThroughForm,
-  textOf,
-} from './helpers/browser.js'
+import { assertInside, boxOf, chromiumMissing, dashboardSuite, DESKTOP, heading, pageScrollWidth, pets, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 
 /**
  * The keys table holds together at desktop width and on a phone: every cell is a real table cell
@@ -100,39 +83,13 @@ async function assertUsageFitsPhone(page: Page, name: string): Promise<void> {
 }
 
 describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
-  let t: TestApp
-  let browser: Browser
-  let base: string
-  let open: DashboardPage[] = []
-
-  /** A page of its own (own cookies); its problems are checked at the end of the test. */
-  const newPage = async (options: Parameters<typeof openPage>[2] = {}) => {
-    const page = await openPage(browser, base, options)
-    open.push(page)
-    return page
-  }
-  const closePages = async () => {
-    const problems = open.flatMap((p) => p.problems)
-    await Promise.all(open.map((p) => p.close()))
-    open = []
-    assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
-  }
-
-  before(async () => {
-    assertDashboardBuilt()
-    // The service's clock stands still (a whole test stays in one rate-limit minute) at the
-    // browser's own time, so that what the page compares with its clock (bans) holds.
-    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await Promise.all(open.map((p) => p.close()))
-    await browser?.close()
-    await t?.close()
-  })
+  // The service's clock stands still (a whole test stays in one rate-limit minute) at the
+  // browser's own time, so that what the page compares with its clock (bans) holds.
+  const suite = dashboardSuite()
+  const { newPage, closePages } = suite
 
   test('sign-in: a wrong password shows the API\'s message; the right one lands on Projects', async () => {
+    const { t } = suite
     const project = await t.project({ plan: 'pro' })
     const user = await createUser(t, { role: 'operator' })
     const { page } = await newPage()
@@ -166,6 +123,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test('keys: a new key\'s secret is shown once and works; revoked in the page, it gets 401', async () => {
+    const { t, base } = suite
     // Readable names: this page's screenshot illustrates the README (docs/images/dashboard-keys.png).
     const project = { slug: 'acme-shelter' }
     assert.ok((await t.app.services.projects.create(project.slug, { plan: 'pro' }, commandLineChange())).ok)
@@ -233,6 +191,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test('plans: an operator changes a plan in the page; the next /v1 request has the new limit', async () => {
+    const { t, base } = suite
     const project = await t.project({ plan: 'free' })
     const user = await createUser(t, { role: 'operator' })
     assert.equal((await pets(base, project.key)).limit, '60')
@@ -266,6 +225,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test('usage and bans: a key driven past its limit shows its 429s and its ban in Usage, and "Lift ban" in Keys', async () => {
+    const { t, base } = suite
     const project = await t.project({ plan: 'free' })
     const { secret } = await t.key(project.slug, { name: 'batch-job' })
     const user = await createUser(t, { role: 'operator' })
@@ -328,6 +288,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test("time: UTC on a 24-hour clock whatever the reader's time zone; empty charts say so", async () => {
+    const { t, base } = suite
     const project = await t.project({ plan: 'pro' })
     const user = await createUser(t, { role: 'operator' })
     const listed = (await (await fetch(`${base}/admin/v1/projects/${project.slug}/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { createdAt: string }[]
@@ -360,6 +321,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test('domains without HTTPS configured: no "Pending" certificate nor https:// address; a free plan is told where the plan changes; no hint of a conflicting record that is not there', async () => {
+    const { t, base } = suite
     const free = await t.project({ plan: 'free' })
     const pro = await t.project({ plan: 'pro' })
     const user = await createUser(t, { role: 'operator' })
@@ -404,6 +366,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test('owners: only their projects, no plan controls; another project is not found in the page and 404 from the admin API', async () => {
+    const { t, base } = suite
     const own = await t.project({ plan: 'pro' })
     const other = await t.project({ plan: 'pro' })
     const user = await createUser(t, { role: 'owner', projects: [own.slug] })

@@ -8,27 +8,11 @@
  * test-results/dashboard/.
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { admin, createAdminApp } from './helpers/admin.js'
+import { describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { admin } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import { ManualClock, type TestApp } from './helpers/app.js'
-import {
-  assertDashboardBuilt,
-  assertInside,
-  boxOf,
-  chromiumMissing,
-  type DashboardPage,
-  DESKTOP,
-  heading,
-  launchChromium,
-  openPage,
-  pageScrollWidth,
-  PHONE,
-  screenshot,
-  signInThroughForm,
-  textOf,
-} from './helpers/browser.js'
+import { assertInside, boxOf, chromiumMissing, dashboardSuite, DESKTOP, heading, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
@@ -67,36 +51,11 @@ async function signInWithOneTimePassword(page: Page, email: string, oneTime: str
 }
 
 describe('the Users and Account pages in Chromium', { skip: chromiumMissing, timeout: 180_000 }, () => {
-  let t: TestApp
-  let browser: Browser
-  let base: string
-  let open: DashboardPage[] = []
-
-  const newPage = async () => {
-    const page = await openPage(browser, base)
-    open.push(page)
-    return page
-  }
-  const closePages = async () => {
-    const problems = open.flatMap((p) => p.problems)
-    await Promise.all(open.map((p) => p.close()))
-    open = []
-    assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
-  }
-
-  before(async () => {
-    assertDashboardBuilt()
-    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await Promise.all(open.map((p) => p.close()))
-    await browser?.close()
-    await t?.close()
-  })
+  const suite = dashboardSuite()
+  const { newPage, closePages } = suite
 
   test('an operator creates an owner and manages them; the owner must choose a password of their own at the first sign-in; disabling signs their page out', async () => {
+    const { t } = suite
     const shelter = await t.project({ plan: 'pro' })
     const clinic = await t.project({ plan: 'free' })
     const operator = await createUser(t, { role: 'operator', email: 'ops@shelter.example' })
@@ -228,6 +187,7 @@ describe('the Users and Account pages in Chromium', { skip: chromiumMissing, tim
   })
 
   test('the Account page changes one\'s password and signs out the other sessions; it fits a phone', async () => {
+    const { t } = suite
     const project = await t.project({ plan: 'pro' })
     const owner = await createUser(t, { role: 'owner', projects: [project.slug] })
     const { page } = await newPage()
@@ -269,6 +229,7 @@ describe('the Users and Account pages in Chromium', { skip: chromiumMissing, tim
   })
 
   test('the users table on a phone: each user a block of labelled lines, every button on screen', async () => {
+    const { t } = suite
     const project = await t.project({ plan: 'pro' })
     const operator = await createUser(t, { role: 'operator' })
     await createUser(t, { role: 'owner', projects: [project.slug], email: 'a-very-long-address-for-a-shelter-volunteer@adoption-shelter.example' })

@@ -9,23 +9,12 @@
 import assert from 'node:assert/strict'
 import { afterEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { ONE_TIME_PASSWORD_TTL_MS } from '../src/accounts/accounts.service.js'
+import { ONE_TIME_PASSWORD_TTL_MS, type User } from '../src/accounts/accounts.service.js'
 import { admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { asUser, createUser, type SignedInUser, signIn, signInRequest, TEST_PASSWORD, uniqueEmail } from './helpers/accounts.js'
 import { ManualClock, type TestApp, type TestAppOptions } from './helpers/app.js'
 import { captureLogs } from './helpers/logs.js'
 
-interface User {
-  id: number
-  email: string
-  role: 'operator' | 'owner'
-  projects: string[]
-  state: 'enabled' | 'disabled'
-  disabledAt: string | null
-  createdAt: string
-  lastSignedInAt: string | null
-  oneTimePasswordExpiresAt: string | null
-}
 type UserWithPassword = User & { password: string }
 interface Entry {
   action: string
@@ -75,6 +64,15 @@ async function auditOf(t: TestApp, query: string): Promise<Entry[]> {
   const response = await admin(t, 'GET', `/audit${query}`)
   assert.equal(response.statusCode, 200, response.body)
   return response.json<Entry[]>()
+}
+
+/** A project, an owner of it with their id, signed in. */
+async function signedInOwner(t: TestApp) {
+  const project = await t.project()
+  const owner = await createUser(t, { role: 'owner', projects: [project.slug] })
+  const session = await signIn(t, owner.email, owner.password)
+  const { id } = await userOf(t, owner.email)
+  return { project, owner, id, session }
 }
 
 /** `POST /admin/v1/session` with a new password, as the dashboard sends it after a one-time password. */
@@ -231,11 +229,8 @@ describe('creating users, and the one-time password', () => {
 describe('disabling, enabling and deleting users', () => {
   test('disable: the sessions end at once and sign-in gets the same 401 as a wrong password; enable: the old password works again', async () => {
     const t = await app()
-    const project = await t.project()
-    const owner = await createUser(t, { role: 'owner', projects: [project.slug] })
-    const first = await signIn(t, owner.email, owner.password)
+    const { project, owner, id, session: first } = await signedInOwner(t)
     const second = await signIn(t, owner.email, owner.password)
-    const { id } = await userOf(t, owner.email)
 
     const disabled = await admin(t, 'POST', `/users/${id}/disable`)
     assert.equal(disabled.statusCode, 200, disabled.body)
@@ -279,10 +274,7 @@ describe('disabling, enabling and deleting users', () => {
 
   test('delete: the sessions end, the user is gone, the audit log keeps their email', async () => {
     const t = await app()
-    const project = await t.project()
-    const owner = await createUser(t, { role: 'owner', projects: [project.slug] })
-    const session = await signIn(t, owner.email, owner.password)
-    const { id } = await userOf(t, owner.email)
+    const { project, owner, id, session } = await signedInOwner(t)
     const deleted = await admin(t, 'DELETE', `/users/${id}`)
     assert.equal(deleted.statusCode, 204, deleted.body)
     assert.equal(await alive(t, session), false)
@@ -348,10 +340,7 @@ describe('disabling, enabling and deleting users', () => {
 describe('resetting a password', () => {
   test('the old password stops working, the sessions end, and the one-time password is shown once and recorded nowhere', async () => {
     const t = await app()
-    const project = await t.project()
-    const owner = await createUser(t, { role: 'owner', projects: [project.slug] })
-    const session = await signIn(t, owner.email, owner.password)
-    const { id } = await userOf(t, owner.email)
+    const { owner, id, session } = await signedInOwner(t)
     const reset = await admin(t, 'POST', `/users/${id}/password-reset`)
     assert.equal(reset.statusCode, 200, reset.body)
     assert.equal(reset.headers['cache-control'], 'no-store')
@@ -417,9 +406,7 @@ describe("an owner's projects", () => {
 describe('changing one\'s own password', () => {
   test('the current password is checked; the other sessions end and this one stays; the new password works', async () => {
     const t = await app()
-    const project = await t.project()
-    const owner = await createUser(t, { role: 'owner', projects: [project.slug] })
-    const here = await signIn(t, owner.email, owner.password)
+    const { owner, session: here } = await signedInOwner(t)
     const elsewhere = await signIn(t, owner.email, owner.password)
     const changed = await asUser(t, here, 'PUT', '/account/password', { currentPassword: owner.password, newPassword: 'a brand new pass phrase' })
     assert.equal(changed.statusCode, 204, changed.body)
@@ -475,10 +462,7 @@ describe('sessions end at once on every instance', () => {
       const a = await app()
       const b = await a.sibling()
       try {
-        const project = await a.project()
-        const owner = await createUser(a, { role: 'owner', projects: [project.slug] })
-        const session = await signIn(a, owner.email, owner.password)
-        const { id } = await userOf(a, owner.email)
+        const { project, id, session } = await signedInOwner(a)
         // Both instances have served the session (anything they could keep is warm).
         assert.equal(await alive(a, session), true)
         assert.equal(await alive(b, session), true)

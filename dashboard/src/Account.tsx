@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { api, type Session } from './api'
 import { ErrorMessage, Fact, StatusMessage, useSubmit } from './components'
-import { NewPasswordFields, PASSWORDS_DIFFER } from './passwords'
+import { NewPasswordFields, PasswordField, PASSWORDS_DIFFER } from './passwords'
 
 /** The signed-in user's own account: who they are, and their password. */
 export function Account({ session }: { session: Session }) {
@@ -32,17 +32,7 @@ export function Account({ session }: { session: Session }) {
       <section class="card narrow-card" aria-labelledby="change-password">
         <h2 id="change-password">Change your password</h2>
         <form class="form" onSubmit={change.submit}>
-          <div class="field">
-            <label for="account-current-password">Current password</label>
-            <input
-              id="account-current-password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={current}
-              onInput={(e) => setCurrent(e.currentTarget.value)}
-            />
-          </div>
+          <PasswordField id="account-current-password" label="Current password" autoComplete="current-password" value={current} setValue={setCurrent} />
           <NewPasswordFields idPrefix="account" password={password} confirmation={confirmation} setPassword={setPassword} setConfirmation={setConfirmation} />
           <ErrorMessage error={change.error} />
           <div>

@@ -9,6 +9,14 @@ import { Link, navigate, parseRoute, projectPath, type Route, TABS, useLocation 
 import { SignIn } from './SignIn'
 import { Users } from './Users'
 
+/** The main navigation, in order; `operators`: shown to operators only. */
+const MAIN_PAGES: readonly { to: string; route: Route['name']; label: string; operators?: boolean }[] = [
+  { to: '/', route: 'projects', label: 'Projects' },
+  { to: '/audit', route: 'audit', label: 'Audit log' },
+  { to: '/users', route: 'users', label: 'Users', operators: true },
+  { to: '/account', route: 'account', label: 'Account' },
+]
+
 function titleOf(route: Route): string {
   switch (route.name) {
     case 'signIn':
@@ -148,28 +156,13 @@ export function App() {
             <>
               <nav aria-label="Main">
                 <ul class="main-nav">
-                  <li>
-                    <Link to="/" aria-current={route.name === 'projects' ? 'page' : undefined}>
-                      Projects
-                    </Link>
-                  </li>
-                  <li>
-                    <Link to="/audit" aria-current={route.name === 'audit' ? 'page' : undefined}>
-                      Audit log
-                    </Link>
-                  </li>
-                  {session.user.role === 'operator' && (
-                    <li>
-                      <Link to="/users" aria-current={route.name === 'users' ? 'page' : undefined}>
-                        Users
+                  {MAIN_PAGES.filter((page) => !page.operators || session.user.role === 'operator').map((page) => (
+                    <li key={page.to}>
+                      <Link to={page.to} aria-current={route.name === page.route ? 'page' : undefined}>
+                        {page.label}
                       </Link>
                     </li>
-                  )}
-                  <li>
-                    <Link to="/account" aria-current={route.name === 'account' ? 'page' : undefined}>
-                      Account
-                    </Link>
-                  </li>
+                  ))}
                 </ul>
               </nav>
               <div class="account">

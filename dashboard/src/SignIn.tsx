@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, ApiError, type Session } from './api'
 import { ErrorMessage, useSubmit } from './components'
-import { NewPasswordFields, PASSWORDS_DIFFER } from './passwords'
+import { NewPasswordFields, PasswordField, PASSWORDS_DIFFER } from './passwords'
 
 /**
  * Sign-in, in two steps when the password is a one-time password (from an operator, for a new
@@ -88,18 +88,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) 
           <label for="sign-in-email">Email</label>
           <input id="sign-in-email" name="email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         </div>
-        <div class="field">
-          <label for="sign-in-password">Password</label>
-          <input
-            id="sign-in-password"
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </div>
+        <PasswordField id="sign-in-password" label="Password" autoComplete="current-password" value={password} setValue={setPassword} />
         <div id="sign-in-error">
           <ErrorMessage error={signIn.error} />
         </div>

@@ -1,7 +1,7 @@
 import { type ComponentChildren, Fragment } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf, path, type Project, ROLES, type Session, type User, type UserRole, type UserWithPassword } from './api'
-import { Badge, ColumnHeads, CopyButton, DateTime, ErrorMessage, Hidden, Loading, Modal, SelectField, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, ItemButton, Loading, Modal, SecretBox, SelectField, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 import { Link } from './router'
 
 /** The accounts that sign in to this dashboard: operators only. */
@@ -118,15 +118,7 @@ function UserManagement({ self }: { self: string }) {
           setStatus(null)
         }}
       />
-      {shown && (
-        <OneTimePassword
-          shown={shown}
-          onDone={() => {
-            setShown(null)
-            document.getElementById('new-user-email')?.focus()
-          }}
-        />
-      )}
+      {shown && <OneTimePassword shown={shown} onDone={() => setShown(null)} />}
       <StatusMessage text={status} />
       <ErrorMessage error={error} />
       {users === null && !error && <Loading what="users" />}
@@ -164,32 +156,7 @@ function UserManagement({ self }: { self: string }) {
                     <DateTime value={user.lastSignedInAt} empty="never" />
                   </td>
                   <td class="user-actions">
-                    {user.email === self ? (
-                      <Link to="/account">Your password</Link>
-                    ) : (
-                      <div class="actions">
-                        {user.role === 'owner' && (
-                          <button type="button" class="button-small" onClick={() => setEditing(user)}>
-                            Projects<Hidden> of {user.email}</Hidden>
-                          </button>
-                        )}
-                        <button type="button" class="button-small" onClick={() => reset(user)}>
-                          Reset password<Hidden> of {user.email}</Hidden>
-                        </button>
-                        {user.state === 'enabled' ? (
-                          <button type="button" class="button-small" onClick={() => disable(user)}>
-                            Disable<Hidden> {user.email}</Hidden>
-                          </button>
-                        ) : (
-                          <button type="button" class="button-small" onClick={() => enable(user)}>
-                            Enable<Hidden> {user.email}</Hidden>
-                          </button>
-                        )}
-                        <button type="button" class="button-small button-danger" onClick={() => remove(user)}>
-                          Delete<Hidden> {user.email}</Hidden>
-                        </button>
-                      </div>
-                    )}
+                    <UserActions user={user} own={user.email === self} actions={{ projects: setEditing, reset, disable, enable, remove }} />
                   </td>
                 </tr>
               ))}
@@ -212,6 +179,24 @@ function UserManagement({ self }: { self: string }) {
       )}
       {dialog}
     </>
+  )
+}
+
+/** What an operator can do to a user, one button each; on their own row, a link to their password. */
+function UserActions({ user, own, actions }: { user: User; own: boolean; actions: Record<'projects' | 'reset' | 'disable' | 'enable' | 'remove', (user: User) => void> }) {
+  if (own) return <Link to="/account">Your password</Link>
+  const { email } = user
+  return (
+    <div class="actions">
+      {user.role === 'owner' && <ItemButton label="Projects" of={`of ${email}`} onClick={() => actions.projects(user)} />}
+      <ItemButton label="Reset password" of={`of ${email}`} onClick={() => actions.reset(user)} />
+      {user.state === 'enabled' ? (
+        <ItemButton label="Disable" of={email} onClick={() => actions.disable(user)} />
+      ) : (
+        <ItemButton label="Enable" of={email} onClick={() => actions.enable(user)} />
+      )}
+      <ItemButton label="Delete" of={email} danger onClick={() => actions.remove(user)} />
+    </div>
   )
 }
 
@@ -320,27 +305,18 @@ function NewUserForm({ projects, onCreated }: { projects: string[]; onCreated: (
 
 /** The one-time password, this once: highlighted, with a copy button, until dismissed. */
 function OneTimePassword({ shown: { user, reason }, onDone }: { shown: Shown; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null)
-  useEffect(() => heading.current?.focus(), [user.password])
   return (
-    <section class="secret-box" aria-labelledby="one-time-heading">
-      <h3 id="one-time-heading" ref={heading} tabIndex={-1}>
-        {reason === 'created' ? `User ${user.email} created` : `Password of ${user.email} reset`}
-      </h3>
-      <p class="warning">
-        <strong>Copy this one-time password now and hand it over safely: it will not be shown again.</strong> It works until{' '}
-        <DateTime value={user.oneTimePasswordExpiresAt} />, only to sign in once and choose their own password.
-      </p>
-      <div class="secret-row">
-        <code class="secret" data-testid="one-time-password">
-          {user.password}
-        </code>
-        <CopyButton value={user.password} label="Copy password" />
-      </div>
-      <button type="button" onClick={onDone}>
-        I have copied the password
-      </button>
-    </section>
+    <SecretBox
+      title={reason === 'created' ? `User ${user.email} created` : `Password of ${user.email} reset`}
+      secret={user.password}
+      what="password"
+      testId="one-time-password"
+      refocus="new-user-email"
+      onDone={onDone}
+    >
+      <strong>Copy this one-time password now and hand it over safely: it will not be shown again.</strong> It works until{' '}
+      <DateTime value={user.oneTimePasswordExpiresAt} />, only to sign in once and choose their own password.
+    </SecretBox>
   )
 }
 

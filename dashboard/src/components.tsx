@@ -55,6 +55,19 @@ export function Hidden({ children }: { children: ComponentChildren }) {
   return <span class="visually-hidden">{children}</span>
 }
 
+/**
+ * A small button acting on one item of a list: its `label` shown, and `of` (what it acts on, e.g.
+ * `of ann@example.com`) read by screen readers too, so that the many buttons of a list differ.
+ */
+export function ItemButton({ label, of, danger = false, onClick }: { label: string; of: string; danger?: boolean; onClick: () => void }) {
+  return (
+    <button type="button" class={danger ? 'button-small button-danger' : 'button-small'} onClick={onClick}>
+      {label}
+      <Hidden> {of}</Hidden>
+    </button>
+  )
+}
+
 async function copyText(value: string): Promise<boolean> {
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -101,6 +114,58 @@ export function CopyButton({ value, label = 'Copy', what }: { value: string; lab
         {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the text and copy it' : ''}
       </span>
     </span>
+  )
+}
+
+/**
+ * A secret shown this once (a new key, a one-time password): highlighted, with the warning, a copy
+ * button and a button that dismisses it. Focus moves to its heading when a new one is shown, and,
+ * once dismissed, to the element `refocus` names (the form that made it, for the next one).
+ */
+export function SecretBox({
+  title,
+  secret,
+  what,
+  testId,
+  refocus,
+  onDone,
+  children,
+}: {
+  title: string
+  secret: string
+  /** What the secret is, for the buttons: "key" gives "Copy key" and "I have copied the key". */
+  what: string
+  testId: string
+  refocus: string
+  onDone: () => void
+  /** The warning: that it will not be shown again, and what to do with it. */
+  children: ComponentChildren
+}) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  const id = useId()
+  useEffect(() => heading.current?.focus(), [secret])
+  return (
+    <section class="secret-box" aria-labelledby={id}>
+      <h3 id={id} ref={heading} tabIndex={-1}>
+        {title}
+      </h3>
+      <p class="warning">{children}</p>
+      <div class="secret-row">
+        <code class="secret" data-testid={testId}>
+          {secret}
+        </code>
+        <CopyButton value={secret} label={`Copy ${what}`} />
+      </div>
+      <button
+        type="button"
+        onClick={() => {
+          onDone()
+          document.getElementById(refocus)?.focus()
+        }}
+      >
+        I have copied the {what}
+      </button>
+    </section>
   )
 }
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { MAX_INT53, StringEnum } from '../http/schemas.js'
+import { MAX_INT53, nullableTimestamp as timestamp, StringEnum } from '../http/schemas.js'
 import { MAX_PASSWORD_LENGTH } from './passwords.js'
 import { USER_ROLES } from '../db/schema.js'
 import { MIN_PASSWORD_LENGTH, ONE_TIME_PASSWORD_TTL_MS } from './accounts.service.js'
@@ -10,7 +10,6 @@ const ONE_TIME_DAYS = ONE_TIME_PASSWORD_TTL_MS / 86_400_000
 const chosenPassword = (description: string) => Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, description })
 const emailField = (description: string) => Type.String({ minLength: 3, maxLength: 254, description, examples: ['ops@example.com'] })
 const roleField = StringEnum(USER_ROLES, { description: '`operator`: every project and every action; `owner`: only their projects, no plan changes, no new projects, no user management' })
-const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
 const slugsField = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { maxItems: 1000, description, examples: [['acme']] })
 
 export const SignInSchema = Type.Object(

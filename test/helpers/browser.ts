@@ -8,8 +8,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { after, before } from 'node:test'
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { DEFAULT_DASHBOARD_ROOT } from '../../src/web/dashboard.module.js'
+import { createAdminApp } from './admin.js'
+import { ManualClock, type TestApp } from './app.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 /** Why the browser suites cannot run here, or false when they can. */
@@ -154,4 +157,61 @@ export async function pets(base: string, key: string): Promise<{ status: number;
   const response = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
   const body = (await response.json()) as { code?: string }
   return { status: response.status, code: Array.isArray(body) ? undefined : body.code, limit: response.headers.get('x-ratelimit-limit') }
+}
+
+/** What a browser suite works with, once its `before` has run. */
+export interface DashboardSuite {
+  /** The app, listening on loopback; its clock stands still at the time the suite started. */
+  readonly t: TestApp
+  /** Its address, `http://127.0.0.1:<port>`. */
+  readonly base: string
+  /** A page of its own (own cookies); its problems are checked by `closePages`. */
+  newPage(options?: Parameters<typeof openPage>[2]): Promise<DashboardPage>
+  /** Closes the pages opened since the last call, and fails on any problem they reported. */
+  closePages(): Promise<void>
+}
+
+/**
+ * The fixture of a suite of dashboard pages in Chromium, for a `describe`: registers its `before`
+ * (the dashboard is built; an admin app listening on loopback, its clock standing still at the
+ * browser's own time, so that what a page compares with its clock, such as bans, holds; Chromium)
+ * and its `after`.
+ */
+export function dashboardSuite(): DashboardSuite {
+  let t: TestApp | undefined
+  let browser: Browser | undefined
+  let base = ''
+  let open: DashboardPage[] = []
+  before(async () => {
+    assertDashboardBuilt()
+    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await Promise.all(open.map((p) => p.close()))
+    await browser?.close()
+    await t?.close()
+  })
+  return {
+    get t() {
+      assert.ok(t, 'the suite has started')
+      return t
+    },
+    get base() {
+      return base
+    },
+    async newPage(options = {}) {
+      assert.ok(browser, 'the suite has started')
+      const page = await openPage(browser, base, options)
+      open.push(page)
+      return page
+    },
+    async closePages() {
+      const problems = open.flatMap((p) => p.problems)
+      await Promise.all(open.map((p) => p.close()))
+      open = []
+      assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
+    },
+  }
 }
