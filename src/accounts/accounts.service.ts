@@ -142,8 +142,9 @@ export class AccountsService implements SessionLookup {
     const taken: Failure<'email_taken'> = { ok: false, error: 'email_taken', message: `A user with email ${email} already exists.` }
     if (await findUserByEmail(this.db, email)) return taken
 
-    const oneTimePassword = request.password === undefined ? generatePassword() : undefined
-    const passwordHash = await hashPassword(request.password ?? oneTimePassword ?? '')
+    const password = request.password ?? generatePassword()
+    const oneTimePassword = request.password === undefined ? password : undefined
+    const passwordHash = await hashPassword(password)
     const now = this.clock.now()
     const slugs = projects.rows.map((p) => p.slug)
     try {
