@@ -4,7 +4,7 @@ import { changeOf, operatorOnly } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { NewUserSchema, UserParamsSchema, UserProjectsSchema, UsersSchema } from './accounts.schemas.js'
-import type { AccountsService, User } from './accounts.service.js'
+import { type AccountsService, ONE_TIME_PASSWORD_TTL_MS, type User } from './accounts.service.js'
 
 /** Every user operation is an operator's: checked before the body is read. */
 const USERS = { tags: ['users'] } as const
@@ -134,7 +134,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
         operationId: 'resetUserPassword',
         'x-audit-action': 'user.password_reset',
         summary: "Reset a user's password",
-        description: `Operators only. Replaces the password with a one-time password, in the answer this once (never stored in clear, logged or recorded): it opens no session, only lets the user choose their own at sign-in, for 7 days. ${ENDS_SESSIONS} Your own password: 403 \`own_account\` (change it with changeOwnPassword).`,
+        description: `Operators only. Replaces the password with a one-time password, in the answer this once (never stored in clear, logged or recorded): it opens no session, only lets the user choose their own at sign-in, for ${ONE_TIME_PASSWORD_TTL_MS / 86_400_000} days. ${ENDS_SESSIONS} Your own password: 403 \`own_account\` (change it with changeOwnPassword).`,
         params: UserParamsSchema,
         response: {
           200: { description: 'The user, with their one-time password', headers: NO_STORE, ...Type.Ref('UserWithPassword') },
