@@ -74,8 +74,18 @@ npx adoption-store users create --email ann@example.com --role owner --project a
 PASSWORD='a long pass phrase for bob'
 printf '%s\n' "$PASSWORD" | npx adoption-store users create --email bob@example.com --role operator --password-stdin
 npx adoption-store users list --json | grep -q '"email": *"ann@example.com"'
-curl -sf -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\"}" \
+# The generated password is a one-time password: it opens no session until the sign-in also
+# sends a password of one's own, which replaces it.
+curl -s -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\"}" \
+  "http://127.0.0.1:$PORT/admin/v1/session" | grep -q '"code":"password_change_required"'
+curl -sf -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\",\"newPassword\":\"the operator's own pass phrase\"}" \
   "http://127.0.0.1:$PORT/admin/v1/session" | grep -q '"role":"operator"'
+npx adoption-store users set-projects ann@example.com --project acme --project bigco --json | grep -q '"bigco"'
+npx adoption-store users disable ann@example.com --json | grep -q '"state": *"disabled"'
+npx adoption-store users enable ann@example.com --json | grep -q '"state": *"enabled"'
+npx adoption-store users reset-password ann@example.com --json | grep -q '"password": *"[A-Za-z0-9_-]\{24\}"'
+npx adoption-store users delete ann@example.com --json | grep -q '"email": *"ann@example.com"'
+if npx adoption-store users list --json | grep -q '"ann@example.com"'; then echo "smoke: a deleted user is still listed" >&2; exit 1; fi
 curl -sf "http://127.0.0.1:$PORT/dashboard/" | grep -q '<script type="module"'
 echo "smoke: README user commands and the dashboard passed"
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null

@@ -100,7 +100,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerAdminApi(
     app,
     { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit }),
+    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)

@@ -14,13 +14,15 @@
  * Every response is checked against the admin document (status documented, body matching).
  *
  * And every change names the audit action it records (`x-audit-action`); made once more, it
- * leaves exactly that entry in the audit log, with its request id and actor, and no secret.
+ * leaves exactly that entry in the audit log, with its request id and actor, and no secret: not
+ * the callers' passwords, the admin token, nor any secret an answer shows once (a new key, a new
+ * user's or a reset one-time password; SHOWS_SECRET lists the operations that must show one).
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
-import { createUser, SESSION_COOKIE, signIn, type SignedInUser } from './helpers/accounts.js'
+import { createUser, SESSION_COOKIE, signIn, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
 import type { TestApp } from './helpers/app.js'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -36,7 +38,7 @@ interface Operation {
   audit: string | undefined
 }
 
-/** A project with something behind every path parameter: a key, domains, a redirect. */
+/** A project with something behind every path parameter: a key, domains, a redirect, a user. */
 interface Fixture {
   slug: string
   keyId: string
@@ -46,6 +48,8 @@ interface Fixture {
   redirected: string
   /** A domain with no role yet: free to redirect. */
   spare: string
+  /** A user: an owner of the project, made for the operations on `{userId}`. */
+  userId: number
 }
 
 interface RequestSpec {
@@ -84,10 +88,33 @@ const REQUESTS: Record<string, RequestSpec> = {
   setPrimaryDomain: { success: 200, body: (f) => ({ name: f.domain }) },
   addRedirect: { success: 200, body: (f) => ({ from: f.spare, to: f.domain }) },
   removeRedirect: { success: 200 },
+  listUsers: { success: 200 },
+  createUser: { success: 201, body: (f) => ({ email: `${unique('created')}@example.test`, role: 'owner', projects: [f.slug] }) },
+  getUser: { success: 200 },
+  disableUser: { success: 200 },
+  enableUser: { success: 200 },
+  deleteUser: { success: 204 },
+  resetUserPassword: { success: 200 },
+  setUserProjects: { success: 200, body: (f) => ({ projects: [f.slug] }) },
+  // Every caller's password is TEST_PASSWORD, and stays it: the same password again is a change too.
+  changeOwnPassword: { success: 204, body: () => ({ currentPassword: TEST_PASSWORD, newPassword: TEST_PASSWORD }) },
 }
 
 /** Operator actions: an owner gets 403 even for their own project. */
-const OPERATOR_ONLY = new Set(['createProject', 'setProjectPlan'])
+const OPERATOR_ONLY = new Set([
+  'createProject',
+  'setProjectPlan',
+  'listUsers',
+  'createUser',
+  'getUser',
+  'disableUser',
+  'enableUser',
+  'deleteUser',
+  'resetUserPassword',
+  'setUserProjects',
+])
+/** The operations that show a secret once: the audit log must hold none of them. */
+const SHOWS_SECRET = new Set(['createApiKey', 'createUser', 'resetUserPassword'])
 /** The one operation without a principal: it is how a session is obtained. */
 const PUBLIC = new Set(['signIn'])
 const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -98,6 +125,7 @@ const PARAMETERS: Record<string, (fixture: Fixture) => string> = {
   id: (f) => f.keyId,
   name: (f) => f.domain,
   from: (f) => f.redirected,
+  userId: (f) => String(f.userId),
 }
 
 describe('admin API authorization, for every operation of the admin document', () => {
@@ -131,7 +159,8 @@ describe('admin API authorization, for every operation of the admin document', (
     await t?.close()
   })
 
-  async function fixture(): Promise<Fixture> {
+  /** A fixture; with a user only for an operation on `{userId}` (hashing a password takes a while). */
+  async function fixture(operation?: Operation): Promise<Fixture> {
     const project = await t.project({ plan: 'pro' })
     const key = await t.key(project.slug, { name: 'fixture' })
     const apex = `${unique('customer')}.test`
@@ -142,7 +171,13 @@ describe('admin API authorization, for every operation of the admin document', (
     }
     const redirect = await admin(t, 'POST', `/projects/${project.slug}/domains/redirects`, { from: redirected, to: domain })
     assert.equal(redirect.statusCode, 200, redirect.body)
-    return { slug: project.slug, keyId: key.id, domain, redirected, spare }
+    let userId = 0
+    if (operation?.path.includes('{userId}')) {
+      const user = await createUser(t, { role: 'owner', projects: [project.slug] })
+      const listed = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
+      userId = listed.find((u) => u.email === user.email)?.id ?? assert.fail(`${user.email} is listed`)
+    }
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId }
   }
 
   /** Fixtures of projects the owner belongs to, one per use. */
@@ -167,7 +202,10 @@ describe('admin API authorization, for every operation of the admin document', (
     const domain = settings.domains.find((d) => d.name.startsWith('shop.'))?.name
     const spare = settings.domains.find((d) => d.name.startsWith('api.'))?.name
     assert.ok(keyId && redirected && domain && spare, `fixture of ${slug}`)
-    return { slug, keyId, domain, redirected, spare }
+    // Owners may call no operation on a user: any user will do, here the operator.
+    const users = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
+    const userId = users.find((u) => u.email === operatorAccount.email)?.id ?? assert.fail('the operator is listed')
+    return { slug, keyId, domain, redirected, spare, userId }
   }
 
   function urlOf(operation: Operation, f: Fixture): string {
@@ -234,7 +272,7 @@ describe('admin API authorization, for every operation of the admin document', (
         }
 
         // No principal at all.
-        const other = await fixture()
+        const other = await fixture(operation)
         expect(await send(operation, other, {}), 401, 'unauthorized', 'no credentials')
         expect(await send(operation, other, { authorization: 'Bearer not-the-admin-token-0123456789abcdef' }), 401, 'unauthorized', 'a wrong bearer token')
         expect(await send(operation, other, { cookie: `${SESSION_COOKIE}=${'x'.repeat(43)}` }), 401, 'unauthorized', 'an unknown session cookie')
@@ -255,7 +293,7 @@ describe('admin API authorization, for every operation of the admin document', (
 
         // The session cookie: a change needs the session's own CSRF token.
         const operator = await session(operatorAccount)
-        const target = await fixture()
+        const target = await fixture(operation)
         if (changes) {
           const cookie = operator.headers.cookie
           expect(await send(operation, target, { cookie }), 403, 'csrf_failed', 'the cookie without X-CSRF-Token')
@@ -285,7 +323,7 @@ describe('admin API authorization, for every operation of the admin document', (
         }
         const schemes = operation.security.flatMap((requirement) => Object.keys(requirement))
         assert.ok(schemes.includes('sessionCookie'), `${operation.operationId}: every protected operation takes the session cookie`)
-        const response = await send(operation, await fixture(), { authorization: `Bearer ${ADMIN_TOKEN}` })
+        const response = await send(operation, await fixture(operation), { authorization: `Bearer ${ADMIN_TOKEN}` })
         if (schemes.includes('adminToken')) expect(response, spec.success, undefined, 'the admin token, which the document lists')
         else expect(response, 401, 'unauthorized', 'the admin token, which the document does not list')
       })
@@ -294,6 +332,7 @@ describe('admin API authorization, for every operation of the admin document', (
 
   test('every change records its audit entry: the documented action, its request id, its actor, and no secret', async (context) => {
     const secrets: string[] = [operatorAccount.password, ownerAccount.password, ADMIN_TOKEN]
+    const revealed = new Set<string>()
     for (const operation of operations.filter((o) => STATE_CHANGING.has(o.method))) {
       await context.test(`${operation.method} ${operation.path} (${operation.operationId})`, async () => {
         assert.ok(operation.audit, `${operation.operationId} changes state but its document names no x-audit-action`)
@@ -307,12 +346,16 @@ describe('admin API authorization, for every operation of the admin document', (
             remoteAddress: `10.8.0.${(++counter % 250) + 1}`,
           })
         } else {
-          response = await send(operation, await fixture(), (await session(operatorAccount)).headers)
+          response = await send(operation, await fixture(operation), (await session(operatorAccount)).headers)
         }
         expect(response, REQUESTS[operation.operationId]?.success ?? 0, undefined, 'the change, by an operator')
         // A secret shown once (a key, a one-time password) must not be in the log either.
         const shown = response.body ? response.json<{ key?: unknown; password?: unknown }>() : {}
-        for (const value of [shown.key, shown.password]) if (typeof value === 'string') secrets.push(value)
+        for (const value of [shown.key, shown.password]) {
+          if (typeof value !== 'string') continue
+          secrets.push(value)
+          revealed.add(operation.operationId)
+        }
 
         const requestId = response.headers['x-request-id']
         assert.ok(typeof requestId === 'string' && requestId, 'the answer carries its request id')
@@ -325,6 +368,7 @@ describe('admin API authorization, for every operation of the admin document', (
         assert.ok(Date.parse(entry?.at ?? '') > 0, 'a time')
       })
     }
+    assert.deepEqual([...revealed].sort(), [...SHOWS_SECRET].sort(), 'the secrets looked for are those the operations show')
     const log = JSON.stringify(await auditEntries())
     for (const secret of secrets) assert.ok(!log.includes(secret), `the audit log holds no secret (${secret.slice(0, 8)}…)`)
   })

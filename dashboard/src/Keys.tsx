@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, type ApiKey, messageOf, type NewApiKey, path, type RequestBody } from './api'
-import { Badge, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Hidden, Loading, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, ItemButton, Loading, SecretBox, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 
 function keyLabel(key: ApiKey): string {
   return key.name ?? `${key.prefix}…`
@@ -94,15 +94,7 @@ export function Keys({ slug }: { slug: string }) {
           setKeys((list) => [...(list ?? []).filter((k) => k.id !== key.id), key])
         }}
       />
-      {created && (
-        <NewSecret
-          apiKey={created}
-          onDone={() => {
-            setCreated(null)
-            document.getElementById('new-key-name')?.focus()
-          }}
-        />
-      )}
+      {created && <NewSecret apiKey={created} onDone={() => setCreated(null)} />}
       <StatusMessage text={status} />
       <ErrorMessage error={error} />
       {keys === null && !error && <Loading what="keys" />}
@@ -157,16 +149,8 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
                 <td class="key-actions">
                   {/* The flex box is inside the cell: a cell that is itself a flex box leaves the table. */}
                   <div class="actions">
-                    {onLiftBan && isBanned(key, now) && (
-                      <button type="button" class="button-small" onClick={() => onLiftBan(key)}>
-                        Lift ban<Hidden> of {keyLabel(key)}</Hidden>
-                      </button>
-                    )}
-                    {onRevoke && !key.revokedAt && (
-                      <button type="button" class="button-small button-danger" onClick={() => onRevoke(key)}>
-                        Revoke<Hidden> {keyLabel(key)}</Hidden>
-                      </button>
-                    )}
+                    {onLiftBan && isBanned(key, now) && <ItemButton label="Lift ban" of={`of ${keyLabel(key)}`} onClick={() => onLiftBan(key)} />}
+                    {onRevoke && !key.revokedAt && <ItemButton label="Revoke" of={keyLabel(key)} danger onClick={() => onRevoke(key)} />}
                   </div>
                 </td>
               )}
@@ -223,25 +207,16 @@ function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApi
 
 /** The secret, this once: highlighted, with a copy button, until dismissed. */
 function NewSecret({ apiKey, onDone }: { apiKey: NewApiKey; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null)
-  useEffect(() => heading.current?.focus(), [apiKey.id])
   return (
-    <section class="secret-box" aria-labelledby="new-secret-heading">
-      <h3 id="new-secret-heading" ref={heading} tabIndex={-1}>
-        New key {apiKey.name ? `"${apiKey.name}"` : ''} created
-      </h3>
-      <p class="warning">
-        <strong>Copy this key now: it will not be shown again.</strong> Only its prefix is kept; if it is lost, create another key and revoke this one.
-      </p>
-      <div class="secret-row">
-        <code class="secret" data-testid="new-key-secret">
-          {apiKey.key}
-        </code>
-        <CopyButton value={apiKey.key} label="Copy key" />
-      </div>
-      <button type="button" onClick={onDone}>
-        I have copied the key
-      </button>
-    </section>
+    <SecretBox
+      title={`New key ${apiKey.name ? `"${apiKey.name}"` : ''} created`}
+      secret={apiKey.key}
+      what="key"
+      testId="new-key-secret"
+      refocus="new-key-name"
+      onDone={onDone}
+    >
+      <strong>Copy this key now: it will not be shown again.</strong> Only its prefix is kept; if it is lost, create another key and revoke this one.
+    </SecretBox>
   )
 }

@@ -2,7 +2,7 @@
  * The admin API (`/admin/v1`) as the dashboard uses it. Its shapes are the admin document's
  * (`openapi.admin.json`), through the types generated from it into `admin-schema.ts`.
  */
-import { type components, type operations, projectPlanValues } from './admin-schema'
+import { type components, type operations, projectPlanValues, userRoleValues } from './admin-schema'
 
 type Schemas = components['schemas']
 type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never
@@ -22,9 +22,16 @@ export type UsagePoint = Usage['points'][number]
 export type DomainSettings = Answer<'listDomains'>
 export type Domain = Answer<'getDomain'>
 export type AuditEntry = Schemas['AuditEntry']
+/** A dashboard account, as operators manage it. */
+export type User = Schemas['User']
+export type UserRole = User['role']
+/** A user with the one-time password just generated for them: shown this once. */
+export type UserWithPassword = Schemas['UserWithPassword']
 
 /** Every plan, in the document's order (free first). */
 export const PLANS: readonly Plan[] = projectPlanValues
+/** Every role, in the document's order (operator first). */
+export const ROLES: readonly UserRole[] = userRoleValues
 
 /** A failed call: the API's error envelope, or a network failure (status 0). */
 export class ApiError extends Error {

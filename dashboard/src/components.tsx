@@ -1,4 +1,4 @@
-import type { ComponentChildren, JSX } from 'preact'
+import type { ComponentChildren, JSX, RefObject } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { messageOf } from './api'
 import { formatUtc } from './time'
@@ -55,6 +55,19 @@ export function Hidden({ children }: { children: ComponentChildren }) {
   return <span class="visually-hidden">{children}</span>
 }
 
+/**
+ * A small button acting on one item of a list: its `label` shown, and `of` (what it acts on, e.g.
+ * `of ann@example.com`) read by screen readers too, so that the many buttons of a list differ.
+ */
+export function ItemButton({ label, of, danger = false, onClick }: { label: string; of: string; danger?: boolean; onClick: () => void }) {
+  return (
+    <button type="button" class={danger ? 'button-small button-danger' : 'button-small'} onClick={onClick}>
+      {label}
+      <Hidden> {of}</Hidden>
+    </button>
+  )
+}
+
 async function copyText(value: string): Promise<boolean> {
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -104,6 +117,58 @@ export function CopyButton({ value, label = 'Copy', what }: { value: string; lab
   )
 }
 
+/**
+ * A secret shown this once (a new key, a one-time password): highlighted, with the warning, a copy
+ * button and a button that dismisses it. Focus moves to its heading when a new one is shown, and,
+ * once dismissed, to the element `refocus` names (the form that made it, for the next one).
+ */
+export function SecretBox({
+  title,
+  secret,
+  what,
+  testId,
+  refocus,
+  onDone,
+  children,
+}: {
+  title: string
+  secret: string
+  /** What the secret is, for the buttons: "key" gives "Copy key" and "I have copied the key". */
+  what: string
+  testId: string
+  refocus: string
+  onDone: () => void
+  /** The warning: that it will not be shown again, and what to do with it. */
+  children: ComponentChildren
+}) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  const id = useId()
+  useEffect(() => heading.current?.focus(), [secret])
+  return (
+    <section class="secret-box" aria-labelledby={id}>
+      <h3 id={id} ref={heading} tabIndex={-1}>
+        {title}
+      </h3>
+      <p class="warning">{children}</p>
+      <div class="secret-row">
+        <code class="secret" data-testid={testId}>
+          {secret}
+        </code>
+        <CopyButton value={secret} label={`Copy ${what}`} />
+      </div>
+      <button
+        type="button"
+        onClick={() => {
+          onDone()
+          document.getElementById(refocus)?.focus()
+        }}
+      >
+        I have copied the {what}
+      </button>
+    </section>
+  )
+}
+
 export interface ConfirmOptions {
   title: string
   body: ComponentChildren
@@ -112,12 +177,23 @@ export interface ConfirmOptions {
 }
 
 /**
- * A modal confirmation: a native <dialog> (focus kept inside, Escape cancels), focus on Cancel
+ * A modal dialog: a native <dialog> (focus kept inside, Escape cancels), focus on `initialFocus`
  * when it opens, and back on what had it (the button that asked) when it closes.
  */
-export function ConfirmDialog({ title, body, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
+export function Modal({
+  title,
+  describedBy,
+  initialFocus,
+  onCancel,
+  children,
+}: {
+  title: string
+  describedBy?: string
+  initialFocus: RefObject<HTMLElement | null>
+  onCancel: () => void
+  children: ComponentChildren
+}) {
   const dialog = useRef<HTMLDialogElement>(null)
-  const cancel = useRef<HTMLButtonElement>(null)
   const id = useId()
   const mounted = useRef(false)
   useEffect(() => {
@@ -125,7 +201,7 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
     mounted.current = true
     if (element && !element.open) element.showModal()
-    cancel.current?.focus()
+    initialFocus.current?.focus()
     return () => {
       mounted.current = false
       if (element?.open) element.close()
@@ -138,7 +214,7 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
       ref={dialog}
       class="dialog"
       aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
+      aria-describedby={describedBy}
       onCancel={(event) => {
         // Escape: closed by the owner, which unmounts this.
         event.preventDefault()
@@ -150,7 +226,18 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
       }}
     >
       <h2 id={`${id}-title`}>{title}</h2>
-      <div id={`${id}-body`} class="dialog-body">
+      {children}
+    </dialog>
+  )
+}
+
+/** A modal confirmation: Cancel (which has the focus when it opens) and the action. */
+export function ConfirmDialog({ title, body, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
+  const cancel = useRef<HTMLButtonElement>(null)
+  const bodyId = useId()
+  return (
+    <Modal title={title} describedBy={bodyId} initialFocus={cancel} onCancel={onCancel}>
+      <div id={bodyId} class="dialog-body">
         {body}
       </div>
       <div class="dialog-actions">
@@ -161,7 +248,7 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
           {confirmLabel}
         </button>
       </div>
-    </dialog>
+    </Modal>
   )
 }
 

@@ -17,6 +17,8 @@ export type Route =
   | { name: 'signIn'; next: string | null }
   | { name: 'projects' }
   | { name: 'audit'; search: string }
+  | { name: 'users' }
+  | { name: 'account' }
   | { name: 'project'; slug: string; tab: Tab }
   | { name: 'notFound'; path: string }
 
@@ -36,6 +38,8 @@ export function parseRoute({ path, search }: Location): Route {
   const clean = path.length > 1 ? path.replace(/\/+$/, '') : path
   if (clean === '/' || clean === '/projects') return { name: 'projects' }
   if (clean === '/audit') return { name: 'audit', search }
+  if (clean === '/users') return { name: 'users' }
+  if (clean === '/account') return { name: 'account' }
   if (clean === '/sign-in') return { name: 'signIn', next: safeNext(new URLSearchParams(search).get('next')) }
   const project = /^\/projects\/([^/]+)(?:\/([^/]+))?$/.exec(clean)
   const tab = project && (project[2] === undefined ? DEFAULT_TAB : TABS.find((t) => t.tab === project[2])?.tab)

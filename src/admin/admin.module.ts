@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify'
+import { UserSchema, UserWithPasswordSchema } from '../accounts/accounts.schemas.js'
+import type { AccountsService } from '../accounts/accounts.service.js'
+import { usersRoutes } from '../accounts/users.routes.js'
 import { auditRoutes } from '../audit/audit.routes.js'
 import { AuditEntrySchema } from '../audit/audit.schemas.js'
 import type { AuditService } from '../audit/audit.service.js'
@@ -25,6 +28,7 @@ export interface AdminDependencies {
   usage: UsageService
   domains: Domains
   audit: AuditService
+  accounts: AccountsService
 }
 
 /**
@@ -32,13 +36,14 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
-    for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema]) admin.addSchema(schema)
+    for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema, UserSchema, UserWithPasswordSchema]) admin.addSchema(schema)
     await admin.register(projectsRoutes, { projects, platformDomain: config.platformDomain })
     await admin.register(keysRoutes, { keys, limiter })
     await admin.register(usageRoutes, { usage })
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
     await admin.register(auditRoutes, { audit, findProject: (slug) => projects.find(slug) })
+    await admin.register(usersRoutes, { accounts })
   }
 }

@@ -59,11 +59,11 @@ export async function registerAdminApi(
             version: API_VERSION,
             ...API_CONTACT_AND_LICENSE,
             description: [
-              "The operator's API: custom domains of projects.",
+              "The operator's API: projects and plans, API keys, usage, custom domains, the audit log and the dashboard's users.",
               '',
-              'Every operation but signIn needs one of two credentials: `Authorization: Bearer <ADMIN_TOKEN>` (an operator), or the session cookie `adoption_session` that signIn sets (a user: an operator, or an owner who sees only their projects). getSession and signOut are about a session, so they take the cookie only: the bearer is not a session and gets 401. A change (POST, PUT, PATCH, DELETE) made with the cookie must also send the header `X-CSRF-Token` with the session\'s `csrfToken`, or it is refused with 403 `csrf_failed`; the bearer needs none.',
+              'Every operation but signIn needs one of two credentials: `Authorization: Bearer <ADMIN_TOKEN>` (an operator), or the session cookie `adoption_session` that signIn sets (a user: an operator, or an owner who sees only their projects). getSession, signOut and changeOwnPassword are about a session and its user, so they take the cookie only: the bearer is not a session and gets 401. A change (POST, PUT, PATCH, DELETE) made with the cookie must also send the header `X-CSRF-Token` with the session\'s `csrfToken`, or it is refused with 403 `csrf_failed`; the bearer needs none.',
               '',
-              'The admin API is outside the rate limits of `/v1`: only signIn answers 429, when too many sign-ins failed for an email or came from one address.',
+              'The admin API is outside the rate limits of `/v1`: only signIn and changeOwnPassword answer 429, when too many sign-ins (or current passwords) failed for an email, or sign-ins came from one address.',
               '',
               'Query parameters an operation does not list are ignored; JSON bodies are strict: an unknown field is a 400 naming it.',
               '',
@@ -82,6 +82,8 @@ export async function registerAdminApi(
             { name: 'usage', description: "A project's traffic: requests, 429s and bans, per minute and per day" },
             { name: 'domains', description: 'Custom domains: DNS verification, certificates, primary domain and redirects' },
             { name: 'audit', description: 'Who changed what, when: every change made through the admin API, the dashboard or the CLI' },
+            { name: 'users', description: 'The accounts that sign in to the dashboard: create, disable and enable, delete, reset a password (operators only)' },
+            { name: 'account', description: 'Your own account: your password' },
           ],
           components: {
             securitySchemes: {

@@ -532,7 +532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1214,7 +1214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1652,7 +1652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1892,7 +1892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2132,7 +2132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2286,6 +2286,9 @@ export const errorCodes = {
     forbidden: 403,
     csrf_failed: 403,
     plan_required: 403,
+    own_account: 403,
+    password_change_required: 403,
+    wrong_password: 403,
     not_found: 404,
     unknown_host: 404,
     method_not_allowed: 405,
@@ -2296,6 +2299,8 @@ export const errorCodes = {
     domain_taken: 409,
     domain_conflict: 409,
     slug_taken: 409,
+    email_taken: 409,
+    last_operator: 409,
     gone: 410,
     payload_too_large: 413,
     uri_too_long: 414,

@@ -203,6 +203,13 @@ export interface UserTable {
   created_at: string
   /** Set while the user is disabled: they cannot sign in and have no session. */
   disabled_at: string | null
+  /** The last time they signed in. */
+  last_signed_in_at: string | null
+  /**
+   * Set while `password_hash` is of a one-time password (from creation or a reset) its user has not
+   * replaced: until this instant it only lets them choose their own at sign-in. Null otherwise.
+   */
+  one_time_password_expires_at: string | null
 }
 
 /** The projects an owner belongs to. */
