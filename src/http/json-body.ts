@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import sjson from 'secure-json-parse'
 import { ApiError } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './request-limits.js'
@@ -10,20 +10,32 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from './request-limits.js'
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string
-    if (text.trim() === '') return done(new ApiError('invalid_request', 'The body is empty: send a JSON object.'), undefined)
-    if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
-      return done(new ApiError('invalid_request', `The body cannot be parsed: it nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`), undefined)
-    }
-    try {
-      done(null, sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }))
-    } catch (error) {
-      const reason =
-        error instanceof SyntaxError && /prototype/.test(error.message)
-          ? 'it contains a forbidden "__proto__" or "constructor.prototype" key'
-          : `it is not valid JSON (${error instanceof Error ? error.message : 'syntax error'})`
-      done(new ApiError('invalid_request', `The body cannot be parsed: ${reason}.`), undefined)
-    }
-  })
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
+}
+
+/**
+ * JSON Merge Patch (RFC 7396) bodies, for the scope of the operations that take them: parsed as
+ * JSON is, the operation's schema says what they may hold.
+ */
+export const MERGE_PATCH = 'application/merge-patch+json'
+
+export function acceptMergePatch(scope: FastifyInstance): void {
+  scope.addContentTypeParser(MERGE_PATCH, { parseAs: 'string' }, parseJson)
+}
+
+function parseJson(_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
+  const text = body as string
+  if (text.trim() === '') return done(new ApiError('invalid_request', 'The body is empty: send a JSON object.'), undefined)
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    return done(new ApiError('invalid_request', `The body cannot be parsed: it nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`), undefined)
+  }
+  try {
+    done(null, sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }))
+  } catch (error) {
+    const reason =
+      error instanceof SyntaxError && /prototype/.test(error.message)
+        ? 'it contains a forbidden "__proto__" or "constructor.prototype" key'
+        : `it is not valid JSON (${error instanceof Error ? error.message : 'syntax error'})`
+    done(new ApiError('invalid_request', `The body cannot be parsed: ${reason}.`), undefined)
+  }
 }
