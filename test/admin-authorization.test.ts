@@ -21,7 +21,7 @@ import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { createUser, SESSION_COOKIE, signIn, type SignedInUser } from './helpers/accounts.js'
-import type { TestApp } from './helpers/app.js'
+import { bearer, type TestApp } from './helpers/app.js'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -36,10 +36,15 @@ interface Operation {
   audit: string | undefined
 }
 
-/** A project with something behind every path parameter: a key, domains, a redirect. */
+/** A project with something behind every path parameter: a key, domains, a redirect, animals and orders. */
 interface Fixture {
   slug: string
   keyId: string
+  /** An animal without orders. */
+  petId: number
+  /** A placed order, and an approved one. */
+  placedOrderId: number
+  approvedOrderId: number
   /** A domain of the project. */
   domain: string
   /** A domain that redirects to `domain`. */
@@ -53,6 +58,8 @@ interface RequestSpec {
   success: number
   query?: string
   body?: (fixture: Fixture) => unknown
+  /** Path parameters that take another value than PARAMETERS gives them. */
+  params?: Record<string, (fixture: Fixture) => string | number>
 }
 
 let counter = 0
@@ -84,6 +91,15 @@ const REQUESTS: Record<string, RequestSpec> = {
   setPrimaryDomain: { success: 200, body: (f) => ({ name: f.domain }) },
   addRedirect: { success: 200, body: (f) => ({ from: f.spare, to: f.domain }) },
   removeRedirect: { success: 200 },
+  listAnimals: { success: 200, query: 'status=available&name=free' },
+  addAnimal: { success: 201, body: () => ({ name: 'Matrix', categoryId: 1 }) },
+  getAnimal: { success: 200 },
+  updateAnimal: { success: 200, body: () => ({ name: 'Renamed' }) },
+  removeAnimal: { success: 204 },
+  listAdoptionOrders: { success: 200, query: 'status=placed' },
+  approveAdoptionOrder: { success: 200 },
+  deliverAdoptionOrder: { success: 200, params: { orderId: (f) => f.approvedOrderId } },
+  cancelAdoptionOrder: { success: 200 },
 }
 
 /** Operator actions: an owner gets 403 even for their own project. */
@@ -93,11 +109,13 @@ const PUBLIC = new Set(['signIn'])
 const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** The value each path parameter takes in a fixture. */
-const PARAMETERS: Record<string, (fixture: Fixture) => string> = {
+const PARAMETERS: Record<string, (fixture: Fixture) => string | number> = {
   slug: (f) => f.slug,
   id: (f) => f.keyId,
   name: (f) => f.domain,
   from: (f) => f.redirected,
+  petId: (f) => f.petId,
+  orderId: (f) => f.placedOrderId,
 }
 
 describe('admin API authorization, for every operation of the admin document', () => {
@@ -142,7 +160,19 @@ describe('admin API authorization, for every operation of the admin document', (
     }
     const redirect = await admin(t, 'POST', `/projects/${project.slug}/domains/redirects`, { from: redirected, to: domain })
     assert.equal(redirect.statusCode, 200, redirect.body)
-    return { slug: project.slug, keyId: key.id, domain, redirected, spare }
+    // Animals through the admin API; orders through /v1, with the project's key.
+    const post = async (url: string, body: object, headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` }) => {
+      const response = await t.request({ method: 'POST', url, headers, payload: body })
+      assert.ok(response.statusCode === 201 || response.statusCode === 200, response.body)
+      return response.json<{ id: number }>().id
+    }
+    const animal = (name: string) => post(`/admin/v1/projects/${project.slug}/animals`, { name, categoryId: 1 })
+    const order = async (name: string) => post('/v1/store/orders', { petId: await animal(name) }, bearer(project.key))
+    const petId = await animal('free')
+    const placedOrderId = await order('placed')
+    const approvedOrderId = await order('approved')
+    await post(`/admin/v1/projects/${project.slug}/orders/${approvedOrderId}/approve`, {})
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare, petId, placedOrderId, approvedOrderId }
   }
 
   /** Fixtures of projects the owner belongs to, one per use. */
@@ -166,15 +196,18 @@ describe('admin API authorization, for every operation of the admin document', (
     const redirected = settings.domains.find((d) => d.redirect)?.name
     const domain = settings.domains.find((d) => d.name.startsWith('shop.'))?.name
     const spare = settings.domains.find((d) => d.name.startsWith('api.'))?.name
-    assert.ok(keyId && redirected && domain && spare, `fixture of ${slug}`)
-    return { slug, keyId, domain, redirected, spare }
+    const petId = (await admin(t, 'GET', `/projects/${slug}/animals?name=free`)).json<{ id: number }[]>()[0]?.id
+    const placedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=placed`)).json<{ id: number }[]>()[0]?.id
+    const approvedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=approved`)).json<{ id: number }[]>()[0]?.id
+    assert.ok(keyId && redirected && domain && spare && petId && placedOrderId && approvedOrderId, `fixture of ${slug}`)
+    return { slug, keyId, domain, redirected, spare, petId, placedOrderId, approvedOrderId }
   }
 
   function urlOf(operation: Operation, f: Fixture): string {
     const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-      const value = PARAMETERS[name]
+      const value = REQUESTS[operation.operationId]?.params?.[name] ?? PARAMETERS[name]
       assert.ok(value, `${operation.operationId}: no fixture value for the path parameter {${name}}: add it to PARAMETERS`)
-      return encodeURIComponent(value(f))
+      return encodeURIComponent(String(value(f)))
     })
     const query = REQUESTS[operation.operationId]?.query
     return `/admin/v1${path}${query ? `?${query}` : ''}`
