@@ -108,7 +108,7 @@ export function App() {
   else if (!session) page = null
   else if (route.name === 'projects') page = <Projects session={session} />
   else if (route.name === 'audit') page = <Audit session={session} search={route.search} />
-  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} />
+  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} search={route.search} />
   else
     page = (
       <>

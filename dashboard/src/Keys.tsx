@@ -154,7 +154,7 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
                 <KeyStatus apiKey={key} now={now} />
               </td>
               {actions && (
-                <td class="key-actions">
+                <td class="row-actions">
                   {/* The flex box is inside the cell: a cell that is itself a flex box leaves the table. */}
                   <div class="actions">
                     {onLiftBan && isBanned(key, now) && (

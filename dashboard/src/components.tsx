@@ -108,24 +108,25 @@ export interface ConfirmOptions {
   title: string
   body: ComponentChildren
   confirmLabel: string
+  /** The button that changes nothing; default "Cancel" (give another when the action itself is a cancellation). */
+  cancelLabel?: string
   danger?: boolean
 }
 
 /**
- * A modal confirmation: a native <dialog> (focus kept inside, Escape cancels), focus on Cancel
- * when it opens, and back on what had it (the button that asked) when it closes.
+ * What every modal of the dashboard does: a native <dialog> opened on mount (focus kept inside,
+ * Escape cancels), focus on `first()` when it opens, and back on what had it (the button that
+ * asked) when it closes. Spread the answer onto the <dialog>.
  */
-export function ConfirmDialog({ title, body, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null)
-  const cancel = useRef<HTMLButtonElement>(null)
-  const id = useId()
+function useModal(onCancel: () => void, first: () => HTMLElement | null | undefined) {
+  const ref = useRef<HTMLDialogElement>(null)
   const mounted = useRef(false)
   useEffect(() => {
-    const element = dialog.current
+    const element = ref.current
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
     mounted.current = true
     if (element && !element.open) element.showModal()
-    cancel.current?.focus()
+    first()?.focus()
     return () => {
       mounted.current = false
       if (element?.open) element.close()
@@ -133,34 +134,66 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
       else document.querySelector<HTMLElement>('main h1')?.focus()
     }
   }, [])
+  return {
+    ref,
+    onCancel: (event: Event) => {
+      // Escape: closed by the owner, which unmounts this.
+      event.preventDefault()
+      onCancel()
+    },
+    onClose: () => {
+      // Closed by the browser itself (a repeated Escape): the owner forgets it too.
+      if (mounted.current) onCancel()
+    },
+  }
+}
+
+/** A modal confirmation: focus on Cancel when it opens (see useModal). */
+export function ConfirmDialog({ title, body, confirmLabel, cancelLabel = 'Cancel', danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
+  const cancel = useRef<HTMLButtonElement>(null)
+  const id = useId()
+  const modal = useModal(onCancel, () => cancel.current)
   return (
-    <dialog
-      ref={dialog}
-      class="dialog"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
-      onCancel={(event) => {
-        // Escape: closed by the owner, which unmounts this.
-        event.preventDefault()
-        onCancel()
-      }}
-      onClose={() => {
-        // Closed by the browser itself (a repeated Escape): the owner forgets it too.
-        if (mounted.current) onCancel()
-      }}
-    >
+    <dialog {...modal} class="dialog" aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`}>
       <h2 id={`${id}-title`}>{title}</h2>
       <div id={`${id}-body`} class="dialog-body">
         {body}
       </div>
       <div class="dialog-actions">
         <button type="button" ref={cancel} onClick={onCancel}>
-          Cancel
+          {cancelLabel}
         </button>
         <button type="button" class={danger ? 'button-danger' : 'button-primary'} onClick={onConfirm}>
           {confirmLabel}
         </button>
       </div>
+    </dialog>
+  )
+}
+
+/**
+ * A modal form (see useModal): its fields, what went wrong under them, Cancel and the submit
+ * button. Focus starts on the first field.
+ */
+export function FormDialog({ title, submitLabel, form, onCancel, children }: { title: string; submitLabel: string; form: Submission; onCancel: () => void; children: ComponentChildren }) {
+  const fields = useRef<HTMLFormElement>(null)
+  const id = useId()
+  const modal = useModal(onCancel, () => fields.current?.querySelector<HTMLElement>('input, select, textarea'))
+  return (
+    <dialog {...modal} class="dialog" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <form ref={fields} class="form" onSubmit={form.submit}>
+        {children}
+        <ErrorMessage error={form.error} />
+        <div class="dialog-actions">
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="submit" class="button-primary" disabled={form.busy}>
+            {submitLabel}
+          </button>
+        </div>
+      </form>
     </dialog>
   )
 }
