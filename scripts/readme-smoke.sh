@@ -39,6 +39,9 @@ ordered=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/
 echo "smoke: ordered $ordered"
 echo "$ordered" | grep -q '"status":"placed"'
 curl -s -X POST -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/store/orders/1/approve" | grep -q '"status":"approved"'
+curl -s -X PATCH -H "Authorization: Bearer $KEY" -H 'Content-Type: application/merge-patch+json' \
+  -d '{"name":"Rexi"}' "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"name":"Rexi"'
+curl -s -X DELETE -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"code":"pet_has_open_order"'
 
 # Data commands, through the client.
 export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"
