@@ -7,26 +7,11 @@
  * Both tabs on a desktop and on a 390 px phone; screenshots go to test-results/dashboard/.
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { Browser, Locator, Page } from 'playwright-core'
-import { createAdminApp } from './helpers/admin.js'
+import { describe, test } from 'node:test'
+import type { Locator, Page } from 'playwright-core'
 import { createUser } from './helpers/accounts.js'
-import { ManualClock, type TestApp } from './helpers/app.js'
-import {
-  assertDashboardBuilt,
-  assertInside,
-  boxOf,
-  chromiumMissing,
-  type DashboardPage,
-  DESKTOP,
-  launchChromium,
-  openPage,
-  pageScrollWidth,
-  PHONE,
-  screenshot,
-  signInThroughForm,
-  textOf,
-} from './helpers/browser.js'
+import { dashboardSuite } from './helpers/dashboard-suite.js'
+import { assertInside, boxOf, chromiumMissing, DESKTOP, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 
 const NAMES = ['Bella', 'Max', 'Luna', 'Charlie', 'Lucy', 'Cooper', 'Daisy', 'Milo', 'Lola', 'Rocky', 'Sadie', 'Buddy', 'Molly', 'Bear', 'Bailey', 'Duke', 'Stella', 'Tucker', 'Zoe', 'Oliver', 'Penny', 'Jack', 'Rosie', 'Teddy', 'Nala', 'Leo', 'Coco', 'Winston', 'Maggie', 'Ziggy']
 
@@ -62,38 +47,12 @@ function isFocused(locator: Locator): Promise<boolean> {
 }
 
 describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, timeout: 180_000 }, () => {
-  let t: TestApp
-  let browser: Browser
-  let base: string
-  let open: DashboardPage[] = []
-
-  const newPage = async () => {
-    const page = await openPage(browser, base)
-    open.push(page)
-    return page
-  }
-  const closePages = async () => {
-    const problems = open.flatMap((p) => p.problems)
-    await Promise.all(open.map((p) => p.close()))
-    open = []
-    assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
-  }
-
-  before(async () => {
-    assertDashboardBuilt()
-    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await Promise.all(open.map((p) => p.close()))
-    await browser?.close()
-    await t?.close()
-  })
+  const suite = dashboardSuite()
+  const { newPage, closePages } = suite
 
   /** /v1 with the project's key, from the test. */
   const v1 = async (key: string, method: string, path: string, body?: object) => {
-    const response = await fetch(`${base}/v1${path}`, {
+    const response = await fetch(`${suite.base}/v1${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, ...(body && { 'content-type': 'application/json' }) },
       body: body && JSON.stringify(body),
@@ -102,12 +61,12 @@ describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, tim
   }
 
   test('animals: paged with "More", filtered in the address, added, edited by keyboard, removed; an open order explained; on a phone too', async () => {
-    const shelter = await t.project({ plan: 'pro' })
+    const shelter = await suite.t.project({ plan: 'pro' })
     for (const [i, name] of NAMES.entries()) {
       const created = await v1(shelter.key, 'POST', '/pets', { name, categoryId: 1 + (i % 4), status: i % 7 === 3 ? 'sold' : 'available' })
       assert.equal(created.status, 201)
     }
-    const operator = await createUser(t, { role: 'operator' })
+    const operator = await createUser(suite.t, { role: 'operator' })
     const { page } = await newPage()
     await signInThroughForm(page, operator.email, operator.password)
 
@@ -195,7 +154,7 @@ describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, tim
     await page.getByRole('dialog', { name: 'Remove Bella?' }).getByRole('button', { name: 'Remove animal' }).click()
     await textOf(page.getByRole('status').filter({ hasText: 'removed' }), /^Bella is removed\.$/)
     assert.equal(await page.getByRole('row', { name: /^Bella\b/ }).count(), 0)
-    const first = (await fetch(`${base}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${shelter.key}` } }).then((r) => r.json())) as { name: string }[]
+    const first = (await fetch(`${suite.base}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${shelter.key}` } }).then((r) => r.json())) as { name: string }[]
     assert.equal(first[0]?.name, 'Max', 'Bella is gone from /v1 too')
 
     await assertFits(page, table, 'animals')
@@ -203,7 +162,7 @@ describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, tim
   })
 
   test('orders: each with its animal; approve, deliver and cancel after a confirmation; the animal follows; on a phone too', async () => {
-    const shelter = await t.project({ plan: 'pro' })
+    const shelter = await suite.t.project({ plan: 'pro' })
     const animal = async (name: string) => (await v1(shelter.key, 'POST', '/pets', { name, categoryId: 1 })).body?.id as number
     const place = async (petId: number) => (await v1(shelter.key, 'POST', '/store/orders', { petId })).body?.id as number
     const [rex, mia, bo, kit] = [await animal('Rex'), await animal('Mia'), await animal('Bo'), await animal('Kit')]
@@ -215,7 +174,7 @@ describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, tim
     assert.equal((await v1(shelter.key, 'DELETE', `/pets/${bo}`)).status, 204, "a removed animal's order stays")
     assert.equal((await v1(shelter.key, 'POST', `/store/orders/${kitOrder}/approve`)).status, 200)
 
-    const operator = await createUser(t, { role: 'operator' })
+    const operator = await createUser(suite.t, { role: 'operator' })
     const { page } = await newPage()
     await signInThroughForm(page, operator.email, operator.password, `/projects/${shelter.slug}/orders`)
     await page.getByRole('heading', { level: 2, name: 'Adoption orders' }).waitFor()
@@ -266,8 +225,8 @@ describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, tim
   })
 
   test('an empty project says so on both tabs, on a phone', async () => {
-    const empty = await t.project({ plan: 'free' })
-    const owner = await createUser(t, { role: 'owner', projects: [empty.slug] })
+    const empty = await suite.t.project({ plan: 'free' })
+    const owner = await createUser(suite.t, { role: 'owner', projects: [empty.slug] })
     const { page } = await newPage()
     await page.setViewportSize(PHONE)
     await signInThroughForm(page, owner.email, owner.password, `/projects/${empty.slug}/animals`)

@@ -5,18 +5,15 @@
  * fits a 390 px phone. Screenshots go to test-results/dashboard/.
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { admin, createAdminApp } from './helpers/admin.js'
+import { before, describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { admin } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import { ManualClock, type TestApp } from './helpers/app.js'
+import type { TestApp } from './helpers/app.js'
+import { dashboardSuite } from './helpers/dashboard-suite.js'
 import {
-  assertDashboardBuilt,
   chromiumMissing,
-  type DashboardPage,
   heading,
-  launchChromium,
-  openPage,
   pageScrollWidth,
   PHONE,
   screenshot,
@@ -30,33 +27,11 @@ async function actionsShown(page: Page): Promise<string[]> {
 }
 
 describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
+  const suite = dashboardSuite()
+  const { newPage, closePages } = suite
   let t: TestApp
-  let browser: Browser
-  let base: string
-  let open: DashboardPage[] = []
-
-  const newPage = async () => {
-    const page = await openPage(browser, base)
-    open.push(page)
-    return page
-  }
-  const closePages = async () => {
-    const problems = open.flatMap((p) => p.problems)
-    await Promise.all(open.map((p) => p.close()))
-    open = []
-    assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
-  }
-
-  before(async () => {
-    assertDashboardBuilt()
-    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await Promise.all(open.map((p) => p.close()))
-    await browser?.close()
-    await t?.close()
+  before(() => {
+    t = suite.t
   })
 
   test('an operator sees a change made in the page with its actor, filters by action and project, and pages back', async () => {

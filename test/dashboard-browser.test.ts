@@ -7,22 +7,19 @@
  */
 import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Browser, Page } from 'playwright-core'
-import { ADMIN_TOKEN, createAdminApp } from './helpers/admin.js'
+import type { Page } from 'playwright-core'
+import { ADMIN_TOKEN } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import { ManualClock, type TestApp } from './helpers/app.js'
+import type { TestApp } from './helpers/app.js'
+import { dashboardSuite } from './helpers/dashboard-suite.js'
 import {
-  assertDashboardBuilt,
   assertInside,
   boxOf,
   chromiumMissing,
-  type DashboardPage,
   DESKTOP,
   heading,
-  launchChromium,
-  openPage,
   pageScrollWidth,
   pets,
   PHONE,
@@ -100,36 +97,13 @@ async function assertUsageFitsPhone(page: Page, name: string): Promise<void> {
 }
 
 describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
+  const suite = dashboardSuite()
+  const { newPage, closePages } = suite
   let t: TestApp
-  let browser: Browser
   let base: string
-  let open: DashboardPage[] = []
-
-  /** A page of its own (own cookies); its problems are checked at the end of the test. */
-  const newPage = async (options: Parameters<typeof openPage>[2] = {}) => {
-    const page = await openPage(browser, base, options)
-    open.push(page)
-    return page
-  }
-  const closePages = async () => {
-    const problems = open.flatMap((p) => p.problems)
-    await Promise.all(open.map((p) => p.close()))
-    open = []
-    assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
-  }
-
-  before(async () => {
-    assertDashboardBuilt()
-    // The service's clock stands still (a whole test stays in one rate-limit minute) at the
-    // browser's own time, so that what the page compares with its clock (bans) holds.
-    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await Promise.all(open.map((p) => p.close()))
-    await browser?.close()
-    await t?.close()
+  before(() => {
+    t = suite.t
+    base = suite.base
   })
 
   test('sign-in: a wrong password shows the API\'s message; the right one lands on Projects', async () => {

@@ -1,7 +1,6 @@
-import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, messageOf, page, path, PET_STATUSES, type Pet, type PetStatus, type RequestBody } from './api'
-import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FormCard, FormDialog, Hidden, Loading, SelectField, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { api, ApiError, messageOf, path, PET_STATUSES, type Pet, type PetStatus, type RequestBody } from './api'
+import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FilterForm, FormCard, FormDialog, Loading, MoreButton, RowActions, RowButton, SelectField, StatusMessage, TableWrap, useConfirm, usePagedList, useSubmit } from './components'
 import { Link, navigate, projectPath, queryString } from './router'
 
 const PAGE_SIZE = 25
@@ -36,42 +35,12 @@ function matches(pet: Pet, filters: Filters): boolean {
 export function Animals({ slug, search }: { slug: string; search: string }) {
   const filters = filtersOf(search)
   const [draft, setDraft] = useState<Filters>(filters)
-  const [animals, setAnimals] = useState<Pet[] | null>(null)
-  const [next, setNext] = useState<string | null>(null)
-  const [loadingMore, setLoadingMore] = useState(false)
-  const [error, setError] = useState<ComponentChildren>(null)
   const [status, setStatus] = useState<string | null>(null)
   const [editing, setEditing] = useState<Pet | null>(null)
   const { dialog, ask } = useConfirm()
-
-  useEffect(() => {
-    setDraft(filters)
-    setAnimals(null)
-    setNext(null)
-    setError(null)
-    page<Pet>(path`/projects/${slug}/animals` + queryString({ limit: String(PAGE_SIZE), status: filters.status, name: filters.name })).then(
-      (first) => {
-        setAnimals(first.items)
-        setNext(first.next)
-      },
-      (caught: unknown) => setError(messageOf(caught)),
-    )
-  }, [slug, search])
-
-  const more = async () => {
-    if (!next) return
-    setLoadingMore(true)
-    setError(null)
-    try {
-      const following = await page<Pet>(next)
-      setAnimals((list) => [...(list ?? []), ...following.items])
-      setNext(following.next)
-    } catch (caught) {
-      setError(messageOf(caught))
-    } finally {
-      setLoadingMore(false)
-    }
-  }
+  const list = usePagedList<Pet>(path`/projects/${slug}/animals` + queryString({ limit: String(PAGE_SIZE), status: filters.status, name: filters.name }))
+  const animals = list.items
+  useEffect(() => setDraft(filters), [search])
 
   const remove = (pet: Pet) =>
     ask(
@@ -89,14 +58,14 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
         danger: true,
       },
       async () => {
-        setError(null)
+        list.setError(null)
         setStatus(null)
         try {
           await api<void>('DELETE', path`/projects/${slug}/animals/${pet.id}`)
-          setAnimals((list) => (list ?? []).filter((p) => p.id !== pet.id))
+          list.update((items) => items.filter((p) => p.id !== pet.id))
           setStatus(`${pet.name} is removed.`)
         } catch (caught) {
-          setError(
+          list.setError(
             caught instanceof ApiError && caught.code === 'pet_has_open_order' ? (
               <>
                 {pet.name} has an open adoption order (placed or approved), so it cannot be removed yet. Deliver or cancel the order on the{' '}
@@ -119,19 +88,12 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
         onAdded={(pet) => {
           setStatus(`${pet.name} is added (id ${pet.id}).`)
           // In id order, a new animal comes last: shown once the list's end is loaded.
-          if (next === null && matches(pet, filters)) setAnimals((list) => [...(list ?? []), pet])
+          if (list.next === null && matches(pet, filters)) list.update((items) => [...items, pet])
         }}
       />
       {/* Filters once there is something to filter. */}
       {(filtered || Boolean(animals?.length)) && (
-        <form
-          class="form inline-form filters"
-          aria-label="Filter the animals"
-          onSubmit={(event) => {
-            event.preventDefault()
-            navigate(projectPath(slug, 'animals', { status: draft.status, name: draft.name.trim() }))
-          }}
-        >
+        <FilterForm label="Filter the animals" onApply={() => navigate(projectPath(slug, 'animals', { status: draft.status, name: draft.name.trim() }))}>
           <SelectField
             id="animals-status"
             label="Filter by status"
@@ -143,14 +105,11 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
             <label for="animals-name">Name contains</label>
             <input id="animals-name" type="search" maxLength={100} value={draft.name} onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })} />
           </div>
-          <button type="submit" class="button-primary">
-            Show
-          </button>
-        </form>
+        </FilterForm>
       )}
       <StatusMessage text={status} />
-      <ErrorMessage error={error} />
-      {animals === null && !error && <Loading what="animals" />}
+      <ErrorMessage error={list.error} />
+      {animals === null && !list.error && <Loading what="animals" />}
       {animals?.length === 0 && <p>{filtered ? 'No animals match these filters.' : 'This project has no animals yet: add the first one above.'}</p>}
       {animals && animals.length > 0 && (
         <TableWrap label={`Animals of ${slug}`}>
@@ -171,28 +130,17 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
                   <td data-label="Status">
                     <PetStatusBadge status={pet.status} />
                   </td>
-                  <td class="row-actions">
-                    <div class="actions">
-                      <button type="button" class="button-small" onClick={() => setEditing(pet)}>
-                        Edit<Hidden> {pet.name}</Hidden>
-                      </button>
-                      <button type="button" class="button-small button-danger" onClick={() => remove(pet)}>
-                        Remove<Hidden> {pet.name}</Hidden>
-                      </button>
-                    </div>
-                  </td>
+                  <RowActions>
+                    <RowButton label="Edit" what={pet.name} onClick={() => setEditing(pet)} />
+                    <RowButton label="Remove" what={pet.name} danger onClick={() => remove(pet)} />
+                  </RowActions>
                 </tr>
               ))}
             </tbody>
           </table>
         </TableWrap>
       )}
-      {animals && animals.length > 0 && next && (
-        <button type="button" onClick={() => void more()} disabled={loadingMore}>
-          {loadingMore ? 'Loading…' : 'More animals'}
-        </button>
-      )}
-      {animals && animals.length > PAGE_SIZE && !next && <p class="muted">No more animals.</p>}
+      <MoreButton list={list} pageSize={PAGE_SIZE} label="More animals" none="No more animals." />
       {editing && (
         <EditAnimalDialog
           slug={slug}
@@ -200,7 +148,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
           onDone={(changed) => {
             setEditing(null)
             if (!changed) return
-            setAnimals((list) => (list ?? []).map((p) => (p.id === changed.id ? changed : p)))
+            list.update((items) => items.map((p) => (p.id === changed.id ? changed : p)))
             setStatus(`${changed.name} is saved.`)
           }}
         />

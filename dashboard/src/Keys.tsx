@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type ApiKey, messageOf, type NewApiKey, path, type RequestBody } from './api'
-import { Badge, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Hidden, Loading, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Loading, RowActions, RowButton, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 
 function keyLabel(key: ApiKey): string {
   return key.name ?? `${key.prefix}…`
@@ -154,21 +154,10 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
                 <KeyStatus apiKey={key} now={now} />
               </td>
               {actions && (
-                <td class="row-actions">
-                  {/* The flex box is inside the cell: a cell that is itself a flex box leaves the table. */}
-                  <div class="actions">
-                    {onLiftBan && isBanned(key, now) && (
-                      <button type="button" class="button-small" onClick={() => onLiftBan(key)}>
-                        Lift ban<Hidden> of {keyLabel(key)}</Hidden>
-                      </button>
-                    )}
-                    {onRevoke && !key.revokedAt && (
-                      <button type="button" class="button-small button-danger" onClick={() => onRevoke(key)}>
-                        Revoke<Hidden> {keyLabel(key)}</Hidden>
-                      </button>
-                    )}
-                  </div>
-                </td>
+                <RowActions>
+                  {onLiftBan && isBanned(key, now) && <RowButton label="Lift ban" what={`of ${keyLabel(key)}`} onClick={() => onLiftBan(key)} />}
+                  {onRevoke && !key.revokedAt && <RowButton label="Revoke" what={keyLabel(key)} danger onClick={() => onRevoke(key)} />}
+                </RowActions>
               )}
             </tr>
           ))}

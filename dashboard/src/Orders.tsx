@@ -1,7 +1,8 @@
+import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { type AdoptionOrder, api, messageOf, ORDER_STATUSES, type OrderStatus, page, path } from './api'
+import { type AdoptionOrder, api, messageOf, ORDER_STATUSES, type OrderStatus, path } from './api'
 import { PetStatusBadge } from './Animals'
-import { Badge, type BadgeTone, ColumnHeads, type ConfirmOptions, DateTime, ErrorMessage, Hidden, Loading, SelectField, StatusMessage, TableWrap, useConfirm } from './components'
+import { Badge, type BadgeTone, ColumnHeads, type ConfirmOptions, DateTime, ErrorMessage, FilterForm, Loading, MoreButton, RowActions, RowButton, SelectField, StatusMessage, TableWrap, useConfirm, usePagedList } from './components'
 import { navigate, projectPath, queryString } from './router'
 
 const PAGE_SIZE = 25
@@ -13,41 +14,37 @@ type Move = 'approve' | 'deliver' | 'cancel'
 /** The moves an order in each status allows, in the order their buttons are shown. */
 const MOVES: Record<OrderStatus, Move[]> = { placed: ['approve', 'cancel'], approved: ['deliver', 'cancel'], delivered: [], cancelled: [] }
 
-const MOVE_LABEL: Record<Move, string> = { approve: 'Approve', deliver: 'Deliver', cancel: 'Cancel order' }
+/** Each move: its button, its confirmation (titled "<confirmLabel> <id>?"), and what it does to the animal, said before it is made. */
+const MOVE: Record<Move, { label: string; confirm: Pick<ConfirmOptions, 'confirmLabel' | 'cancelLabel' | 'danger'>; says: (animal: string) => ComponentChildren }> = {
+  approve: {
+    label: 'Approve',
+    confirm: { confirmLabel: 'Approve order' },
+    says: (animal) => `The adoption of ${animal} is approved. ${animal} stays pending until the order is delivered.`,
+  },
+  deliver: {
+    label: 'Deliver',
+    confirm: { confirmLabel: 'Deliver order' },
+    says: (animal) => (
+      <>
+        {animal} goes to their new home: the animal is marked <strong>sold</strong> and the order is complete. This cannot be undone.
+      </>
+    ),
+  },
+  cancel: {
+    label: 'Cancel order',
+    // The harmless choice is never called "Cancel" here.
+    confirm: { confirmLabel: 'Cancel order', cancelLabel: 'Keep the order', danger: true },
+    says: (animal) => (
+      <>
+        The order is cancelled and {animal} is <strong>available</strong> again, for anyone to order. This cannot be undone.
+      </>
+    ),
+  },
+}
 
-/** What each move does, said before it is made. */
 function confirmation(order: AdoptionOrder, move: Move): ConfirmOptions {
-  const animal = order.petName
-  switch (move) {
-    case 'approve':
-      return {
-        title: `Approve order ${order.id}?`,
-        body: <p>The adoption of {animal} is approved. {animal} stays pending until the order is delivered.</p>,
-        confirmLabel: 'Approve order',
-      }
-    case 'deliver':
-      return {
-        title: `Deliver order ${order.id}?`,
-        body: (
-          <p>
-            {animal} goes to their new home: the animal is marked <strong>sold</strong> and the order is complete. This cannot be undone.
-          </p>
-        ),
-        confirmLabel: 'Deliver order',
-      }
-    case 'cancel':
-      return {
-        title: `Cancel order ${order.id}?`,
-        body: (
-          <p>
-            The order is cancelled and {animal} is <strong>available</strong> again, for anyone to order. This cannot be undone.
-          </p>
-        ),
-        confirmLabel: 'Cancel order',
-        cancelLabel: 'Keep the order',
-        danger: true,
-      }
-  }
+  const { confirm, says } = MOVE[move]
+  return { ...confirm, title: `${confirm.confirmLabel} ${order.id}?`, body: <p>{says(order.petName)}</p> }
 }
 
 function statusOf(search: string): OrderStatus | '' {
@@ -63,53 +60,23 @@ function statusOf(search: string): OrderStatus | '' {
 export function Orders({ slug, search }: { slug: string; search: string }) {
   const status = statusOf(search)
   const [draft, setDraft] = useState<OrderStatus | ''>(status)
-  const [orders, setOrders] = useState<AdoptionOrder[] | null>(null)
-  const [next, setNext] = useState<string | null>(null)
-  const [loadingMore, setLoadingMore] = useState(false)
-  const [error, setError] = useState<string | null>(null)
   const [done, setDone] = useState<string | null>(null)
   const { dialog, ask } = useConfirm()
-
-  useEffect(() => {
-    setDraft(status)
-    setOrders(null)
-    setNext(null)
-    setError(null)
-    page<AdoptionOrder>(path`/projects/${slug}/orders` + queryString({ limit: String(PAGE_SIZE), status })).then(
-      (first) => {
-        setOrders(first.items)
-        setNext(first.next)
-      },
-      (caught: unknown) => setError(messageOf(caught)),
-    )
-  }, [slug, search])
-
-  const more = async () => {
-    if (!next) return
-    setLoadingMore(true)
-    setError(null)
-    try {
-      const following = await page<AdoptionOrder>(next)
-      setOrders((list) => [...(list ?? []), ...following.items])
-      setNext(following.next)
-    } catch (caught) {
-      setError(messageOf(caught))
-    } finally {
-      setLoadingMore(false)
-    }
-  }
+  const list = usePagedList<AdoptionOrder>(path`/projects/${slug}/orders` + queryString({ limit: String(PAGE_SIZE), status }))
+  const orders = list.items
+  useEffect(() => setDraft(status), [search])
 
   const makeMove = (order: AdoptionOrder, move: Move) =>
     ask(confirmation(order, move), async () => {
-      setError(null)
+      list.setError(null)
       setDone(null)
       try {
         const moved = await api<AdoptionOrder>('POST', path`/projects/${slug}/orders/${order.id}/${move}`)
         // Same animal, same state: every row of it shows the animal as the move left it.
-        setOrders((list) => (list ?? []).map((o) => (o.id === moved.id ? moved : o.petId === moved.petId && o.petStatus !== null ? { ...o, petStatus: moved.petStatus } : o)))
+        list.update((items) => items.map((o) => (o.id === moved.id ? moved : o.petId === moved.petId && o.petStatus !== null ? { ...o, petStatus: moved.petStatus } : o)))
         setDone(`Order ${moved.id} is ${moved.status}; ${moved.petName} is ${moved.petStatus ?? 'removed'}.`)
       } catch (caught) {
-        setError(messageOf(caught))
+        list.setError(messageOf(caught))
       }
     })
 
@@ -121,14 +88,7 @@ export function Orders({ slug, search }: { slug: string; search: string }) {
         or cancel it (the animal is available again).
       </p>
       {(status || Boolean(orders?.length)) && (
-        <form
-          class="form inline-form filters"
-          aria-label="Filter the orders"
-          onSubmit={(event) => {
-            event.preventDefault()
-            navigate(projectPath(slug, 'orders', { status: draft }))
-          }}
-        >
+        <FilterForm label="Filter the orders" onApply={() => navigate(projectPath(slug, 'orders', { status: draft }))}>
           <SelectField
             id="orders-status"
             label="Filter by status"
@@ -136,14 +96,11 @@ export function Orders({ slug, search }: { slug: string; search: string }) {
             options={[{ value: '', text: 'Any status' }, ...ORDER_STATUSES.map((value) => ({ value, text: value }))]}
             onChange={setDraft}
           />
-          <button type="submit" class="button-primary">
-            Show
-          </button>
-        </form>
+        </FilterForm>
       )}
       <StatusMessage text={done} />
-      <ErrorMessage error={error} />
-      {orders === null && !error && <Loading what="orders" />}
+      <ErrorMessage error={list.error} />
+      {orders === null && !list.error && <Loading what="orders" />}
       {orders?.length === 0 && <p>{status ? `No ${status} orders.` : 'This project has no adoption orders yet.'}</p>}
       {orders && orders.length > 0 && (
         <TableWrap label={`Adoption orders of ${slug}`}>
@@ -169,32 +126,19 @@ export function Orders({ slug, search }: { slug: string; search: string }) {
                   <td data-label="Placed">
                     <DateTime value={order.createdAt} />
                   </td>
-                  <td class="row-actions">
-                    {MOVES[order.status].length > 0 ? (
-                      <div class="actions">
-                        {MOVES[order.status].map((move) => (
-                          <button key={move} type="button" class={`button-small${move === 'cancel' ? ' button-danger' : ''}`} onClick={() => makeMove(order, move)}>
-                            {MOVE_LABEL[move]}
-                            <Hidden> {order.id} ({order.petName})</Hidden>
-                          </button>
-                        ))}
-                      </div>
-                    ) : (
-                      <span class="muted">Closed</span>
-                    )}
-                  </td>
+                  <RowActions>
+                    {MOVES[order.status].map((move) => (
+                      <RowButton key={move} label={MOVE[move].label} what={`${order.id} (${order.petName})`} danger={move === 'cancel'} onClick={() => makeMove(order, move)} />
+                    ))}
+                    {MOVES[order.status].length === 0 && <span class="muted">Closed</span>}
+                  </RowActions>
                 </tr>
               ))}
             </tbody>
           </table>
         </TableWrap>
       )}
-      {orders && orders.length > 0 && next && (
-        <button type="button" onClick={() => void more()} disabled={loadingMore}>
-          {loadingMore ? 'Loading…' : 'More orders'}
-        </button>
-      )}
-      {orders && orders.length > PAGE_SIZE && !next && <p class="muted">No more orders.</p>}
+      <MoreButton list={list} pageSize={PAGE_SIZE} label="More orders" none="No more orders." />
       {dialog}
     </>
   )

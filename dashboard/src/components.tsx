@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
-import { messageOf } from './api'
+import { messageOf, page } from './api'
 import { formatUtc } from './time'
 
 const numbers = new Intl.NumberFormat()
@@ -336,5 +336,105 @@ export function MomentFact({ term, value, empty }: { term: string; value: string
     <Fact term={term}>
       <DateTime value={value} empty={empty} />
     </Fact>
+  )
+}
+
+/** A list read page by page from an admin API list operation, following its `Link: rel="next"`. */
+export interface PagedList<T> {
+  /** Null while the first page loads. */
+  items: T[] | null
+  /** The next page's path, when there is one. */
+  next: string | null
+  loadingMore: boolean
+  error: ComponentChildren
+  setError: (error: ComponentChildren) => void
+  /** Changes the items shown (after a change made in the page). */
+  update: (change: (items: T[]) => T[]) => void
+  more: () => Promise<void>
+}
+
+/** The list at `url` (its first page), read again whenever `url` changes. */
+export function usePagedList<T>(url: string): PagedList<T> {
+  const [items, setItems] = useState<T[] | null>(null)
+  const [next, setNext] = useState<string | null>(null)
+  const [loadingMore, setLoadingMore] = useState(false)
+  const [error, setError] = useState<ComponentChildren>(null)
+  useEffect(() => {
+    setItems(null)
+    setNext(null)
+    setError(null)
+    page<T>(url).then(
+      (first) => {
+        setItems(first.items)
+        setNext(first.next)
+      },
+      (caught: unknown) => setError(messageOf(caught)),
+    )
+  }, [url])
+  const more = async () => {
+    if (!next) return
+    setLoadingMore(true)
+    setError(null)
+    try {
+      const following = await page<T>(next)
+      setItems((list) => [...(list ?? []), ...following.items])
+      setNext(following.next)
+    } catch (caught) {
+      setError(messageOf(caught))
+    } finally {
+      setLoadingMore(false)
+    }
+  }
+  return { items, next, loadingMore, error, setError, update: (change) => setItems((list) => change(list ?? [])), more }
+}
+
+/** "More …" while the list has a next page; once more than a page was read and none is left, says so. */
+export function MoreButton<T>({ list, pageSize, label, none }: { list: PagedList<T>; pageSize: number; label: string; none: string }) {
+  const count = list.items?.length ?? 0
+  if (count > 0 && list.next) {
+    return (
+      <button type="button" onClick={() => void list.more()} disabled={list.loadingMore}>
+        {list.loadingMore ? 'Loading…' : label}
+      </button>
+    )
+  }
+  return count > pageSize ? <p class="muted">{none}</p> : null
+}
+
+/** A small button of a table row; `what` completes its name for screen readers ("Remove Rex"). */
+export function RowButton({ label, what, danger = false, onClick }: { label: string; what: string; danger?: boolean; onClick: () => void }) {
+  return (
+    <button type="button" class={danger ? 'button-small button-danger' : 'button-small'} onClick={onClick}>
+      {label}
+      <Hidden> {what}</Hidden>
+    </button>
+  )
+}
+
+/** The buttons of a table row, side by side in their cell (the flex box is inside the cell: a cell that is itself a flex box leaves the table). */
+export function RowActions({ children }: { children: ComponentChildren }) {
+  return (
+    <td class="row-actions">
+      <div class="actions">{children}</div>
+    </td>
+  )
+}
+
+/** A list's filters: their fields and "Show", which applies them (the page keeps them in its address). */
+export function FilterForm({ label, onApply, children }: { label: string; onApply: () => void; children: ComponentChildren }) {
+  return (
+    <form
+      class="form inline-form filters"
+      aria-label={label}
+      onSubmit={(event) => {
+        event.preventDefault()
+        onApply()
+      }}
+    >
+      {children}
+      <button type="submit" class="button-primary">
+        Show
+      </button>
+    </form>
   )
 }
