@@ -10,6 +10,13 @@ import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.
  * adoption records kept, and reads that see every change at once (the response cache).
  */
 
+interface Pet {
+  id: number
+  name: string
+  categoryId: number
+  status: string
+}
+
 let t: TestApp
 let clock: ManualClock
 let owner: { slug: string; id: number; key: string }
@@ -22,13 +29,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await t.close()
 })
-
-interface Pet {
-  id: number
-  name: string
-  categoryId: number
-  status: string
-}
 
 async function create(body: object = { name: 'Rex', categoryId: 1 }, key = owner.key): Promise<Pet> {
   const response = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: body })

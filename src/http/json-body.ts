@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 import sjson from 'secure-json-parse'
 import { ApiError } from '../errors.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './request-limits.js'
@@ -19,9 +20,16 @@ export function installJsonBodyParser(app: FastifyInstance): void {
  */
 export const MERGE_PATCH = 'application/merge-patch+json'
 
-export function acceptMergePatch(scope: FastifyInstance): void {
-  scope.addContentTypeParser(MERGE_PATCH, { parseAs: 'string' }, parseJson)
+/** Registers the routes that take JSON Merge Patch bodies, in a scope of their own that parses them. */
+export async function withMergePatch(app: TypeBoxScope, routes: (scope: TypeBoxScope) => void): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addContentTypeParser(MERGE_PATCH, { parseAs: 'string' }, parseJson)
+    routes(scope.withTypeProvider<TypeBoxTypeProvider>())
+  })
 }
+
+/** A scope whose routes are typed by their TypeBox schemas. */
+type TypeBoxScope = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
 
 function parseJson(_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
   const text = body as string

@@ -1,12 +1,12 @@
-import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
-import { acceptMergePatch } from '../http/json-body.js'
+import { withMergePatch } from '../http/json-body.js'
 import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
-import { PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody } from './pets.http.js'
+import { PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody, REMOVAL_RESPONSES } from './pets.http.js'
 import { AnimalsQuerySchema, NewPetSchema, PetChangesSchema, ProjectPetParamsSchema } from './pets.schemas.js'
 import type { PetsService } from './pets.service.js'
 
@@ -86,10 +86,8 @@ export const petsAdminRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService }> =
     },
   )
 
-  // Its own scope: a change is a JSON Merge Patch, as on /v1.
-  await app.register(async (scope) => {
-    acceptMergePatch(scope)
-    scope.withTypeProvider<TypeBoxTypeProvider>().patch(
+  await withMergePatch(app, (scope) =>
+    scope.patch(
       '/projects/:slug/animals/:petId',
       {
         schema: {
@@ -107,8 +105,8 @@ export const petsAdminRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService }> =
         preValidation: prepareBody,
       },
       async (request) => orThrow(await pets.update(request.adminProject.id, request.params.petId, request.body, { change: changeOf(request) })).pet,
-    )
-  })
+    ),
+  )
 
   app.delete(
     '/projects/:slug/animals/:petId',
@@ -121,7 +119,7 @@ export const petsAdminRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService }> =
         description:
           'Refused with 409 `pet_has_open_order` while an order of the animal is placed or approved: deliver or cancel it first. Its delivered and cancelled orders are kept, with its name.',
         params: ProjectPetParamsSchema,
-        response: { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503) },
+        response: REMOVAL_RESPONSES,
       },
     },
     async (request, reply) => {

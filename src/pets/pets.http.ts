@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
 import { MERGE_PATCH } from '../http/json-body.js'
+import { errorResponses } from '../openapi/responses.js'
 import { noSuchPet } from './pets.service.js'
 
 /**
@@ -22,7 +23,7 @@ export async function prepareBody(request: FastifyRequest): Promise<void> {
 /**
  * The media types of a change of an animal (updatePet, updateAnimal): JSON Merge Patch (RFC 7396),
  * or plain JSON, which means the same here (neither field may be removed, so `null` is refused as
- * any wrong type is). A scope with such a route must `acceptMergePatch`.
+ * any wrong type is). Such a route is registered with `withMergePatch`.
  */
 export const PET_CHANGES_MEDIA_TYPES = [MERGE_PATCH, 'application/json']
 
@@ -30,3 +31,9 @@ export const PET_CHANGES_MEDIA_TYPES = [MERGE_PATCH, 'application/json']
 export function petNotFound(id: number): ApiError {
   return new ApiError('not_found', noSuchPet(id))
 }
+
+/**
+ * What a removal answers (deletePet, removeAnimal). No body is taken, but one sent is still read:
+ * 413 and 415 as for any request with a body.
+ */
+export const REMOVAL_RESPONSES = { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503) }

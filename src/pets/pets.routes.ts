@@ -1,13 +1,13 @@
-import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Clock } from '../clock.js'
 import { ApiError, orThrow } from '../errors.js'
 import type { ResponseCache } from '../cache/response-cache.js'
-import { acceptMergePatch } from '../http/json-body.js'
+import { withMergePatch } from '../http/json-body.js'
 import { listHandler, NEXT_LINK_DOC } from '../http/pagination.js'
 import { IDEMPOTENT_REPLAYED_DOC, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
 import { errorResponses } from '../openapi/responses.js'
-import { PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody } from './pets.http.js'
+import { PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody, REMOVAL_RESPONSES } from './pets.http.js'
 import { ListPetsQuerySchema, NewPetSchema, type Pet, PetChangesSchema, PetIdParamsSchema, type PetStatus } from './pets.schemas.js'
 import type { PetsService } from './pets.service.js'
 
@@ -112,10 +112,8 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
       }),
   )
 
-  // Its own scope: the only operation of /v1 that takes JSON Merge Patch bodies.
-  await app.register(async (scope) => {
-    acceptMergePatch(scope)
-    scope.withTypeProvider<TypeBoxTypeProvider>().patch(
+  await withMergePatch(app, (scope) =>
+    scope.patch(
       '/pets/:petId',
       {
         schema: {
@@ -147,8 +145,8 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
         if (replayed) reply.header('idempotent-replayed', 'true')
         return pet
       },
-    )
-  })
+    ),
+  )
 
   app.delete(
     '/pets/:petId',
@@ -164,8 +162,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
           'An animal of another project is 404, exactly as one that does not exist; so is a second removal. Concurrent orders cannot slip past the check: an order placed at the same moment either counts (409) or finds no animal (404).',
         ].join('\n'),
         params: PetIdParamsSchema,
-        // No body is taken, but one sent is still read: 413 and 415 as for any request with a body.
-        response: { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503) },
+        response: REMOVAL_RESPONSES,
       },
     },
     async (request, reply) => {
