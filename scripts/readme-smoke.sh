@@ -48,6 +48,9 @@ export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"
 pet=$(npx adoption-store pets create Rex --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
 npx adoption-store pets list --status available --limit 50 --json >/dev/null
 npx adoption-store pets get "$pet" --json | grep -q '"name": *"Rex"'
+npx adoption-store pets update "$pet" --name Rexi --category 2 --json | grep -q '"name": *"Rexi"'
+spare=$(npx adoption-store pets create Spare --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
+npx adoption-store pets delete "$spare" --json | grep -q '"removed": *true'
 order=$(npx adoption-store orders create "$pet" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
 npx adoption-store orders list --status placed --json | grep -q "\"id\": *$order"
 npx adoption-store orders get "$order" --json >/dev/null

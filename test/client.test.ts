@@ -804,6 +804,12 @@ describe('CLI data commands against a running built server', () => {
     assert.match(human, /^ID +NAME +CATEGORY +STATUS\n/)
     assert.match(human, new RegExp(`\\nMore: --after ${pets[1]!.id} for the next page, or --all\\.\\n$`))
     assert.deepEqual(await json<Pet>(['pets', 'get', String(tom.id)]), tom)
+    assert.deepEqual(await json<Pet>(['pets', 'update', String(tom.id), '--name', 'Thomas']), { ...tom, name: 'Thomas' })
+    assert.match(await ok(['pets', 'update', String(tom.id), '--category', '5', '--idempotency-key', 'cli-update']), new RegExp(`^Updated pet ${tom.id}: Thomas \\(category 5, available\\)\n$`))
+    await fails(['pets', 'update', String(tom.id)], /nothing to change: give --name, --category or both/)
+    await fails(['pets', 'update', String(tom.id), '--name', ' '], /"name" must be at least 1 character.*\(invalid_request, HTTP 400\)/)
+    assert.deepEqual(await json<{ id: number; removed: boolean }>(['pets', 'delete', String(once.id)]), { id: once.id, removed: true })
+    await fails(['pets', 'delete', String(once.id)], /No animal with id \d+ in your project\. \(not_found, HTTP 404\)/)
 
     const order = await json<Order>(['orders', 'create', String(rex.id)])
     assert.deepEqual(order, { id: order.id, petId: rex.id, status: 'placed', createdAt: order.createdAt, complete: false })
@@ -829,9 +835,9 @@ describe('CLI data commands against a running built server', () => {
     assert.equal(invalid.code, 1)
     assert.match(invalid.stderr, /a whole number of at least 1/)
 
-    // The server saw all of it: what the CLI created is there, once.
+    // The server saw all of it: what the CLI created is there, once, but for the one it removed.
     const final = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
-    assert.equal(((await final.json()) as Pet[]).length, 4)
+    assert.deepEqual(((await final.json()) as Pet[]).map((p) => p.id), [rex.id, pets[1]!.id, tom.id])
   })
 
   test('a ban is reported with its end, at once', { timeout: 30_000 }, async () => {
