@@ -39,12 +39,18 @@ ordered=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/
 echo "smoke: ordered $ordered"
 echo "$ordered" | grep -q '"status":"placed"'
 curl -s -X POST -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/store/orders/1/approve" | grep -q '"status":"approved"'
+curl -s -X PATCH -H "Authorization: Bearer $KEY" -H 'Content-Type: application/merge-patch+json' \
+  -d '{"name":"Rexi"}' "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"name":"Rexi"'
+curl -s -X DELETE -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"code":"pet_has_open_order"'
 
 # Data commands, through the client.
 export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"
 pet=$(npx adoption-store pets create Rex --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
 npx adoption-store pets list --status available --limit 50 --json >/dev/null
 npx adoption-store pets get "$pet" --json | grep -q '"name": *"Rex"'
+npx adoption-store pets update "$pet" --name Rexi --category 2 --json | grep -q '"name": *"Rexi"'
+spare=$(npx adoption-store pets create Spare --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
+npx adoption-store pets delete "$spare" --json | grep -q '"removed": *true'
 order=$(npx adoption-store orders create "$pet" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
 npx adoption-store orders list --status placed --json | grep -q "\"id\": *$order"
 npx adoption-store orders get "$order" --json >/dev/null

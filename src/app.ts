@@ -32,8 +32,8 @@ import { indexRoutes } from './web/index.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The services of projects and keys: for the first start's project and key, and for tests' fixtures. */
-    services: { projects: ProjectsService; keys: KeysService }
+    /** The services of projects and keys (the first start's project and key), and of animals and orders: for tests' fixtures. */
+    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService }
   }
 }
 
@@ -83,7 +83,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const authChanged = () => generations.authChanged()
   const projects = new ProjectsService(db, clock, authChanged)
   const keys = new KeysService(db, clock, environment, authChanged)
-  app.decorate('services', { projects, keys })
+  app.decorate('services', { projects, keys, pets, orders })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)
   const domains = await createDomains(config, db, clock, log, domainsOptions)
@@ -100,7 +100,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerAdminApi(
     app,
     { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts }),
+    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts, pets, orders }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)

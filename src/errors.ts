@@ -22,6 +22,7 @@ export const ERROR_CATALOG = {
   idempotency_in_flight: { status: 409, summary: 'A request with this Idempotency-Key is still being processed; retry later.' },
   pet_unavailable: { status: 409, summary: 'The animal is not available for adoption (it is pending or sold).' },
   invalid_transition: { status: 409, summary: "The order's status does not allow this move." },
+  pet_has_open_order: { status: 409, summary: 'The animal has an open adoption order (placed or approved): deliver or cancel it before removing the animal.' },
   domain_taken: { status: 409, summary: 'The domain is already added, to this project or to another one.' },
   domain_conflict: { status: 409, summary: "The change conflicts with the project's other domain settings; the message says which." },
   slug_taken: { status: 409, summary: 'A project with this slug already exists: choose another slug.' },
@@ -93,6 +94,21 @@ export interface Failure<C extends string = ErrorCode> {
 /** What a service operation answers: its result, or one of its expected failures. */
 export type Outcome<T, C extends ErrorCode = ErrorCode> = ({ ok: true } & T) | Failure<C>
 
+/**
+ * A failure found inside a transaction: thrown to undo it, and answered as its `failure` by the
+ * service that started the transaction (never past it).
+ */
+export class Refusal extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message)
+  }
+}
+
+/** Ends a transaction's work with an expected failure (see Refusal). */
+export function refuse(error: ErrorCode, message: string): never {
+  throw new Refusal({ ok: false, error, message })
+}
+
 /** The result of a service operation; a failure is thrown as the catalog error it names. */
 export function orThrow<R extends { ok: true } | Failure>(result: R): Exclude<R, Failure> {
   if (!result.ok) {
@@ -133,7 +149,7 @@ interface ValidationIssue {
   instancePath: string
   message?: string
   params: Record<string, unknown>
-  parentSchema?: { minimum?: number; maximum?: number }
+  parentSchema?: { minimum?: number; maximum?: number; properties?: Record<string, unknown> }
 }
 
 const PARTS: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter', headers: 'header' }
@@ -169,6 +185,8 @@ export function describeValidation(issues: readonly ValidationIssue[], context =
       return `${capitalize(subject)} must be at most ${String(params.limit)} characters long.`
     case 'pattern':
       return `${capitalize(subject)} has an invalid format.`
+    case 'minProperties':
+      return `${capitalize(subject)} changes nothing: send at least one of ${Object.keys(issue.parentSchema?.properties ?? {}).map((name) => `"${name}"`).join(', ')}.`
     default:
       return `${capitalize(subject)} ${issue.message ?? 'is invalid'}.`
   }

@@ -23,7 +23,7 @@ import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { createUser, SESSION_COOKIE, signIn, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
-import type { TestApp } from './helpers/app.js'
+import { bearer, type TestApp } from './helpers/app.js'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -38,10 +38,15 @@ interface Operation {
   audit: string | undefined
 }
 
-/** A project with something behind every path parameter: a key, domains, a redirect, a user. */
+/** A project with something behind every path parameter: a key, domains, a redirect, animals and orders, a user. */
 interface Fixture {
   slug: string
   keyId: string
+  /** An animal without orders. */
+  petId: number
+  /** A placed order, and an approved one. */
+  placedOrderId: number
+  approvedOrderId: number
   /** A domain of the project. */
   domain: string
   /** A domain that redirects to `domain`. */
@@ -57,6 +62,8 @@ interface RequestSpec {
   success: number
   query?: string
   body?: (fixture: Fixture) => unknown
+  /** Path parameters that take another value than PARAMETERS gives them. */
+  params?: Record<string, (fixture: Fixture) => string | number>
 }
 
 let counter = 0
@@ -98,6 +105,15 @@ const REQUESTS: Record<string, RequestSpec> = {
   setUserProjects: { success: 200, body: (f) => ({ projects: [f.slug] }) },
   // Every caller's password is TEST_PASSWORD, and stays it: the same password again is a change too.
   changeOwnPassword: { success: 204, body: () => ({ currentPassword: TEST_PASSWORD, newPassword: TEST_PASSWORD }) },
+  listAnimals: { success: 200, query: 'status=available&name=free' },
+  addAnimal: { success: 201, body: () => ({ name: 'Matrix', categoryId: 1 }) },
+  getAnimal: { success: 200 },
+  updateAnimal: { success: 200, body: () => ({ name: 'Renamed' }) },
+  removeAnimal: { success: 204 },
+  listAdoptionOrders: { success: 200, query: 'status=placed' },
+  approveAdoptionOrder: { success: 200 },
+  deliverAdoptionOrder: { success: 200, params: { orderId: (f) => f.approvedOrderId } },
+  cancelAdoptionOrder: { success: 200 },
 }
 
 /** Operator actions: an owner gets 403 even for their own project. */
@@ -120,12 +136,14 @@ const PUBLIC = new Set(['signIn'])
 const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** The value each path parameter takes in a fixture. */
-const PARAMETERS: Record<string, (fixture: Fixture) => string> = {
+const PARAMETERS: Record<string, (fixture: Fixture) => string | number> = {
   slug: (f) => f.slug,
   id: (f) => f.keyId,
   name: (f) => f.domain,
   from: (f) => f.redirected,
   userId: (f) => String(f.userId),
+  petId: (f) => f.petId,
+  orderId: (f) => f.placedOrderId,
 }
 
 describe('admin API authorization, for every operation of the admin document', () => {
@@ -177,7 +195,19 @@ describe('admin API authorization, for every operation of the admin document', (
       const listed = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
       userId = listed.find((u) => u.email === user.email)?.id ?? assert.fail(`${user.email} is listed`)
     }
-    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId }
+    // Animals through the admin API; orders through /v1, with the project's key.
+    const post = async (url: string, body: object, headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` }) => {
+      const response = await t.request({ method: 'POST', url, headers, payload: body })
+      assert.ok(response.statusCode === 201 || response.statusCode === 200, response.body)
+      return response.json<{ id: number }>().id
+    }
+    const animal = (name: string) => post(`/admin/v1/projects/${project.slug}/animals`, { name, categoryId: 1 })
+    const order = async (name: string) => post('/v1/store/orders', { petId: await animal(name) }, bearer(project.key))
+    const petId = await animal('free')
+    const placedOrderId = await order('placed')
+    const approvedOrderId = await order('approved')
+    await post(`/admin/v1/projects/${project.slug}/orders/${approvedOrderId}/approve`, {})
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId }
   }
 
   /** Fixtures of projects the owner belongs to, one per use. */
@@ -201,18 +231,21 @@ describe('admin API authorization, for every operation of the admin document', (
     const redirected = settings.domains.find((d) => d.redirect)?.name
     const domain = settings.domains.find((d) => d.name.startsWith('shop.'))?.name
     const spare = settings.domains.find((d) => d.name.startsWith('api.'))?.name
-    assert.ok(keyId && redirected && domain && spare, `fixture of ${slug}`)
+    const petId = (await admin(t, 'GET', `/projects/${slug}/animals?name=free`)).json<{ id: number }[]>()[0]?.id
+    const placedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=placed`)).json<{ id: number }[]>()[0]?.id
+    const approvedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=approved`)).json<{ id: number }[]>()[0]?.id
+    assert.ok(keyId && redirected && domain && spare && petId && placedOrderId && approvedOrderId, `fixture of ${slug}`)
     // Owners may call no operation on a user: any user will do, here the operator.
     const users = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
     const userId = users.find((u) => u.email === operatorAccount.email)?.id ?? assert.fail('the operator is listed')
-    return { slug, keyId, domain, redirected, spare, userId }
+    return { slug, keyId, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId }
   }
 
   function urlOf(operation: Operation, f: Fixture): string {
     const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-      const value = PARAMETERS[name]
+      const value = REQUESTS[operation.operationId]?.params?.[name] ?? PARAMETERS[name]
       assert.ok(value, `${operation.operationId}: no fixture value for the path parameter {${name}}: add it to PARAMETERS`)
-      return encodeURIComponent(value(f))
+      return encodeURIComponent(String(value(f)))
     })
     const query = REQUESTS[operation.operationId]?.query
     return `/admin/v1${path}${query ? `?${query}` : ''}`

@@ -107,6 +107,8 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     const keyIds: string[] = []
     const domains: string[] = []
     const redirected: string[] = []
+    const adminPetIds: number[] = []
+    const adminOrderIds: number[] = []
     for (let i = 0; i < 4; i++) {
       const project = await t.project({ plan: 'pro' })
       slugs.push(project.slug)
@@ -120,6 +122,17 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
       assert.equal(redirect.statusCode, 200, redirect.body)
       domains.push(`shop.${apex}`, `api.${apex}`)
       redirected.push(`www.${apex}`)
+      // Animals, and orders of some (placed through /v1 with the project's key), behind the admin ids.
+      for (const [j, moves] of [[], ['approve'], null].entries()) {
+        const added = await admin(t, 'POST', `/projects/${project.slug}/animals`, { name: `fixture ${j}`, categoryId: 1 })
+        assert.equal(added.statusCode, 201, added.body)
+        adminPetIds.push(added.json<{ id: number }>().id)
+        if (!moves) continue
+        const placed = await t.request({ method: 'POST', url: '/v1/store/orders', headers: bearer(project.key), payload: { petId: adminPetIds.at(-1) } })
+        assert.equal(placed.statusCode, 201, placed.body)
+        adminOrderIds.push(placed.json<{ id: number }>().id)
+        for (const move of moves) assert.equal((await admin(t, 'POST', `/projects/${project.slug}/orders/${adminOrderIds.at(-1)}/${move}`)).statusCode, 200)
+      }
     }
     // Users the user operations act on, made first: the smallest ids, which integers are often drawn near.
     const userIds: number[] = []
@@ -150,6 +163,8 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
         // Fixtures' slugs, and free ones in the slug syntax (1-63 lowercase letters, digits, inner hyphens).
         slug: fc.oneof({ arbitrary: fc.constantFrom(...slugs), weight: 3 }, fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/)),
         id: fc.constantFrom(...keyIds),
+        petId: fc.constantFrom(...adminPetIds),
+        orderId: fc.constantFrom(...adminOrderIds),
         name: domainName,
         from: fc.oneof(fc.constantFrom(...redirected), domainName),
         to: domainName,

@@ -124,7 +124,7 @@ export function App() {
   else if (route.name === 'audit') page = <Audit session={session} search={route.search} />
   else if (route.name === 'users') page = <Users session={session} />
   else if (route.name === 'account') page = <Account session={session} />
-  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} />
+  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} search={route.search} />
   else
     page = (
       <>

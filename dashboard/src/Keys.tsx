@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, type ApiKey, messageOf, type NewApiKey, path, type RequestBody } from './api'
-import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, ItemButton, Loading, SecretBox, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, Loading, RowActions, RowButton, SecretBox, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 
 function keyLabel(key: ApiKey): string {
   return key.name ?? `${key.prefix}…`
@@ -146,13 +146,10 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
                 <KeyStatus apiKey={key} now={now} />
               </td>
               {actions && (
-                <td class="key-actions">
-                  {/* The flex box is inside the cell: a cell that is itself a flex box leaves the table. */}
-                  <div class="actions">
-                    {onLiftBan && isBanned(key, now) && <ItemButton label="Lift ban" of={`of ${keyLabel(key)}`} onClick={() => onLiftBan(key)} />}
-                    {onRevoke && !key.revokedAt && <ItemButton label="Revoke" of={keyLabel(key)} danger onClick={() => onRevoke(key)} />}
-                  </div>
-                </td>
+                <RowActions>
+                  {onLiftBan && isBanned(key, now) && <RowButton label="Lift ban" what={`of ${keyLabel(key)}`} onClick={() => onLiftBan(key)} />}
+                  {onRevoke && !key.revokedAt && <RowButton label="Revoke" what={keyLabel(key)} danger onClick={() => onRevoke(key)} />}
+                </RowActions>
               )}
             </tr>
           ))}

@@ -1,7 +1,7 @@
 import { type ComponentChildren, Fragment } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf, path, type Project, ROLES, type Session, type User, type UserRole, type UserWithPassword } from './api'
-import { Badge, ColumnHeads, DateTime, ErrorMessage, ItemButton, Loading, Modal, SecretBox, SelectField, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, Modal, RowButton, SecretBox, SelectField, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 import { Link } from './router'
 
 /** The accounts that sign in to this dashboard: operators only. */
@@ -188,14 +188,14 @@ function UserActions({ user, own, actions }: { user: User; own: boolean; actions
   const { email } = user
   return (
     <div class="actions">
-      {user.role === 'owner' && <ItemButton label="Projects" of={`of ${email}`} onClick={() => actions.projects(user)} />}
-      <ItemButton label="Reset password" of={`of ${email}`} onClick={() => actions.reset(user)} />
+      {user.role === 'owner' && <RowButton label="Projects" what={`of ${email}`} onClick={() => actions.projects(user)} />}
+      <RowButton label="Reset password" what={`of ${email}`} onClick={() => actions.reset(user)} />
       {user.state === 'enabled' ? (
-        <ItemButton label="Disable" of={email} onClick={() => actions.disable(user)} />
+        <RowButton label="Disable" what={email} onClick={() => actions.disable(user)} />
       ) : (
-        <ItemButton label="Enable" of={email} onClick={() => actions.enable(user)} />
+        <RowButton label="Enable" what={email} onClick={() => actions.enable(user)} />
       )}
-      <ItemButton label="Delete" of={email} danger onClick={() => actions.remove(user)} />
+      <RowButton label="Delete" what={email} danger onClick={() => actions.remove(user)} />
     </div>
   )
 }

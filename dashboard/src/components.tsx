@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX, RefObject } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
-import { messageOf } from './api'
+import { messageOf, page } from './api'
 import { formatUtc } from './time'
 
 const numbers = new Intl.NumberFormat()
@@ -53,19 +53,6 @@ export function Loading({ what }: { what: string }) {
 /** Text hidden on screen but read by screen readers: makes repeated button names unique. */
 export function Hidden({ children }: { children: ComponentChildren }) {
   return <span class="visually-hidden">{children}</span>
-}
-
-/**
- * A small button acting on one item of a list: its `label` shown, and `of` (what it acts on, e.g.
- * `of ann@example.com`) read by screen readers too, so that the many buttons of a list differ.
- */
-export function ItemButton({ label, of, danger = false, onClick }: { label: string; of: string; danger?: boolean; onClick: () => void }) {
-  return (
-    <button type="button" class={danger ? 'button-small button-danger' : 'button-small'} onClick={onClick}>
-      {label}
-      <Hidden> {of}</Hidden>
-    </button>
-  )
 }
 
 async function copyText(value: string): Promise<boolean> {
@@ -173,13 +160,47 @@ export interface ConfirmOptions {
   title: string
   body: ComponentChildren
   confirmLabel: string
+  /** The button that changes nothing; default "Cancel" (give another when the action itself is a cancellation). */
+  cancelLabel?: string
   danger?: boolean
 }
 
 /**
- * A modal dialog: a native <dialog> (focus kept inside, Escape cancels), focus on `initialFocus`
- * when it opens, and back on what had it (the button that asked) when it closes.
+ * What every modal of the dashboard does: a native <dialog> opened on mount (focus kept inside,
+ * Escape cancels), focus on `first()` when it opens, and back on what had it (the button that
+ * asked) when it closes. Spread the answer onto the <dialog>.
  */
+function useModal(onCancel: () => void, first: () => HTMLElement | null | undefined) {
+  const ref = useRef<HTMLDialogElement>(null)
+  const mounted = useRef(false)
+  useEffect(() => {
+    const element = ref.current
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
+    mounted.current = true
+    if (element && !element.open) element.showModal()
+    first()?.focus()
+    return () => {
+      mounted.current = false
+      if (element?.open) element.close()
+      if (opener?.isConnected) opener.focus()
+      else document.querySelector<HTMLElement>('main h1')?.focus()
+    }
+  }, [])
+  return {
+    ref,
+    onCancel: (event: Event) => {
+      // Escape: closed by the owner, which unmounts this.
+      event.preventDefault()
+      onCancel()
+    },
+    onClose: () => {
+      // Closed by the browser itself (a repeated Escape): the owner forgets it too.
+      if (mounted.current) onCancel()
+    },
+  }
+}
+
+/** A modal dialog with its title (see useModal): focus on `initialFocus` when it opens. */
 export function Modal({
   title,
   describedBy,
@@ -193,38 +214,10 @@ export function Modal({
   onCancel: () => void
   children: ComponentChildren
 }) {
-  const dialog = useRef<HTMLDialogElement>(null)
   const id = useId()
-  const mounted = useRef(false)
-  useEffect(() => {
-    const element = dialog.current
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
-    mounted.current = true
-    if (element && !element.open) element.showModal()
-    initialFocus.current?.focus()
-    return () => {
-      mounted.current = false
-      if (element?.open) element.close()
-      if (opener?.isConnected) opener.focus()
-      else document.querySelector<HTMLElement>('main h1')?.focus()
-    }
-  }, [])
+  const modal = useModal(onCancel, () => initialFocus.current)
   return (
-    <dialog
-      ref={dialog}
-      class="dialog"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={describedBy}
-      onCancel={(event) => {
-        // Escape: closed by the owner, which unmounts this.
-        event.preventDefault()
-        onCancel()
-      }}
-      onClose={() => {
-        // Closed by the browser itself (a repeated Escape): the owner forgets it too.
-        if (mounted.current) onCancel()
-      }}
-    >
+    <dialog {...modal} class="dialog" aria-labelledby={`${id}-title`} aria-describedby={describedBy}>
       <h2 id={`${id}-title`}>{title}</h2>
       {children}
     </dialog>
@@ -232,7 +225,7 @@ export function Modal({
 }
 
 /** A modal confirmation: Cancel (which has the focus when it opens) and the action. */
-export function ConfirmDialog({ title, body, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
+export function ConfirmDialog({ title, body, confirmLabel, cancelLabel = 'Cancel', danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
   const cancel = useRef<HTMLButtonElement>(null)
   const bodyId = useId()
   return (
@@ -242,13 +235,40 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
       </div>
       <div class="dialog-actions">
         <button type="button" ref={cancel} onClick={onCancel}>
-          Cancel
+          {cancelLabel}
         </button>
         <button type="button" class={danger ? 'button-danger' : 'button-primary'} onClick={onConfirm}>
           {confirmLabel}
         </button>
       </div>
     </Modal>
+  )
+}
+
+/**
+ * A modal form (see useModal): its fields, what went wrong under them, Cancel and the submit
+ * button. Focus starts on the first field.
+ */
+export function FormDialog({ title, submitLabel, form, onCancel, children }: { title: string; submitLabel: string; form: Submission; onCancel: () => void; children: ComponentChildren }) {
+  const fields = useRef<HTMLFormElement>(null)
+  const id = useId()
+  const modal = useModal(onCancel, () => fields.current?.querySelector<HTMLElement>('input, select, textarea'))
+  return (
+    <dialog {...modal} class="dialog" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <form ref={fields} class="form" onSubmit={form.submit}>
+        {children}
+        <ErrorMessage error={form.error} />
+        <div class="dialog-actions">
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="submit" class="button-primary" disabled={form.busy}>
+            {submitLabel}
+          </button>
+        </div>
+      </form>
+    </dialog>
   )
 }
 
@@ -390,5 +410,105 @@ export function MomentFact({ term, value, empty }: { term: string; value: string
     <Fact term={term}>
       <DateTime value={value} empty={empty} />
     </Fact>
+  )
+}
+
+/** A list read page by page from an admin API list operation, following its `Link: rel="next"`. */
+export interface PagedList<T> {
+  /** Null while the first page loads. */
+  items: T[] | null
+  /** The next page's path, when there is one. */
+  next: string | null
+  loadingMore: boolean
+  error: ComponentChildren
+  setError: (error: ComponentChildren) => void
+  /** Changes the items shown (after a change made in the page). */
+  update: (change: (items: T[]) => T[]) => void
+  more: () => Promise<void>
+}
+
+/** The list at `url` (its first page), read again whenever `url` changes. */
+export function usePagedList<T>(url: string): PagedList<T> {
+  const [items, setItems] = useState<T[] | null>(null)
+  const [next, setNext] = useState<string | null>(null)
+  const [loadingMore, setLoadingMore] = useState(false)
+  const [error, setError] = useState<ComponentChildren>(null)
+  useEffect(() => {
+    setItems(null)
+    setNext(null)
+    setError(null)
+    page<T>(url).then(
+      (first) => {
+        setItems(first.items)
+        setNext(first.next)
+      },
+      (caught: unknown) => setError(messageOf(caught)),
+    )
+  }, [url])
+  const more = async () => {
+    if (!next) return
+    setLoadingMore(true)
+    setError(null)
+    try {
+      const following = await page<T>(next)
+      setItems((list) => [...(list ?? []), ...following.items])
+      setNext(following.next)
+    } catch (caught) {
+      setError(messageOf(caught))
+    } finally {
+      setLoadingMore(false)
+    }
+  }
+  return { items, next, loadingMore, error, setError, update: (change) => setItems((list) => change(list ?? [])), more }
+}
+
+/** "More …" while the list has a next page; once more than a page was read and none is left, says so. */
+export function MoreButton<T>({ list, pageSize, label, none }: { list: PagedList<T>; pageSize: number; label: string; none: string }) {
+  const count = list.items?.length ?? 0
+  if (count > 0 && list.next) {
+    return (
+      <button type="button" onClick={() => void list.more()} disabled={list.loadingMore}>
+        {list.loadingMore ? 'Loading…' : label}
+      </button>
+    )
+  }
+  return count > pageSize ? <p class="muted">{none}</p> : null
+}
+
+/** A small button of a table row; `what` completes its name for screen readers ("Remove Rex"). */
+export function RowButton({ label, what, danger = false, onClick }: { label: string; what: string; danger?: boolean; onClick: () => void }) {
+  return (
+    <button type="button" class={danger ? 'button-small button-danger' : 'button-small'} onClick={onClick}>
+      {label}
+      <Hidden> {what}</Hidden>
+    </button>
+  )
+}
+
+/** The buttons of a table row, side by side in their cell (the flex box is inside the cell: a cell that is itself a flex box leaves the table). */
+export function RowActions({ children }: { children: ComponentChildren }) {
+  return (
+    <td class="row-actions">
+      <div class="actions">{children}</div>
+    </td>
+  )
+}
+
+/** A list's filters: their fields and "Show", which applies them (the page keeps them in its address). */
+export function FilterForm({ label, onApply, children }: { label: string; onApply: () => void; children: ComponentChildren }) {
+  return (
+    <form
+      class="form inline-form filters"
+      aria-label={label}
+      onSubmit={(event) => {
+        event.preventDefault()
+        onApply()
+      }}
+    >
+      {children}
+      <button type="submit" class="button-primary">
+        Show
+      </button>
+    </form>
   )
 }

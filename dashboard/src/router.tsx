@@ -7,6 +7,8 @@ export const BASE = import.meta.env.BASE_URL.replace(/\/$/, '')
 /** A project's pages, in order: the first is where a project opens. */
 export const TABS = [
   { tab: 'keys', label: 'API keys' },
+  { tab: 'animals', label: 'Animals' },
+  { tab: 'orders', label: 'Orders' },
   { tab: 'usage', label: 'Usage' },
   { tab: 'domains', label: 'Domains' },
 ] as const
@@ -19,7 +21,8 @@ export type Route =
   | { name: 'audit'; search: string }
   | { name: 'users' }
   | { name: 'account' }
-  | { name: 'project'; slug: string; tab: Tab }
+  /** `search`: the tab's filters (Animals, Orders), kept in the address so a filtered view can be shared. */
+  | { name: 'project'; slug: string; tab: Tab; search: string }
   | { name: 'notFound'; path: string }
 
 /** The app's path (below BASE, starting with '/') plus the query. */
@@ -50,7 +53,7 @@ export function parseRoute({ path, search }: Location): Route {
     } catch {
       return { name: 'notFound', path }
     }
-    return { name: 'project', slug, tab }
+    return { name: 'project', slug, tab, search }
   }
   return { name: 'notFound', path }
 }
@@ -60,8 +63,16 @@ function safeNext(next: string | null): string | null {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : null
 }
 
-export function projectPath(slug: string, tab: Tab = DEFAULT_TAB): string {
-  return `/projects/${encodeURIComponent(slug)}/${tab}`
+export function projectPath(slug: string, tab: Tab = DEFAULT_TAB, query: Record<string, string> = {}): string {
+  return `/projects/${encodeURIComponent(slug)}/${tab}${queryString(query)}`
+}
+
+/** `?name=value&…` of the values that are not empty; nothing when none is. */
+export function queryString(query: Record<string, string>): string {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value) params.set(name, value)
+  const text = params.toString()
+  return text ? `?${text}` : ''
 }
 
 const listeners = new Set<() => void>()

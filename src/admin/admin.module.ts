@@ -12,6 +12,11 @@ import { ApiKeySchema, NewApiKeySchema } from '../keys/keys.schemas.js'
 import { keysRoutes } from '../keys/keys.routes.js'
 import type { KeysService } from '../keys/keys.service.js'
 import type { RateLimiter } from '../limits/limits.service.js'
+import { ordersAdminRoutes } from '../orders/orders-admin.routes.js'
+import { AdoptionOrderSchema, AdoptionOrdersSchema } from '../orders/orders.schemas.js'
+import type { OrdersService } from '../orders/orders.service.js'
+import { petsAdminRoutes } from '../pets/pets-admin.routes.js'
+import type { PetsService } from '../pets/pets.service.js'
 import { projectsRoutes } from '../projects/projects.routes.js'
 import { ProjectSchema } from '../projects/projects.schemas.js'
 import type { ProjectsService } from '../projects/projects.service.js'
@@ -29,6 +34,8 @@ export interface AdminDependencies {
   domains: Domains
   audit: AuditService
   accounts: AccountsService
+  pets: PetsService
+  orders: OrdersService
 }
 
 /**
@@ -36,14 +43,17 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts, pets, orders }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
-    for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema, UserSchema, UserWithPasswordSchema]) admin.addSchema(schema)
+    const shared = [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema, UserSchema, UserWithPasswordSchema, AdoptionOrderSchema, AdoptionOrdersSchema]
+    for (const schema of shared) admin.addSchema(schema)
     await admin.register(projectsRoutes, { projects, platformDomain: config.platformDomain })
     await admin.register(keysRoutes, { keys, limiter })
     await admin.register(usageRoutes, { usage })
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
     await admin.register(auditRoutes, { audit, findProject: (slug) => projects.find(slug) })
     await admin.register(usersRoutes, { accounts })
+    await admin.register(petsAdminRoutes, { pets })
+    await admin.register(ordersAdminRoutes, { orders })
   }
 }

@@ -59,7 +59,7 @@ export async function registerAdminApi(
             version: API_VERSION,
             ...API_CONTACT_AND_LICENSE,
             description: [
-              "The operator's API: projects and plans, API keys, usage, custom domains, the audit log and the dashboard's users.",
+              "The operator's API behind the dashboard: projects and their plans, API keys, usage, custom domains, the shelter's animals and adoption orders, the audit log and the dashboard's users.",
               '',
               'Every operation but signIn needs one of two credentials: `Authorization: Bearer <ADMIN_TOKEN>` (an operator), or the session cookie `adoption_session` that signIn sets (a user: an operator, or an owner who sees only their projects). getSession, signOut and changeOwnPassword are about a session and its user, so they take the cookie only: the bearer is not a session and gets 401. A change (POST, PUT, PATCH, DELETE) made with the cookie must also send the header `X-CSRF-Token` with the session\'s `csrfToken`, or it is refused with 403 `csrf_failed`; the bearer needs none.',
               '',
@@ -84,6 +84,8 @@ export async function registerAdminApi(
             { name: 'audit', description: 'Who changed what, when: every change made through the admin API, the dashboard or the CLI' },
             { name: 'users', description: 'The accounts that sign in to the dashboard: create, disable and enable, delete, reset a password (operators only)' },
             { name: 'account', description: 'Your own account: your password' },
+            { name: 'animals', description: "A project's animals: list and search, add, change, remove" },
+            { name: 'orders', description: "A project's adoption orders, with their animals: list, approve, deliver, cancel" },
           ],
           components: {
             securitySchemes: {

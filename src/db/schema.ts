@@ -81,6 +81,12 @@ export interface PetTable {
   category_id: number
   status: PetStatus
   created_at: string
+  /**
+   * The name in lower case (`String#toLowerCase`), for the name search: folded by the service, so
+   * the search matches alike on every dialect. Null only on rows written before migration 0009
+   * and not since (the search then folds the name itself).
+   */
+  name_folded: string | null
 }
 
 export interface IdempotencyKeyTable {
@@ -102,7 +108,10 @@ export interface ApiKeyBanTable {
   until: string
 }
 
-/** A request to adopt one animal; its status moves the animal's (see orders.service.ts). */
+/**
+ * A request to adopt one animal; its status moves the animal's (see orders.service.ts). An order
+ * outlives its animal: `pet_id` is no reference, and stays the id of a removed animal.
+ */
 export interface OrderTable {
   id: Generated<number>
   project_id: number
@@ -110,6 +119,8 @@ export interface OrderTable {
   status: OrderStatus
   created_at: string
   updated_at: string
+  /** The animal's name, copied when the animal is removed; null while it exists. */
+  pet_name: string | null
 }
 
 export type DomainState = (typeof DOMAIN_STATES)[number]
