@@ -21,6 +21,13 @@ for file in test/*.test.ts; do
   case " ${SERIAL[*]} " in *" $file "*) ;; *) parallel+=("$file") ;; esac
 done
 
+# Each test file bundled with what it imports into plain JavaScript (scripts/build-tests.ts), run
+# by node without a TypeScript loader in every process; stack traces still name the sources.
+node --import tsx scripts/build-tests.ts "${parallel[@]}" "${SERIAL[@]}"
+bundled() { for file in "$@"; do printf 'test-results/build/%s.mjs\n' "$(basename "$file" .ts)"; done; }
+mapfile -t parallel_run < <(bundled "${parallel[@]}")
+mapfile -t serial_run < <(bundled "${SERIAL[@]}")
+
 # One Chromium for every browser file (each works in contexts of its own); without it, each
 # file launches its own.
 browser_pid=''
@@ -48,8 +55,8 @@ fi
 # Both groups run whatever the first answers; the leg fails if either did.
 leg() {
   local status=0 started=$SECONDS
-  node --import tsx --test --test-reporter=spec --test-concurrency="$concurrency" "${parallel[@]}" || status=1
-  node --import tsx --test --test-reporter=spec --test-concurrency=1 "${SERIAL[@]}" || status=1
+  node --enable-source-maps --test --test-reporter=spec --test-concurrency="$concurrency" "${parallel_run[@]}" || status=1
+  node --enable-source-maps --test --test-reporter=spec --test-concurrency=1 "${serial_run[@]}" || status=1
   echo "== $TEST_DIALECT: $((SECONDS - started)) s =="
   return "$status"
 }
