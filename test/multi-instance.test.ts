@@ -58,7 +58,7 @@ type CreatedKey = ApiKey & { key: string }
 /** Starts `count` servers on `env` in the same tick, so their start-ups (and migrations) overlap. */
 async function startTogether(count: number, env: EnvOverrides): Promise<ServerProcess[]> {
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()))
-  const started = await Promise.allSettled(ports.map((port) => startServer({ port, env, timeoutMs: 30_000 })))
+  const started = await Promise.allSettled(ports.map((port) => startServer({ port, env })))
   const failures = started.filter((s): s is PromiseRejectedResult => s.status === 'rejected')
   assert.deepEqual(
     failures.map((f) => String(f.reason)),
@@ -85,7 +85,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
   let env: EnvOverrides = {}
   let servers: ServerProcess[] = []
   let burst: CreatedKey | undefined
-  const cli = (): CliOptions => ({ env, timeoutMs: 20_000 })
+  const cli = (): CliOptions => ({ env })
 
   before(
     async () => {
