@@ -728,7 +728,7 @@ describe('CLI data commands against a running built server', () => {
   before(() => assertBuilt())
   afterEach(cleanup)
 
-  test('pets and orders commands: --json, human output, one-line errors and exit 1', { timeout: 60_000 }, async () => {
+  test('pets and orders commands: --json, human output, one-line errors and exit 1', { timeout: 120_000 }, async () => {
     const dataDir = makeDataDir()
     const server = await startServer({ dataDir })
     const key = (JSON.parse(await runCliOk(['keys', 'create', '--project', 'default', '--json'], dataDir)) as { key: string }).key
@@ -762,38 +762,59 @@ describe('CLI data commands against a running built server', () => {
     const once = await json<Pet>(['pets', 'create', 'Once', '--category', '1', '--idempotency-key', 'cli-once'])
     assert.deepEqual(await json<Pet>(['pets', 'create', 'Once', '--category', '1', '--idempotency-key', 'cli-once']), once)
 
-    const pets = await json<Pet[]>(['pets', 'list'])
+    // Commands that do not depend on each other run side by side; each is still its own process.
+    const [pets, pending, all, human, got] = await Promise.all([
+      json<Pet[]>(['pets', 'list']),
+      json<Pet[]>(['pets', 'list', '--status', 'pending']),
+      json<Pet[]>(['pets', 'list', '--limit', '1', '--all']),
+      ok(['pets', 'list', '--limit', '2']),
+      json<Pet>(['pets', 'get', String(tom.id)]),
+    ])
     assert.deepEqual(pets.map((p) => p.name), ['Rex', 'Fido', 'Tom', 'Once'])
-    assert.deepEqual(await json<Pet[]>(['pets', 'list', '--status', 'pending']), [pets[1]])
-    assert.deepEqual(await json<Pet[]>(['pets', 'list', '--limit', '1', '--all']), pets)
-    const human = await ok(['pets', 'list', '--limit', '2'])
+    assert.deepEqual(pending, [pets[1]])
+    assert.deepEqual(all, pets)
     assert.match(human, /^ID +NAME +CATEGORY +STATUS\n/)
     assert.match(human, new RegExp(`\\nMore: --after ${pets[1]!.id} for the next page, or --all\\.\\n$`))
-    assert.deepEqual(await json<Pet>(['pets', 'get', String(tom.id)]), tom)
+    assert.deepEqual(got, tom)
 
     const order = await json<Order>(['orders', 'create', String(rex.id)])
     assert.deepEqual(order, { id: order.id, petId: rex.id, status: 'placed', createdAt: order.createdAt, complete: false })
-    await fails(['orders', 'create', String(rex.id)], /Animal \d+ is pending, not available.*\(pet_unavailable, HTTP 409\)/)
-    assert.match(await ok(['orders', 'approve', String(order.id)]), new RegExp(`^Order ${order.id} for pet ${rex.id}: approved`))
-    await fails(['orders', 'approve', String(order.id)], /\(invalid_transition, HTTP 409\)/)
-    assert.deepEqual(await json<Order>(['orders', 'deliver', String(order.id)]), { ...order, status: 'delivered', complete: true })
-    await fails(['orders', 'cancel', String(order.id)], /only placed or approved orders can be cancelled.*\(invalid_transition, HTTP 409\)/)
-    const second = await json<Order>(['orders', 'create', String(tom.id)])
-    assert.equal((await json<Order>(['orders', 'cancel', String(second.id)])).status, 'cancelled')
-    assert.deepEqual(await json<Order>(['orders', 'get', String(second.id)]), { ...second, status: 'cancelled' })
-    assert.deepEqual((await json<Order[]>(['orders', 'list'])).map((o) => [o.id, o.status]), [[order.id, 'delivered'], [second.id, 'cancelled']])
-    assert.deepEqual(await json<Order[]>(['orders', 'list', '--status', 'cancelled', '--all']), [{ ...second, status: 'cancelled' }])
-    assert.match(await ok(['orders', 'list']), /^ID +PET +STATUS +COMPLETE +CREATED\n/)
-    assert.deepEqual((await json<Pet[]>(['pets', 'list', '--status', 'sold'])).map((p) => p.id), [rex.id])
-
-    await fails(['pets', 'get', '999999'], /^adoption-store: No animal with id 999999 in your project\. \(not_found, HTTP 404\)\n$/)
-    await fails(['pets', 'get', 'abc'], /"abc" is not an id/)
-    await fails(['pets', 'list'], /\(unauthorized, HTTP 401\)/, { ADOPTION_STORE_KEY: 'as_live_wrong' })
-    await fails(['pets', 'list'], /no API key: pass --key or set ADOPTION_STORE_KEY/, { ADOPTION_STORE_KEY: undefined })
-    await fails(['pets', 'list'], /not a URL/, { ADOPTION_STORE_URL: 'nowhere' })
-    const invalid = await cli(['pets', 'list', '--limit', '0'])
-    assert.equal(invalid.code, 1)
-    assert.match(invalid.stderr, /a whole number of at least 1/)
+    // The rest of Rex's order's life, and Tom's order (the second) cancelled, side by side.
+    const [, second] = await Promise.all([
+      (async () => {
+        await fails(['orders', 'create', String(rex.id)], /Animal \d+ is pending, not available.*\(pet_unavailable, HTTP 409\)/)
+        assert.match(await ok(['orders', 'approve', String(order.id)]), new RegExp(`^Order ${order.id} for pet ${rex.id}: approved`))
+        await fails(['orders', 'approve', String(order.id)], /\(invalid_transition, HTTP 409\)/)
+        assert.deepEqual(await json<Order>(['orders', 'deliver', String(order.id)]), { ...order, status: 'delivered', complete: true })
+        await fails(['orders', 'cancel', String(order.id)], /only placed or approved orders can be cancelled.*\(invalid_transition, HTTP 409\)/)
+      })(),
+      (async () => {
+        const second = await json<Order>(['orders', 'create', String(tom.id)])
+        assert.equal((await json<Order>(['orders', 'cancel', String(second.id)])).status, 'cancelled')
+        assert.deepEqual(await json<Order>(['orders', 'get', String(second.id)]), { ...second, status: 'cancelled' })
+        return second
+      })(),
+    ])
+    const [orders, cancelled, humanOrders, sold] = await Promise.all([
+      json<Order[]>(['orders', 'list']),
+      json<Order[]>(['orders', 'list', '--status', 'cancelled', '--all']),
+      ok(['orders', 'list']),
+      json<Pet[]>(['pets', 'list', '--status', 'sold']),
+      fails(['pets', 'get', '999999'], /^adoption-store: No animal with id 999999 in your project\. \(not_found, HTTP 404\)\n$/),
+      fails(['pets', 'get', 'abc'], /"abc" is not an id/),
+      fails(['pets', 'list'], /\(unauthorized, HTTP 401\)/, { ADOPTION_STORE_KEY: 'as_live_wrong' }),
+      fails(['pets', 'list'], /no API key: pass --key or set ADOPTION_STORE_KEY/, { ADOPTION_STORE_KEY: undefined }),
+      fails(['pets', 'list'], /not a URL/, { ADOPTION_STORE_URL: 'nowhere' }),
+      (async () => {
+        const invalid = await cli(['pets', 'list', '--limit', '0'])
+        assert.equal(invalid.code, 1)
+        assert.match(invalid.stderr, /a whole number of at least 1/)
+      })(),
+    ])
+    assert.deepEqual(orders.map((o) => [o.id, o.status]), [[order.id, 'delivered'], [second.id, 'cancelled']])
+    assert.deepEqual(cancelled, [{ ...second, status: 'cancelled' }])
+    assert.match(humanOrders, /^ID +PET +STATUS +COMPLETE +CREATED\n/)
+    assert.deepEqual(sold.map((p) => p.id), [rex.id])
 
     // The server saw all of it: what the CLI created is there, once.
     const final = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
