@@ -14,7 +14,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
-import { freshPostgresDatabase, testDialect } from './databases.js'
+import { dropInBackground, freshPostgresDatabase, testDialect } from './databases.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const CLI = path.join(ROOT, 'dist', 'cli.js')
@@ -437,7 +437,7 @@ export function tally<T>(values: T[]): Record<string, number> {
   return counts
 }
 
-/** Kills every child still running (SIGKILL) and removes the temporary directories. */
+/** Kills every child still running (SIGKILL), removes the temporary directories and deletes the databases (in the background). */
 export async function cleanup(): Promise<void> {
   for (const pgid of groups) signalGroup(pgid, 'SIGKILL')
   groups.clear()
@@ -449,9 +449,10 @@ export async function cleanup(): Promise<void> {
   )
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
   tempDirs.clear()
-  const dropping = [...databases.values()].map(async (database) => (await database).drop())
+  // The server that used each database has exited: deleting it is left to the background.
+  const dropping = [...databases.values()]
   databases.clear()
-  await Promise.all(dropping)
+  for (const database of dropping) dropInBackground(await database)
 }
 
 /** A Redis key prefix of its own, as REDIS_KEY_PREFIX: `adoption-store-test:<uuid>:`. */
