@@ -3,14 +3,15 @@
 # configured (TEST_DATABASE_URL or DATABASE_URL). Redis suites run when TEST_REDIS_URL or
 # REDIS_URL is set. What was skipped is said at the end.
 #
-# Files run several at a time (TEST_CONCURRENCY, default 2): most of their time is spent waiting
-# for child processes, sockets and timers, not computing, and each file has its own databases,
-# ports, Redis key prefixes and temporary directories. Files whose assertions measure time on the
-# machine itself (SERIAL below) run afterwards, one at a time, as on an idle machine.
+# Files run several at a time (TEST_CONCURRENCY, default 3, one more than the cores here): the
+# work is mostly CPU, and the third file uses the time the other two spend waiting for child
+# processes, browsers and timers. Each file has its own databases, ports, Redis key prefixes and
+# temporary directories. Files whose assertions measure time on the machine itself (SERIAL
+# below) run afterwards, one at a time, as on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-concurrency="${TEST_CONCURRENCY:-2}"
+concurrency="${TEST_CONCURRENCY:-3}"
 
 # Latency bounds (reads within 50 ms during a foreign lock) and load runs: not measured beside
 # other files.
