@@ -2,7 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/'] },
+  { ignores: ['dist/', 'data/', 'node_modules/', 'test-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

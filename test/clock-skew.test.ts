@@ -90,7 +90,7 @@ describe('instances with skewed clocks share one limiter through Redis time', ()
   let store: SharedStore | undefined
   let env: EnvOverrides = {}
   let servers: ServerProcess[] = []
-  const cli = (): CliOptions => ({ env, timeoutMs: 20_000 })
+  const cli = (): CliOptions => ({ env })
 
   before(
     async () => {
@@ -108,7 +108,7 @@ describe('instances with skewed clocks share one limiter through Redis time', ()
       servers = []
       for (const offset of OFFSETS) {
         const wrapper = offset === 0 ? undefined : [faketime!, '-f', `${offset > 0 ? '+' : ''}${offset}s`]
-        servers.push(await startServer({ env, wrapper, timeoutMs: 30_000 }))
+        servers.push(await startServer({ env, wrapper }))
       }
     },
     { timeout: 60_000 },

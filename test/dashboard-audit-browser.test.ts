@@ -10,10 +10,22 @@ import type { Page } from 'playwright-core'
 import { admin } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
 import { chromiumMissing, dashboardSuite, heading, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
+import { eventually } from './helpers/wait.js'
 
 /** The actions in the table, top to bottom. */
 async function actionsShown(page: Page): Promise<string[]> {
   return page.locator('table.audit tbody td[data-label="Action"]').allInnerTexts()
+}
+
+/**
+ * Waits until the table shows as many entries as `wanted` accepts (it renders asynchronously).
+ * Counted through the locator: a string predicate given to `waitForFunction` is evaluated in the
+ * page by `eval`, which the dashboard's Content-Security-Policy refuses whenever the first check
+ * fails and polling begins.
+ */
+async function entriesShown(page: Page, what: string, wanted: (count: number) => boolean): Promise<void> {
+  const rows = page.locator('table.audit tbody tr')
+  await eventually(what, async () => wanted(await rows.count()), { timeoutMs: 15_000, everyMs: 50 })
 }
 
 describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
@@ -49,7 +61,7 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     await screenshot(page, 'audit')
 
     await page.getByRole('button', { name: 'Older entries' }).click()
-    await page.waitForFunction('document.querySelectorAll("table.audit tbody tr").length > 50')
+    await entriesShown(page, 'more than 50 entries', (count) => count > 50)
     const all = await actionsShown(page)
     assert.ok(all.length > 50, `${all.length} entries after "Older entries"`)
 
@@ -59,7 +71,7 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     await page.getByRole('button', { name: 'Show' }).click()
     await page.waitForURL((url) => url.search.includes('action=key.revoked'))
     assert.match(new URL(page.url()).search, new RegExp(`project=${shelter.slug}`))
-    await page.waitForFunction('document.querySelectorAll("table.audit tbody tr").length === 1')
+    await entriesShown(page, 'one entry', (count) => count === 1)
     assert.deepEqual(await actionsShown(page), ['key.revoked'])
     await page.getByLabel('Action').selectOption('domain.removed')
     await page.getByRole('button', { name: 'Show' }).click()
@@ -68,7 +80,7 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     // The address alone opens the same view.
     await page.goto(`/dashboard/audit?action=key.created&project=${other.slug}`)
     await heading(page, 'Audit log').waitFor()
-    await page.waitForFunction('document.querySelectorAll("table.audit tbody tr").length === 50')
+    await entriesShown(page, '50 entries', (count) => count === 50)
     assert.ok((await actionsShown(page)).every((action) => action === 'key.created'))
     assert.equal(await page.getByLabel('Action').inputValue(), 'key.created', 'the form shows the filters in force')
     await closePages()
@@ -85,7 +97,7 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     await signInThroughForm(page, owner.email, owner.password, '/audit')
     await heading(page, 'Audit log').waitFor()
     await textOf(page.getByRole('main'), /You see your projects' entries and your own changes\./)
-    await page.waitForFunction('document.querySelectorAll("table.audit tbody tr").length > 0')
+    await entriesShown(page, 'some entries', (count) => count > 0)
     const rows = await page.locator('table.audit tbody tr').allInnerTexts()
     for (const row of rows) assert.ok(row.includes(mine.slug) || row.includes('session.signed_in'), `an owner sees: ${row}`)
     assert.ok(!rows.some((row) => row.includes(theirs.slug)), "no entry of another's project")

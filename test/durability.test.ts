@@ -136,7 +136,7 @@ describe('durability under kill -9', () => {
     test(`${backEnd.name}: every acknowledged create survives ${CYCLES} kills at random moments under load`, { skip: backEnd.skip, timeout: 120_000 }, async (t) => {
       const store = await backEnd.open()
       try {
-        const cli: CliOptions = { dataDir: store.dataDir, env: store.env, timeoutMs: 20_000 }
+        const cli: CliOptions = { dataDir: store.dataDir, env: store.env }
         const limits = ['--per-minute', '1000000', '--per-day', '1000000']
         const project = await cliJson<{ id: number }>(['projects', 'create', 'durable', '--plan', 'enterprise', ...limits, '--json'], cli)
         const { key } = await cliJson<{ key: string }>(['keys', 'create', '--project', 'durable', '--json'], cli)
@@ -149,7 +149,7 @@ describe('durability under kill -9', () => {
         const report: string[] = []
 
         for (let cycle = 0; cycle < CYCLES; cycle++) {
-          const server = await startServer({ dataDir: store.dataDir, env: store.env, timeoutMs: 30_000 })
+          const server = await startServer({ dataDir: store.dataDir, env: store.env })
           let killed = false
           let inFlight = 0
           let acksThisCycle = 0
@@ -196,7 +196,7 @@ describe('durability under kill -9', () => {
         }
         t.diagnostic(`cycles: ${report.join('; ')}; ${acknowledged.size} acknowledged, ${unanswered.size} unanswered in all`)
 
-        const server = await startServer({ dataDir: store.dataDir, env: store.env, timeoutMs: 30_000 })
+        const server = await startServer({ dataDir: store.dataDir, env: store.env })
         const pets = await listAll(server, key)
         for (let i = 1; i < pets.length; i++) assert.ok(pets[i]!.id > pets[i - 1]!.id, `ids ascend without repeats: ${pets[i - 1]!.id} then ${pets[i]!.id}`)
         const stored = new Map(pets.map((p) => [p.id, p.name]))

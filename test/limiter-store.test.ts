@@ -11,7 +11,9 @@ import { redisUrl } from './helpers/redis.js'
 
 /**
  * The limiter contract, run on both stores. Windows and bans are short here so Redis, whose
- * time cannot be moved, runs in real time; the in-process store runs on a manual clock.
+ * time cannot be moved, runs in real time; the in-process store runs on a manual clock. Each
+ * test has subjects and keys of its own, so the tests of a store run at the same time: on Redis
+ * they spend their time waiting for window boundaries, and wait for them together.
  */
 interface Harness {
   store: LimiterStore
@@ -19,6 +21,12 @@ interface Harness {
   pass(ms: number): Promise<void>
   /** Moves to just after the start of a window of this length. */
   startOfWindow(lengthMs: number): Promise<void>
+  /**
+   * Makes sure the current window of this length has at least `needMs` left, moving to the start
+   * of the next one only when it has not: for a test that must stay within one long window
+   * without needing it fresh.
+   */
+  roomInWindow(lengthMs: number, needMs: number): Promise<void>
 }
 
 const SECOND = 1_000
@@ -33,6 +41,9 @@ const stores: { name: string; make(): Promise<Harness> }[] = [
         store: new MemoryLimiterStore(clock),
         pass: async (ms) => clock.advance(ms),
         startOfWindow: async (length) => clock.set((Math.floor(clock.now() / length) + 1) * length + 1),
+        roomInWindow: async (length, need) => {
+          if (length - (clock.now() % length) < need) clock.set((Math.floor(clock.now() / length) + 1) * length + 1)
+        },
       }
     },
   },
@@ -47,14 +58,18 @@ if (redisUrl) {
       const store = new RedisLimiterStore(redisUrl!, { keyPrefix: prefix, commandTimeoutMs: 1_000 })
       await store.connect()
       redisStores.push(store)
+      // Real time: Redis's own clock, whose window boundaries are waited for.
+      const left = async (length: number) => {
+        const [s, us] = (await store.redis.time()) as unknown as [string, string]
+        return length - ((Number(s) * 1000 + Math.floor(Number(us) / 1000)) % length)
+      }
       return {
         store,
         pass: (ms) => sleep(ms),
-        // Real time: wait for the next boundary of Redis's own clock.
-        startOfWindow: async (length) => {
-          const [s, us] = (await store.redis.time()) as unknown as [string, string]
-          const now = Number(s) * 1000 + Math.floor(Number(us) / 1000)
-          await sleep(length - (now % length) + 5)
+        startOfWindow: async (length) => sleep((await left(length)) + 5),
+        roomInWindow: async (length, need) => {
+          const ms = await left(length)
+          if (ms < need) await sleep(ms + 5)
         },
       }
     },
@@ -73,15 +88,22 @@ after(async () => {
 })
 
 let subjects = 0
+/** A subject of the test's own, and names derived from it: tests run concurrently. */
 function subject(): string {
   return `p:${process.pid}-${++subjects}`
 }
+
+/**
+ * How much of a 20 s window a test needing one must have left: each such test takes about a
+ * second (the longest crosses one 2 s boundary), ten leave room for a loaded machine.
+ */
+const DAY_ROOM = 10 * SECOND
 
 const minute = (limit: number, lengthMs = 2 * SECOND): Window => ({ name: 'minute', limit, lengthMs })
 const day = (limit: number, lengthMs = 20 * SECOND): Window => ({ name: 'day', limit, lengthMs })
 
 for (const { name, make } of stores) {
-  describe(`limiter store: ${name}`, () => {
+  describe(`limiter store: ${name}`, { concurrency: true }, () => {
     test('admits exactly the limit, counting Remaining down, then limits without charging', async () => {
       const h = await make()
       await h.startOfWindow(2 * SECOND)
@@ -115,7 +137,7 @@ for (const { name, make } of stores) {
 
     test('120 concurrent requests on a limit of 60 admit exactly 60, each with a distinct Remaining', async () => {
       const h = await make()
-      await h.startOfWindow(2 * SECOND)
+      await h.startOfWindow(4 * SECOND)
       const request: ConsumeRequest = { subject: subject(), windows: [minute(60, 4 * SECOND), day(1_000)] }
       const decisions = await Promise.all(Array.from({ length: 120 }, () => h.store.consume(request)))
       const admitted = decisions.filter((d) => d.outcome === 'allowed')
@@ -126,7 +148,8 @@ for (const { name, make } of stores) {
 
     test('both windows are charged together; a rejection charges neither', async () => {
       const h = await make()
-      await h.startOfWindow(20 * SECOND)
+      // The day window must outlast a minute boundary (at most 2 s away): 10 s is plenty.
+      await h.roomInWindow(20 * SECOND, DAY_ROOM)
       const request: ConsumeRequest = { subject: subject(), windows: [minute(3), day(10)] }
       for (let i = 0; i < 3; i++) assert.equal((await h.store.consume(request)).outcome, 'allowed')
       for (let i = 0; i < 5; i++) assert.equal((await h.store.consume(request)).outcome, 'limited')
@@ -145,7 +168,7 @@ for (const { name, make } of stores) {
 
     test('the day window binds when it runs out first', async () => {
       const h = await make()
-      await h.startOfWindow(20 * SECOND)
+      await h.roomInWindow(20 * SECOND, DAY_ROOM)
       const request: ConsumeRequest = { subject: subject(), windows: [minute(1_000), day(5)] }
       for (let i = 0; i < 5; i++) assert.equal((await h.store.consume(request)).outcome, 'allowed')
       const refused = await h.store.consume(request)
@@ -159,9 +182,10 @@ for (const { name, make } of stores) {
 
     test('a key sending more than 30 requests while rejected is banned, escalating on repeats', async () => {
       const h = await make()
-      await h.startOfWindow(20 * SECOND)
-      const keyId = `key_${subjects}`
-      const request: ConsumeRequest = { subject: subject(), windows: [minute(1_000), day(1)], ban: { keyId, policy } }
+      await h.roomInWindow(20 * SECOND, DAY_ROOM)
+      const own = subject()
+      const keyId = `key_${own}`
+      const request: ConsumeRequest = { subject: own, windows: [minute(1_000), day(1)], ban: { keyId, policy } }
       assert.equal((await h.store.consume(request)).outcome, 'allowed')
       for (let i = 0; i < 30; i++) assert.equal((await h.store.consume(request)).outcome, 'limited', `rejection ${i + 1}`)
       const banned = await h.store.consume(request)
@@ -183,10 +207,11 @@ for (const { name, make } of stores) {
 
     test('ban length is capped', async () => {
       const h = await make()
-      await h.startOfWindow(20 * SECOND)
-      const keyId = `key_cap_${subjects}`
+      await h.roomInWindow(20 * SECOND, DAY_ROOM)
+      const own = subject()
+      const keyId = `key_cap_${own}`
       const capped: BanPolicy = { ...policy, afterRejections: 1, baseMs: 300, maxMs: 500 }
-      const request: ConsumeRequest = { subject: subject(), windows: [day(0)], ban: { keyId, policy: capped } }
+      const request: ConsumeRequest = { subject: own, windows: [day(0)], ban: { keyId, policy: capped } }
       const lengths: number[] = []
       for (let round = 0; round < 3; round++) {
         await h.store.consume(request)
@@ -200,9 +225,11 @@ for (const { name, make } of stores) {
 
     test('unban lifts a ban and its escalation', async () => {
       const h = await make()
-      await h.startOfWindow(20 * SECOND)
-      const keyId = `key_unban_${subjects}`
-      const request: ConsumeRequest = { subject: subject(), windows: [minute(1)], ban: { keyId, policy: { ...policy, afterRejections: 1 } } }
+      // Only the 2 s window is used: all of it happens in a fresh one.
+      await h.startOfWindow(2 * SECOND)
+      const own = subject()
+      const keyId = `key_unban_${own}`
+      const request: ConsumeRequest = { subject: own, windows: [minute(1)], ban: { keyId, policy: { ...policy, afterRejections: 1 } } }
       await h.store.consume(request)
       await h.store.consume(request)
       assert.equal((await h.store.consume(request)).outcome, 'banned')
@@ -216,7 +243,7 @@ for (const { name, make } of stores) {
     test('unauthenticated subjects are limited but never banned', async () => {
       const h = await make()
       await h.startOfWindow(2 * SECOND)
-      const request: ConsumeRequest = { subject: `ip:127.0.0.${subjects}`, windows: [minute(1)] }
+      const request: ConsumeRequest = { subject: `ip:127.0.0.${++subjects}`, windows: [minute(1)] }
       await h.store.consume(request)
       for (let i = 0; i < 40; i++) assert.equal((await h.store.consume(request)).outcome, 'limited')
     })

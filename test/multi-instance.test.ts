@@ -29,6 +29,7 @@ import {
   type ServerProcess,
   sharedStore,
   type SharedStore,
+  START_TIMEOUT_MS,
   startServer,
   tally,
   waitForWindowRoom,
@@ -58,7 +59,7 @@ type CreatedKey = ApiKey & { key: string }
 /** Starts `count` servers on `env` in the same tick, so their start-ups (and migrations) overlap. */
 async function startTogether(count: number, env: EnvOverrides): Promise<ServerProcess[]> {
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()))
-  const started = await Promise.allSettled(ports.map((port) => startServer({ port, env, timeoutMs: 30_000 })))
+  const started = await Promise.allSettled(ports.map((port) => startServer({ port, env })))
   const failures = started.filter((s): s is PromiseRejectedResult => s.status === 'rejected')
   assert.deepEqual(
     failures.map((f) => String(f.reason)),
@@ -85,7 +86,7 @@ describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`,
   let env: EnvOverrides = {}
   let servers: ServerProcess[] = []
   let burst: CreatedKey | undefined
-  const cli = (): CliOptions => ({ env, timeoutMs: 20_000 })
+  const cli = (): CliOptions => ({ env })
 
   before(
     async () => {
@@ -285,6 +286,9 @@ describe('instances started at the same moment on a fresh database', () => {
       const store = await sharedStore(postgresUrl, redisUrl!)
       try {
         const servers = await startTogether(INSTANCES, store.env)
+        // The instance that creates the store's first project and key prints the key once both are
+        // stored, just after it starts listening (healthy a moment before).
+        await Promise.any(servers.map((s) => s.waitForStdout(/as_live_/, START_TIMEOUT_MS)))
 
         const client = new pg.Client({ connectionString: store.env.DATABASE_URL, connectionTimeoutMillis: 5_000 })
         await client.connect()
@@ -309,8 +313,7 @@ describe('instances started at the same moment on a fresh database', () => {
 
         // Exactly one instance created the store's first key and printed it; it works on all three.
         for (const server of servers) assert.equal(server.exit, undefined, server.describe())
-        // The instance that created it prints it just after it starts listening: give it a moment.
-        for (let waited = 0; waited < 3_000 && !servers.some((s) => /as_live_/.test(s.stdout)); waited += 50) await sleep(50)
+        // A moment for another instance to print a key too, which it must not.
         await sleep(200)
         const printed = servers.map((s) => /^\s*(as_live_\S+)\s*$/m.exec(s.stdout)?.[1]).filter((k): k is string => k !== undefined)
         t.diagnostic(`first-start key printed by instance ${servers.findIndex((s) => /as_live_/.test(s.stdout)) + 1}`)

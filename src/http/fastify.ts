@@ -5,6 +5,7 @@ import { answerClientError } from './client-errors.js'
 import { frameworkErrorHandler } from './error-handler.js'
 import { RequestLogController } from './logging.js'
 import { requestId } from './request-id.js'
+import { buildSerializer } from './serialization.js'
 import { buildValidator } from './validation.js'
 
 /** Pino options or an instance; `false` for none; absent for JSON logs at `config.logLevel`. */
@@ -27,8 +28,9 @@ export function createFastify(config: Config, logger: LoggerOption | undefined):
     logController: new RequestLogController(),
     // Answered by the shutdown refusal (lifecycle.ts) in the API's own error envelope instead.
     return503OnClosing: false,
-    // One validator compiler for every scope (see buildValidator).
-    schemaController: { compilersFactory: { buildValidator } },
+    // One validator compiler for every scope (see buildValidator); each response serializer
+    // compiled once per distinct schema (see buildSerializer).
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } },
     // Errors raised before routing, in the same envelope.
     frameworkErrors: frameworkErrorHandler(config),
     // And what the HTTP server refuses before a request exists (too slow, headers too large).

@@ -173,20 +173,57 @@ export async function freshPostgresDatabase(adminUrl = postgresUrl, { migrated =
 
 /**
  * A migrated PostgreSQL database for a test app, without waiting for the server to make it: each
- * call answers the one made in the background since the previous call and starts the next, and
- * `drop` queues the deletion, one at a time, after the test. Whatever is left when the process
- * has nothing else to do (the last spare, deletions still queued) is deleted then.
+ * call answers a spare made in the background since an earlier call and starts the next, and
+ * `drop` starts the deletion in the background, a few at a time. When a spare is still being
+ * made as it is wanted (tests that take less time than a `CREATE DATABASE`), more are made at
+ * once, up to MAX_SPARES. Whatever is left when the process has nothing else to do (the spares,
+ * deletions still running) is deleted then.
  */
 export function testAppPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const next = spare ?? migratedDatabase()
-  spare = migratedDatabase()
-  // An unused spare that failed is reported by the call that takes it.
-  spare.catch(() => undefined)
-  return next
+  const next = spares.shift()
+  if (next && !next.ready && wantedSpares < MAX_SPARES) wantedSpares++
+  while (spares.length < wantedSpares) spares.push(spare())
+  return next?.database ?? migratedDatabase()
 }
 
-let spare: ReturnType<typeof migratedDatabase> | undefined
-let deletions: Promise<void> = Promise.resolve()
+const MAX_SPARES = 3
+let wantedSpares = 1
+const spares: Spare[] = []
+
+interface Spare {
+  database: ReturnType<typeof migratedDatabase>
+  ready: boolean
+}
+
+function spare(): Spare {
+  const made: Spare = { database: migratedDatabase(), ready: false }
+  // An unused spare that failed is reported by the call that takes it.
+  made.database.then(
+    () => (made.ready = true),
+    () => (made.ready = true),
+  )
+  return made
+}
+
+/**
+ * How many deletions run at once. `DROP DATABASE` mostly waits for the server's disk (over a
+ * second each on a busy machine) and several overlap well; one at a time, a file that made a few
+ * hundred databases kept waiting for them for minutes after its last test.
+ */
+const DELETIONS_AT_ONCE = 8
+const deletionQueue: (() => Promise<void>)[] = []
+let deleting = 0
+
+function startDeletions(): void {
+  while (deleting < DELETIONS_AT_ONCE && deletionQueue.length > 0) {
+    const drop = deletionQueue.shift()!
+    deleting++
+    void drop().finally(() => {
+      deleting--
+      startDeletions()
+    })
+  }
+}
 
 async function migratedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   watchExit()
@@ -194,11 +231,22 @@ async function migratedDatabase(): Promise<{ url: string; drop(): Promise<void> 
   return {
     url: database.url,
     async drop() {
-      deletions = deletions.then(database.drop).catch((error: unknown) => {
-        process.stderr.write(`# could not delete the test database ${database.url}: ${String(error)}\n`)
-      })
+      dropInBackground(database)
     },
   }
+}
+
+/**
+ * Deletes a test database in the background, a few at a time (see DELETIONS_AT_ONCE): no test
+ * waits for it, and the process stays alive until it is done.
+ */
+export function dropInBackground(database: { url: string; drop(): Promise<void> }): void {
+  deletionQueue.push(() =>
+    database.drop().catch((error: unknown) => {
+      process.stderr.write(`# could not delete the test database ${database.url}: ${String(error)}\n`)
+    }),
+  )
+  startDeletions()
 }
 
 let watching = false
@@ -208,9 +256,7 @@ function watchExit(): void {
   // Fired whenever the event loop runs dry; the queued deletions' connections keep the process
   // alive until they are done, and the next time round there is nothing left to do.
   process.on('beforeExit', () => {
-    const left = spare
-    spare = undefined
-    if (left) void left.then((database) => database.drop(), () => undefined)
+    for (const left of spares.splice(0)) void left.database.then((database) => database.drop(), () => undefined)
   })
 }
 
