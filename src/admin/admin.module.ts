@@ -15,6 +15,9 @@ import type { ProjectsService } from '../projects/projects.service.js'
 import { usageRoutes } from '../usage/usage.routes.js'
 import { UsageSchema } from '../usage/usage.schemas.js'
 import type { UsageService } from '../usage/usage.service.js'
+import { webhooksRoutes } from '../webhooks/webhooks.routes.js'
+import { NewWebhookEndpointSchema, WebhookDeliverySchema, WebhookEndpointSchema } from '../webhooks/webhooks.schemas.js'
+import type { WebhooksService } from '../webhooks/webhooks.service.js'
 
 /** The services behind the admin API, built once by the composition root. */
 export interface AdminDependencies {
@@ -25,6 +28,7 @@ export interface AdminDependencies {
   usage: UsageService
   domains: Domains
   audit: AuditService
+  webhooks: WebhooksService
 }
 
 /**
@@ -32,13 +36,14 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
-    for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema]) admin.addSchema(schema)
+    for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema, WebhookEndpointSchema, NewWebhookEndpointSchema, WebhookDeliverySchema]) admin.addSchema(schema)
     await admin.register(projectsRoutes, { projects, platformDomain: config.platformDomain })
     await admin.register(keysRoutes, { keys, limiter })
     await admin.register(usageRoutes, { usage })
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
     await admin.register(auditRoutes, { audit, findProject: (slug) => projects.find(slug) })
+    await admin.register(webhooksRoutes, { webhooks })
   }
 }

@@ -5,6 +5,7 @@ import type { OrderRow, PetStatus } from '../db/schema.js'
 import { type Page, pageOf, type PageQuery } from '../http/pagination.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
 import { findPet, movePet, setPetStatus } from '../pets/pets.repository.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import { findOrder, insertOrder, listOrders, moveOrder } from './orders.repository.js'
 import type { Order, OrderStatus } from './orders.schemas.js'
 
@@ -49,6 +50,7 @@ export class OrdersService {
     private readonly clock: Clock,
     private readonly idempotency: Idempotency,
     private readonly generations: Generations,
+    private readonly outbox: Outbox,
   ) {}
 
   async list(projectId: number, filter: PageQuery<OrderStatus>): Promise<Page<Order>> {
@@ -69,12 +71,15 @@ export class OrdersService {
   }
 
   private async placeOnce(projectId: number, petId: number, idempotencyKey: string | undefined): Promise<PlaceOrderResult> {
+    const reported = await this.outbox.wants(projectId, 'order.placed')
     const place = async (trx: Db): Promise<Order> => {
       if (!(await movePet(trx, projectId, petId, 'available', 'pending'))) {
         const pet = await findPet(trx, projectId, petId)
         throw new Refusal(pet ? { ok: false, error: 'pet_unavailable', petStatus: pet.status } : { ok: false, error: 'pet_not_found' })
       }
-      return toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.clock.now()).toISOString() }))
+      const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.clock.now()).toISOString() }))
+      if (reported) await this.outbox.write(trx, projectId, 'order.placed', order)
+      return order
     }
     try {
       if (idempotencyKey === undefined) {
@@ -96,6 +101,8 @@ export class OrdersService {
   /** Applies one move of the state machine to an order and its animal, in one transaction. */
   async transition(projectId: number, orderId: number, action: OrderAction): Promise<TransitionResult> {
     const { from, to, pet } = TRANSITIONS[action]
+    const type = `order.${to}` as const
+    const reported = await this.outbox.wants(projectId, type)
     const result = await this.db.transaction().execute(async (trx): Promise<TransitionResult> => {
       const moved = await moveOrder(trx, projectId, orderId, from, to, new Date(this.clock.now()).toISOString())
       if (!moved) {
@@ -103,7 +110,9 @@ export class OrdersService {
         return existing ? { ok: false, error: 'invalid_transition', status: existing.status } : { ok: false, error: 'order_not_found' }
       }
       if (pet) await setPetStatus(trx, projectId, moved.pet_id, pet)
-      return { ok: true, order: toOrder(moved) }
+      const order = toOrder(moved)
+      if (reported) await this.outbox.write(trx, projectId, type, order)
+      return { ok: true, order }
     })
     if (result.ok) await this.generations.dataChanged(projectId)
     return result

@@ -3,7 +3,8 @@ import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { type Page, pageOf } from '../http/pagination.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
-import { findPet, insertPet, listPets, type PetFilter } from './pets.repository.js'
+import type { Outbox } from '../webhooks/outbox.js'
+import { findPet, insertPet, insertPetReported, listPets, type PetFilter } from './pets.repository.js'
 import type { NewPet, Pet } from './pets.schemas.js'
 
 export type CreatePetResult =
@@ -16,6 +17,7 @@ export class PetsService {
     private readonly clock: Clock,
     private readonly idempotency: Idempotency,
     private readonly generations: Generations,
+    private readonly outbox: Outbox,
   ) {}
 
   /** One page in ascending id order, and the cursor of the next page when there is one. */
@@ -36,7 +38,16 @@ export class PetsService {
 
   private async createOnce(projectId: number, input: NewPet, idempotencyKey: string | undefined): Promise<CreatePetResult> {
     const pet = { name: input.name.trim(), categoryId: input.categoryId, status: input.status ?? 'available' }
-    const insert = (db: Db) => insertPet(db, projectId, { ...pet, createdAt: new Date(this.clock.now()).toISOString() })
+    // pet.created goes out with the animal, in its transaction, when an endpoint wants it.
+    const reported = await this.outbox.wants(projectId, 'pet.created')
+    const insert = async (db: Db) => {
+      const createdAt = new Date(this.clock.now()).toISOString()
+      if (!reported) return insertPet(db, projectId, { ...pet, createdAt })
+      const { id, type } = this.outbox.event(projectId, 'pet.created', null)
+      const created = await insertPetReported(db, projectId, { ...pet, createdAt }, { id, projectId, type, createdAt })
+      this.outbox.written()
+      return created
+    }
     if (idempotencyKey === undefined) return { ok: true, pet: await insert(this.db), replayed: false }
 
     const outcome = await this.idempotency.run(projectId, idempotencyKey, { operation: 'createPet', body: input }, async (trx) => ({

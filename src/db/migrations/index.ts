@@ -7,6 +7,7 @@ import * as accounts from './0005-accounts.js'
 import * as usage from './0006-usage.js'
 import * as cacheGenerations from './0007-cache-generations.js'
 import * as auditAndUserStates from './0008-audit-and-user-states.js'
+import * as webhooks from './0011-webhooks.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-usage': usage,
   '0007-cache-generations': cacheGenerations,
   '0008-audit-and-user-states': auditAndUserStates,
+  '0011-webhooks': webhooks,
 }

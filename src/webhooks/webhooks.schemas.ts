@@ -1,0 +1,113 @@
+import { Type, type Static } from 'typebox'
+import { DELIVERY_STATES } from '../db/schema.js'
+import { MAX_PAGE_SIZE, StringEnum } from '../http/schemas.js'
+import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './events.js'
+
+const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
+
+export const EventTypeSchema = StringEnum([...WEBHOOK_EVENT_TYPES, ALL_EVENTS], {
+  description: 'An event type of the catalogue, or `*` for every type (present and future)',
+})
+
+const endpointProperties = {
+  id: Type.String({ description: "The endpoint's id", examples: ['ep_8Tq2Xz4LmN6pR1sV'] }),
+  url: Type.String({ format: 'uri', description: 'Where events are POSTed' }),
+  description: Type.Union([Type.String(), Type.Null()], { description: 'What the endpoint is for' }),
+  types: Type.Array(EventTypeSchema, { description: 'The event types it receives' }),
+  enabled: Type.Boolean({ description: 'Whether events are sent to it' }),
+  disabledReason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was disabled: by the service after failing for 5 days, or by a person' }),
+  previousSecretExpiresAt: timestamp('During a rotation: until when the previous secret also signs; null otherwise'),
+  failingSince: timestamp('Since when every attempt failed; null after a success'),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}
+
+export const WebhookEndpointSchema = Type.Object(endpointProperties, {
+  $id: 'WebhookEndpoint',
+  additionalProperties: false,
+  description: "A project's webhook endpoint. Its signing secret is shown only when it is created or rotated.",
+})
+
+export const NewWebhookEndpointSchema = Type.Object(
+  {
+    ...endpointProperties,
+    secret: Type.String({ description: 'The signing secret (`whsec_…`), shown this once: store it now and verify every event with it.' }),
+  },
+  { $id: 'NewWebhookEndpoint', additionalProperties: false, description: 'A webhook endpoint, with its new signing secret' },
+)
+
+export type WebhookEndpoint = Static<typeof WebhookEndpointSchema>
+
+export const WebhookEndpointsSchema = Type.Array(Type.Ref('WebhookEndpoint'), { description: "The project's endpoints, oldest first" })
+
+const url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL (http only to networks the operator allows); no user or password in it', examples: ['https://example.com/webhooks'] })
+const types = Type.Array(EventTypeSchema, { minItems: 1, maxItems: 50, uniqueItems: true, description: 'Event types to receive', examples: [['pet.created', 'order.placed']] })
+const description = Type.String({ maxLength: 200, description: 'What the endpoint is for: at most 200 characters' })
+
+export const CreateWebhookSchema = Type.Object(
+  { url, types, description: Type.Optional(description), enabled: Type.Optional(Type.Boolean({ description: 'Default true' })) },
+  { additionalProperties: false, examples: [{ url: 'https://example.com/webhooks', types: ['pet.created', 'order.placed'] }] },
+)
+
+export const UpdateWebhookSchema = Type.Object(
+  {
+    url: Type.Optional(url),
+    types: Type.Optional(types),
+    description: Type.Optional(Type.Union([description, Type.Null()])),
+    enabled: Type.Optional(Type.Boolean({ description: 'Enable (clears the reason it was disabled) or disable' })),
+  },
+  { additionalProperties: false, minProperties: 1, examples: [{ enabled: true }] },
+)
+
+export const RotateSecretSchema = Type.Object(
+  {
+    overlapHours: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 168, default: 24, description: 'How long the previous secret keeps signing too (both signatures are sent); 0 ends it at once' }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ overlapHours: 24 }] },
+)
+
+export const WebhookParamsSchema = Type.Object({
+  slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }),
+  id: Type.String({ minLength: 1, maxLength: 32, description: "The endpoint's id", examples: ['ep_8Tq2Xz4LmN6pR1sV'] }),
+})
+
+export const DeliveryParamsSchema = Type.Object({
+  slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }),
+  id: Type.String({ minLength: 1, maxLength: 32, description: "The endpoint's id", examples: ['ep_8Tq2Xz4LmN6pR1sV'] }),
+  deliveryId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "The delivery's id", examples: [1] }),
+})
+
+export const DeliveryQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: 'Maximum number of deliveries returned' })),
+    before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Cursor: only deliveries with a smaller id. Follow the `Link: rel="next"` header instead of building it.' })),
+  },
+  { additionalProperties: false },
+)
+
+export const WebhookDeliverySchema = Type.Object(
+  {
+    id: Type.Integer({ description: "The delivery's id" }),
+    eventId: Type.String({ description: 'The event id, sent as `webhook-id` on every attempt: deduplicate by it', examples: ['msg_2KWPBgLlAfxdpx2AI54pPJ85'] }),
+    eventType: Type.String({ description: 'The event type' }),
+    eventCreatedAt: Type.String({ format: 'date-time', description: 'When the event happened' }),
+    state: StringEnum(DELIVERY_STATES, { description: '`pending` (an attempt is due), `succeeded` (a 2xx answer) or `failed` (no attempt left)' }),
+    manual: Type.Boolean({ description: 'A redelivery or test event asked for by a person: attempted once' }),
+    attempts: Type.Integer({ description: 'Attempts made so far' }),
+    nextAttemptAt: timestamp('When the next attempt is due; null once it succeeded or failed'),
+    lastAttemptAt: timestamp('When the last attempt was made'),
+    lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: "The last answer's HTTP status; null when none came" }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed' }),
+    latencyMs: Type.Union([Type.Integer(), Type.Null()], { description: 'How long the last attempt took, in milliseconds' }),
+    responseExcerpt: Type.Union([Type.String(), Type.Null()], { description: "The first KiB at most of the last answer's body" }),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: timestamp('When it succeeded or failed for good'),
+  },
+  { $id: 'WebhookDelivery', additionalProperties: false, description: 'One event sent to one endpoint: its attempts and how the last one went' },
+)
+
+export type WebhookDelivery = Static<typeof WebhookDeliverySchema>
+
+export const WebhookDeliveriesSchema = Type.Array(Type.Ref('WebhookDelivery'), { description: 'Deliveries, newest first' })
