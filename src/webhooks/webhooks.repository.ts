@@ -34,7 +34,9 @@ const insertEvent = prepare((db, id: string, projectId: number, type: string, da
     .expression(
       db
         .selectFrom(eventValues(db, id, projectId, type, createdAt, dedupeKey).as('v'))
-        .select(['v.id', 'v.project_id', 'v.type', 'v.created_at', 'v.dedupe_key', sql<string>`${data}`.as('data')]),
+        .select(['v.id', 'v.project_id', 'v.type', 'v.created_at', 'v.dedupe_key', sql<string>`${data}`.as('data')])
+        // SQLite reads `ON CONFLICT` after a SELECT without WHERE as part of a join: this says where it ends.
+        .where(sql<boolean>`1 = 1`),
     )
     .onConflict((oc) => oc.doNothing())
     .returning('id'),

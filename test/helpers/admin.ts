@@ -85,7 +85,7 @@ export async function assertMatchesAdminContract(app: FastifyInstance, method: s
 }
 
 /** Calls the admin API with the operator token, checked against both documents' rules. */
-export async function admin(t: TestApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, token = ADMIN_TOKEN): Promise<LightMyRequestResponse> {
+export async function admin(t: TestApp, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown, token = ADMIN_TOKEN): Promise<LightMyRequestResponse> {
   const response = await t.request({
     method,
     url: `/admin/v1${url}`,
