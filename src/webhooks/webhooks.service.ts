@@ -287,18 +287,18 @@ export class WebhooksService {
     try {
       url = new URL(input.url.trim())
     } catch {
-      return refuse(`body field "url" is not a URL: use https://host/path.`)
+      return refuse(`"url" is not a URL: use https://host/path.`)
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return refuse(`body field "url" must be an https URL, not ${url.protocol}.`)
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return refuse(`"url" must be an https URL, not ${url.protocol}.`)
     if (url.protocol === 'http:' && !this.settings.allowsPlainHttp) {
-      return refuse('body field "url" must be an https URL: plain http is accepted only when the operator allows private networks (WEBHOOK_ALLOWED_NETWORKS).')
+      return refuse('"url" must be an https URL: plain http is accepted only when the operator allows private networks (WEBHOOK_ALLOWED_NETWORKS).')
     }
-    if (url.username || url.password) return refuse('body field "url" must not carry a user or password: authenticate events by their signature.')
-    if (url.hash) return refuse('body field "url" must not have a #fragment.')
+    if (url.username || url.password) return refuse('"url" must not carry a user or password: authenticate events by their signature.')
+    if (url.hash) return refuse('"url" must not have a #fragment.')
     const refused = literalRefusal(this.settings.policy, url.hostname, url.protocol === 'http:')
-    if (refused) return refuse(`body field "url" is refused: ${refused}.`)
+    if (refused) return refuse(`"url" is refused: ${refused}.`)
     const description = input.description?.trim() || null
-    if (description !== null && /\p{Cc}/u.test(description)) return refuse('body field "description" must not contain control characters.')
+    if (description !== null && /\p{Cc}/u.test(description)) return refuse('"description" must not contain control characters.')
     return { ok: true, url: url.toString(), description }
   }
 
