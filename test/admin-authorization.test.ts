@@ -46,6 +46,9 @@ interface Fixture {
   redirected: string
   /** A domain with no role yet: free to redirect. */
   spare: string
+  /** A webhook endpoint of the project, and a delivery of its test event. */
+  endpointId: string
+  deliveryId: number
 }
 
 interface RequestSpec {
@@ -84,6 +87,15 @@ const REQUESTS: Record<string, RequestSpec> = {
   setPrimaryDomain: { success: 200, body: (f) => ({ name: f.domain }) },
   addRedirect: { success: 200, body: (f) => ({ from: f.spare, to: f.domain }) },
   removeRedirect: { success: 200 },
+  listWebhookEndpoints: { success: 200 },
+  createWebhookEndpoint: { success: 201, body: () => ({ url: 'https://hooks.example.test/in', types: ['pet.created'] }) },
+  getWebhookEndpoint: { success: 200 },
+  updateWebhookEndpoint: { success: 200, body: () => ({ description: 'matrix', enabled: false }) },
+  deleteWebhookEndpoint: { success: 204 },
+  rotateWebhookSecret: { success: 200, body: () => ({ overlapHours: 1 }) },
+  listWebhookDeliveries: { success: 200 },
+  redeliverWebhook: { success: 202 },
+  sendWebhookTestEvent: { success: 202 },
 }
 
 /** Operator actions: an owner gets 403 even for their own project. */
@@ -98,6 +110,8 @@ const PARAMETERS: Record<string, (fixture: Fixture) => string> = {
   id: (f) => f.keyId,
   name: (f) => f.domain,
   from: (f) => f.redirected,
+  endpointId: (f) => f.endpointId,
+  deliveryId: (f) => String(f.deliveryId),
 }
 
 describe('admin API authorization, for every operation of the admin document', () => {
@@ -109,7 +123,9 @@ describe('admin API authorization, for every operation of the admin document', (
   const ownerProjects: string[] = []
 
   before(async () => {
-    t = await createAdminApp()
+    t = await createAdminApp({ config: { webhookEncryptionKey: 'ab'.repeat(32) } })
+    // Deliveries stay due: nothing is sent anywhere.
+    await t.app.services.webhooks.worker.close()
     const doc = (await admin(t, 'GET', '/openapi.json')).json<{
       paths: Record<string, Record<string, { operationId: string; security?: Operation['security']; 'x-audit-action'?: string }>>
     }>()
@@ -142,7 +158,18 @@ describe('admin API authorization, for every operation of the admin document', (
     }
     const redirect = await admin(t, 'POST', `/projects/${project.slug}/domains/redirects`, { from: redirected, to: domain })
     assert.equal(redirect.statusCode, 200, redirect.body)
-    return { slug: project.slug, keyId: key.id, domain, redirected, spare }
+    const { endpointId, deliveryId } = await webhookOf(project.slug)
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare, endpointId, deliveryId }
+  }
+
+  /** A webhook endpoint of the project with the delivery of a test event. */
+  async function webhookOf(slug: string): Promise<{ endpointId: string; deliveryId: number }> {
+    const added = await admin(t, 'POST', `/projects/${slug}/webhooks`, { url: 'https://hooks.example.test/in', types: ['*'] })
+    assert.equal(added.statusCode, 201, added.body)
+    const endpointId = added.json<{ id: string }>().id
+    const sent = await admin(t, 'POST', `/projects/${slug}/webhooks/${endpointId}/test`)
+    assert.equal(sent.statusCode, 202, sent.body)
+    return { endpointId, deliveryId: sent.json<{ id: number }>().id }
   }
 
   /** Fixtures of projects the owner belongs to, one per use. */
@@ -167,7 +194,7 @@ describe('admin API authorization, for every operation of the admin document', (
     const domain = settings.domains.find((d) => d.name.startsWith('shop.'))?.name
     const spare = settings.domains.find((d) => d.name.startsWith('api.'))?.name
     assert.ok(keyId && redirected && domain && spare, `fixture of ${slug}`)
-    return { slug, keyId, domain, redirected, spare }
+    return { slug, keyId, domain, redirected, spare, ...(await webhookOf(slug)) }
   }
 
   function urlOf(operation: Operation, f: Fixture): string {
@@ -311,8 +338,8 @@ describe('admin API authorization, for every operation of the admin document', (
         }
         expect(response, REQUESTS[operation.operationId]?.success ?? 0, undefined, 'the change, by an operator')
         // A secret shown once (a key, a one-time password) must not be in the log either.
-        const shown = response.body ? response.json<{ key?: unknown; password?: unknown }>() : {}
-        for (const value of [shown.key, shown.password]) if (typeof value === 'string') secrets.push(value)
+        const shown = response.body ? response.json<{ key?: unknown; password?: unknown; secret?: unknown }>() : {}
+        for (const value of [shown.key, shown.password, shown.secret]) if (typeof value === 'string') secrets.push(value)
 
         const requestId = response.headers['x-request-id']
         assert.ok(typeof requestId === 'string' && requestId, 'the answer carries its request id')

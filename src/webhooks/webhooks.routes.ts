@@ -60,7 +60,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   )
 
   app.get(
-    '/projects/:slug/webhooks/:id',
+    '/projects/:slug/webhooks/:endpointId',
     {
       schema: {
         ...WEBHOOKS,
@@ -71,11 +71,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         response: { 200: { description: 'The endpoint', ...Type.Ref('WebhookEndpoint') }, ...errorResponses(400, 401, 404, 500, 503) },
       },
     },
-    async (request) => orThrow(await webhooks.get(request.adminProject.slug, request.params.id)).endpoint,
+    async (request) => orThrow(await webhooks.get(request.adminProject.slug, request.params.endpointId)).endpoint,
   )
 
   app.patch(
-    '/projects/:slug/webhooks/:id',
+    '/projects/:slug/webhooks/:endpointId',
     {
       schema: {
         ...WEBHOOKS,
@@ -89,11 +89,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         response: { 200: { description: 'The endpoint, changed', ...Type.Ref('WebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS) },
       },
     },
-    async (request) => orThrow(await webhooks.update(request.adminProject.slug, request.params.id, request.body, changeOf(request))).endpoint,
+    async (request) => orThrow(await webhooks.update(request.adminProject.slug, request.params.endpointId, request.body, changeOf(request))).endpoint,
   )
 
   app.delete(
-    '/projects/:slug/webhooks/:id',
+    '/projects/:slug/webhooks/:endpointId',
     {
       schema: {
         ...WEBHOOKS,
@@ -106,13 +106,13 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       },
     },
     async (request, reply) => {
-      orThrow(await webhooks.remove(request.adminProject.slug, request.params.id, changeOf(request)))
+      orThrow(await webhooks.remove(request.adminProject.slug, request.params.endpointId, changeOf(request)))
       return reply.code(204).send(null)
     },
   )
 
   app.post(
-    '/projects/:slug/webhooks/:id/rotate-secret',
+    '/projects/:slug/webhooks/:endpointId/rotate-secret',
     {
       schema: {
         ...WEBHOOKS,
@@ -128,13 +128,13 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     },
     async (request, reply) => {
       const overlap = request.body?.overlapHours ?? DEFAULT_OVERLAP_HOURS
-      const { endpoint, secret } = orThrow(await webhooks.rotateSecret(request.adminProject.slug, request.params.id, overlap, changeOf(request)))
+      const { endpoint, secret } = orThrow(await webhooks.rotateSecret(request.adminProject.slug, request.params.endpointId, overlap, changeOf(request)))
       return reply.header('cache-control', 'no-store').send({ ...endpoint, secret })
     },
   )
 
   app.get(
-    '/projects/:slug/webhooks/:id/deliveries',
+    '/projects/:slug/webhooks/:endpointId/deliveries',
     {
       schema: {
         ...WEBHOOKS,
@@ -148,7 +148,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       },
     },
     async (request, reply) => {
-      const { slug, id } = request.params
+      const { slug, endpointId: id } = request.params
       const { limit = 20, before } = request.query
       const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before }))
       const link = nextPageLink(`/admin/v1/projects/${slug}/webhooks/${id}/deliveries`, { limit }, page.nextAfter, 'before')
@@ -158,7 +158,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
   )
 
   app.post(
-    '/projects/:slug/webhooks/:id/deliveries/:deliveryId/redeliver',
+    '/projects/:slug/webhooks/:endpointId/deliveries/:deliveryId/redeliver',
     {
       schema: {
         ...WEBHOOKS,
@@ -171,13 +171,13 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       },
     },
     async (request, reply) => {
-      const { id, deliveryId } = request.params
+      const { endpointId: id, deliveryId } = request.params
       return reply.code(202).send(orThrow(await webhooks.redeliver(request.adminProject.slug, id, deliveryId, changeOf(request))).delivery)
     },
   )
 
   app.post(
-    '/projects/:slug/webhooks/:id/test',
+    '/projects/:slug/webhooks/:endpointId/test',
     {
       schema: {
         ...WEBHOOKS,
@@ -189,6 +189,6 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         response: { 202: { description: 'The delivery of the test event, due now', ...Type.Ref('WebhookDelivery') }, ...errorResponses(...CHANGE_ERRORS) },
       },
     },
-    async (request, reply) => reply.code(202).send(orThrow(await webhooks.sendTest(request.adminProject.slug, request.params.id, changeOf(request))).delivery),
+    async (request, reply) => reply.code(202).send(orThrow(await webhooks.sendTest(request.adminProject.slug, request.params.endpointId, changeOf(request))).delivery),
   )
 }

@@ -70,12 +70,12 @@ export const RotateSecretSchema = Type.Object(
 
 export const WebhookParamsSchema = Type.Object({
   slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }),
-  id: Type.String({ minLength: 1, maxLength: 32, description: "The endpoint's id", examples: ['ep_8Tq2Xz4LmN6pR1sV'] }),
+  endpointId: Type.String({ minLength: 1, maxLength: 32, description: "The endpoint's id", examples: ['ep_8Tq2Xz4LmN6pR1sV'] }),
 })
 
 export const DeliveryParamsSchema = Type.Object({
   slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }),
-  id: Type.String({ minLength: 1, maxLength: 32, description: "The endpoint's id", examples: ['ep_8Tq2Xz4LmN6pR1sV'] }),
+  endpointId: Type.String({ minLength: 1, maxLength: 32, description: "The endpoint's id", examples: ['ep_8Tq2Xz4LmN6pR1sV'] }),
   deliveryId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "The delivery's id", examples: [1] }),
 })
 
