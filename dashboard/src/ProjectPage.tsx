@@ -6,6 +6,7 @@ import { Keys } from './Keys'
 import { hostOf, Limits } from './Projects'
 import { Link, projectPath, type Tab, TABS } from './router'
 import { UsagePage } from './Usage'
+import { Webhooks } from './Webhooks'
 
 /** A project: its summary, its sub-navigation, and the page of the tab chosen. */
 export function ProjectPage({ slug, tab }: { slug: string; tab: Tab }) {
@@ -53,6 +54,7 @@ export function ProjectPage({ slug, tab }: { slug: string; tab: Tab }) {
           {tab === 'keys' && <Keys slug={slug} />}
           {tab === 'usage' && <UsagePage slug={slug} />}
           {tab === 'domains' && <Domains project={project} />}
+          {tab === 'webhooks' && <Webhooks slug={slug} />}
         </div>
       )}
     </>

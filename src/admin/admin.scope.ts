@@ -82,6 +82,7 @@ export async function registerAdminApi(
             { name: 'usage', description: "A project's traffic: requests, 429s and bans, per minute and per day" },
             { name: 'domains', description: 'Custom domains: DNS verification, certificates, primary domain and redirects' },
             { name: 'audit', description: 'Who changed what, when: every change made through the admin API, the dashboard or the CLI' },
+            { name: 'webhooks', description: "A project's webhook endpoints: add, change, rotate the signing secret, the delivery log, redelivery and test events" },
           ],
           components: {
             securitySchemes: {

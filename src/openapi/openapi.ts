@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { ERROR_CATALOG } from '../errors.js'
+import { webhooksDocument } from '../webhooks/webhooks.schemas.js'
 import { API_KEY_SECURITY } from './security.js'
 
 export const API_VERSION = '1.0.0'
@@ -110,7 +111,13 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       tags: [
         { name: 'pets', description: 'Animals available for adoption' },
         { name: 'store', description: 'Adoption orders (experimental). The live testing panel of the reference is disabled for this group.' },
+        {
+          name: 'webhooks',
+          description:
+            'Events your webhook endpoints receive (endpoints are managed in the dashboard, the admin API or the CLI): POSTed as JSON, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried with backoff for about 3 days. See docs/webhooks.md.',
+        },
       ],
+      webhooks: webhooksDocument(),
       components: {
         securitySchemes: {
           [API_KEY_SECURITY]: { type: 'http', scheme: 'bearer', description: 'An API key: `as_live_…` in production, `as_test_…` in staging' },

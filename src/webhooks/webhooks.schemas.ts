@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { DELIVERY_STATES } from '../db/schema.js'
 import { MAX_PAGE_SIZE, StringEnum } from '../http/schemas.js'
-import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './events.js'
+import { ALL_EVENTS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from './events.js'
 
 const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
 
@@ -111,3 +111,135 @@ export const WebhookDeliverySchema = Type.Object(
 export type WebhookDelivery = Static<typeof WebhookDeliverySchema>
 
 export const WebhookDeliveriesSchema = Type.Array(Type.Ref('WebhookDelivery'), { description: 'Deliveries, newest first' })
+
+// The event catalogue as the public document's `webhooks` section (OpenAPI 3.1): what each
+// event's body is, and the headers every attempt carries.
+
+const dateTime = (description: string) => Type.String({ format: 'date-time', description })
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` })
+
+const ApiKeyData = Type.Object(
+  {
+    id: Type.String({ description: "The key's id" }),
+    project: Type.String({ description: "The project's slug" }),
+    prefix: Type.String({ description: 'The first characters of the secret (never the secret)' }),
+    name: Type.Union([Type.String(), Type.Null()]),
+    createdAt: dateTime('When it was created'),
+    lastUsedAt: timestamp('When it was last used'),
+    expiresAt: timestamp('When it stops working; null: never'),
+    revokedAt: timestamp('When it was revoked'),
+    bannedUntil: timestamp('The end of a running ban'),
+  },
+  { additionalProperties: false, description: 'An API key, never its secret' },
+)
+
+const DomainData = Type.Object(
+  {
+    domain: Type.String({ description: 'The custom domain' }),
+    state: StringEnum(['verified', 'failed']),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the check failed, and how to fix it' }),
+    checkedAt: dateTime('When DNS was checked'),
+  },
+  { additionalProperties: false },
+)
+
+const QuotaData = Type.Object(
+  {
+    project: Type.String({ description: "The project's slug" }),
+    window: StringEnum(['day']),
+    limit: Type.Integer({ description: "The plan's requests per UTC day" }),
+    used: Type.Integer({ description: 'Requests admitted so far today' }),
+    resetAt: dateTime('When the day ends (UTC midnight)'),
+  },
+  { additionalProperties: false },
+)
+
+/** The `data` of each event type. */
+const EVENT_DATA: Record<string, object> = {
+  'pet.created': ref('Pet'),
+  'pet.updated': ref('Pet'),
+  'pet.deleted': ref('Pet'),
+  'order.placed': ref('Order'),
+  'order.approved': ref('Order'),
+  'order.delivered': ref('Order'),
+  'order.cancelled': ref('Order'),
+  'key.created': ApiKeyData,
+  'key.revoked': ApiKeyData,
+  'key.expiring': Type.Intersect([ApiKeyData, Type.Object({ noticeDays: Type.Integer({ enum: [7, 1], description: 'The notice: 7 days or 1 day before' }) })]),
+  'quota.warning': QuotaData,
+  'quota.exhausted': QuotaData,
+  'ban.started': Type.Object(
+    { keyId: Type.String(), level: Type.Integer({ description: 'Escalation: 0 for a first ban (10 minutes), doubling with each repeat' }), bannedAt: dateTime('When it started'), until: dateTime('When it ends') },
+    { additionalProperties: false },
+  ),
+  'ban.lifted': Type.Object({ keyId: Type.String(), liftedAt: dateTime('When an operator lifted it') }, { additionalProperties: false }),
+  'domain.verified': DomainData,
+  'domain.failed': DomainData,
+  'certificate.issued': Type.Object(
+    {
+      domain: Type.String(),
+      notBefore: dateTime('Start of validity'),
+      notAfter: dateTime('End of validity'),
+      renewAt: dateTime('When it will be renewed'),
+      renewal: Type.Boolean({ description: 'Whether it replaces a certificate' }),
+    },
+    { additionalProperties: false },
+  ),
+  'certificate.failing': Type.Object(
+    {
+      domain: Type.String(),
+      reason: Type.String({ description: 'Why, and how to fix it' }),
+      attempts: Type.Integer(),
+      nextAttemptAt: dateTime('When it is tried again'),
+      servedUntil: timestamp('For a failing renewal: until when the current certificate is still served'),
+    },
+    { additionalProperties: false },
+  ),
+  [TEST_EVENT_TYPE]: Type.Object({ endpointId: Type.String(), message: Type.String() }, { additionalProperties: false }),
+}
+
+const header = (name: string, description: string, example: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example })
+
+/** The `webhooks` section of the public OpenAPI document: one POST per event type. */
+export function webhooksDocument(): Record<string, object> {
+  const descriptions: Record<string, string> = { ...WEBHOOK_EVENTS, [TEST_EVENT_TYPE]: 'Sent on request ("send test event") to one endpoint, whatever it subscribes to.' }
+  return Object.fromEntries(
+    Object.entries(EVENT_DATA).map(([type, data]) => [
+      type,
+      {
+        post: {
+          operationId: `${type.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase())}Event`,
+          summary: type,
+          description: `${descriptions[type]}\n\nVerify the signature before trusting the body (see \`verifyWebhook\` in \`adoption-store/client\`), answer 2xx within 10 s, and deduplicate by \`webhook-id\`: delivery is at least once.`,
+          tags: ['webhooks'],
+          parameters: [
+            header('webhook-id', 'The event id: the same on every attempt; deduplicate by it', 'msg_2KWPBgLlAfxdpx2AI54pPJ85'),
+            header('webhook-timestamp', 'When this attempt was signed, in Unix seconds: refuse one older than 5 minutes', '1732450000'),
+            header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['type', 'timestamp', 'data'],
+                  additionalProperties: false,
+                  properties: {
+                    type: { type: 'string', const: type, description: 'The event type' },
+                    timestamp: { type: 'string', format: 'date-time', description: 'When the event happened' },
+                    data,
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': { description: 'Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days' },
+          },
+          security: [],
+        },
+      },
+    ]),
+  )
+}
