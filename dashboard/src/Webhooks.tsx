@@ -154,7 +154,17 @@ function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: 
       {endpoint.description && <p>{endpoint.description}</p>}
       {endpoint.disabledReason && <p class="message message-warning">{endpoint.disabledReason}</p>}
       <p class="endpoint-types">
-        Events: {endpoint.types.includes(ALL) ? <strong>all</strong> : endpoint.types.map((type) => <code key={type}>{type}</code>)}
+        Events:{' '}
+        {endpoint.types.includes(ALL) ? (
+          <strong>all</strong>
+        ) : (
+          endpoint.types.map((type, i) => (
+            <span key={type}>
+              {i > 0 && ', '}
+              <code>{type}</code>
+            </span>
+          ))
+        )}
       </p>
       {endpoint.previousSecretExpiresAt && (
         <p class="help">
