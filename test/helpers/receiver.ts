@@ -35,16 +35,17 @@ export class Receiver {
   ) {}
 
   static async start(): Promise<Receiver> {
-    let receiver!: Receiver
+    // The handler needs the receiver, which needs the server's port.
+    const made: { receiver?: Receiver } = {}
     const server = http.createServer((request, response) => {
       const chunks: Buffer[] = []
       request.on('data', (chunk: Buffer) => chunks.push(chunk))
-      request.on('end', () => receiver.handle(request, Buffer.concat(chunks).toString('utf8'), response))
+      request.on('end', () => made.receiver?.handle(request, Buffer.concat(chunks).toString('utf8'), response))
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as AddressInfo
-    receiver = new Receiver(server, `http://127.0.0.1:${port}/hooks`)
-    return receiver
+    made.receiver = new Receiver(server, `http://127.0.0.1:${port}/hooks`)
+    return made.receiver
   }
 
   private handle(request: http.IncomingMessage, body: string, response: http.ServerResponse): void {
