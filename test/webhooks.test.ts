@@ -348,6 +348,25 @@ describe('delivery', () => {
   })
 })
 
+describe('metrics', () => {
+  test('/metrics counts attempts by outcome, their time, and the age of the oldest due delivery', async () => {
+    const project = await t.project()
+    await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    receiver.answers.push({ status: 500 })
+    await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+    await post('/v1/pets', project.key, { name: 'B', categoryId: 1 })
+    clock.advance(90_000)
+    const metrics = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    assert.match(await metrics(), /^adoption_store_webhook_queue_age_seconds 90$/m, 'two due deliveries, the oldest 90 s late')
+    await deliverAll(t)
+    const text = await metrics()
+    assert.match(text, /^adoption_store_webhook_attempts_total\{outcome="retrying"\} 1$/m)
+    assert.match(text, /^adoption_store_webhook_attempts_total\{outcome="succeeded"\} 1$/m)
+    assert.match(text, /^adoption_store_webhook_attempt_duration_seconds_count 2$/m)
+    assert.match(text, /^adoption_store_webhook_queue_age_seconds 0$/m, 'the retry is not due yet')
+  })
+})
+
 describe('addresses', () => {
   test('loopback, private, link-local and metadata addresses are refused unless allowed; http only to allowed networks', async () => {
     await t.close()
