@@ -679,9 +679,297 @@ export interface components {
         };
         /** @description A page of orders, in ascending id order */
         Orders: components["schemas"]["Order"][];
+        /** @description An API key, never its secret */
+        WebhookApiKey: {
+            /** @description The key's id */
+            id: string;
+            /** @description The project's slug */
+            project: string;
+            /** @description The first characters of the secret (never the secret) */
+            prefix: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            createdAt: string;
+            /** @description When it was last used */
+            lastUsedAt: string | null;
+            /** @description When it stops working; null: never */
+            expiresAt: string | null;
+            /** @description When it was revoked */
+            revokedAt: string | null;
+            /** @description The end of a running ban */
+            bannedUntil: string | null;
+        };
+        /** @description An animal added, changed (as it is now) or removed (as it was) */
+        PetEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "pet.created" | "pet.updated" | "pet.deleted";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["Pet"];
+        };
+        /** @description An adoption order that moved */
+        OrderEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "order.placed" | "order.approved" | "order.delivered" | "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description An API key created or revoked */
+        ApiKeyEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "key.created" | "key.revoked";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookApiKey"];
+        };
+        /** @description An API key about to expire */
+        KeyExpiringEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "key.expiring";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookApiKey"] & {
+                /**
+                 * @description The notice: 7 days or 1 day before
+                 * @enum {number}
+                 */
+                noticeDays: 7 | 1;
+            };
+        };
+        /** @description The project's daily limit 80 % used, or used up */
+        QuotaEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "quota.warning" | "quota.exhausted";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                /** @description The project's slug */
+                project: string;
+                /** @enum {string} */
+                window: "day";
+                /** @description The plan's requests per UTC day */
+                limit: number;
+                /** @description Requests admitted so far today */
+                used: number;
+                /**
+                 * Format: date-time
+                 * @description When the day ends (UTC midnight)
+                 */
+                resetAt: string;
+            };
+        };
+        /** @description An API key banned for ignoring 429 answers */
+        BanStartedEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "ban.started";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                keyId: string;
+                /** @description Escalation: 0 for a first ban (10 minutes), doubling with each repeat */
+                level: number;
+                /**
+                 * Format: date-time
+                 * @description When it started
+                 */
+                bannedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When it ends
+                 */
+                until: string;
+            };
+        };
+        /** @description A ban lifted by an operator */
+        BanLiftedEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "ban.lifted";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                keyId: string;
+                /**
+                 * Format: date-time
+                 * @description When an operator lifted it
+                 */
+                liftedAt: string;
+            };
+        };
+        /** @description A custom domain's DNS check passed, or started failing */
+        DomainEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "domain.verified" | "domain.failed";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                /** @description The custom domain */
+                domain: string;
+                /** @enum {string} */
+                state: "verified" | "failed";
+                /** @description Why the check failed, and how to fix it */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @description When DNS was checked
+                 */
+                checkedAt: string;
+            };
+        };
+        /** @description A certificate issued or renewed */
+        CertificateIssuedEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "certificate.issued";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                domain: string;
+                /**
+                 * Format: date-time
+                 * @description Start of validity
+                 */
+                notBefore: string;
+                /**
+                 * Format: date-time
+                 * @description End of validity
+                 */
+                notAfter: string;
+                /**
+                 * Format: date-time
+                 * @description When it will be renewed
+                 */
+                renewAt: string;
+                /** @description Whether it replaces a certificate */
+                renewal: boolean;
+            };
+        };
+        /** @description Obtaining or renewing a certificate started failing */
+        CertificateFailingEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "certificate.failing";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                domain: string;
+                /** @description Why, and how to fix it */
+                reason: string;
+                attempts: number;
+                /**
+                 * Format: date-time
+                 * @description When it is tried again
+                 */
+                nextAttemptAt: string;
+                /** @description For a failing renewal: until when the current certificate is still served */
+                servedUntil: string | null;
+            };
+        };
+        /** @description A test event sent on request */
+        TestEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                endpointId: string;
+                message: string;
+            };
+        };
     };
-    responses: never;
-    parameters: never;
+    responses: {
+        /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
+        WebhookReceived: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+    };
+    parameters: {
+        /**
+         * @description The event id: the same on every attempt; deduplicate by it
+         * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+         */
+        WebhookId: string;
+        /**
+         * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+         * @example 1732450000
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -2698,46 +2986,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "pet.created";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: components["schemas"]["Pet"];
-                };
+                "application/json": components["schemas"]["PetEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     petUpdatedEvent: {
@@ -2748,46 +3018,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "pet.updated";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: components["schemas"]["Pet"];
-                };
+                "application/json": components["schemas"]["PetEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     petDeletedEvent: {
@@ -2798,46 +3050,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "pet.deleted";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: components["schemas"]["Pet"];
-                };
+                "application/json": components["schemas"]["PetEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     orderPlacedEvent: {
@@ -2848,46 +3082,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "order.placed";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: components["schemas"]["Order"];
-                };
+                "application/json": components["schemas"]["OrderEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     orderApprovedEvent: {
@@ -2898,46 +3114,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "order.approved";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: components["schemas"]["Order"];
-                };
+                "application/json": components["schemas"]["OrderEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     orderDeliveredEvent: {
@@ -2948,46 +3146,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "order.delivered";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: components["schemas"]["Order"];
-                };
+                "application/json": components["schemas"]["OrderEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     orderCancelledEvent: {
@@ -2998,46 +3178,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "order.cancelled";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: components["schemas"]["Order"];
-                };
+                "application/json": components["schemas"]["OrderEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     keyCreatedEvent: {
@@ -3048,68 +3210,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "key.created";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    /** @description An API key, never its secret */
-                    data: {
-                        /** @description The key's id */
-                        id: string;
-                        /** @description The project's slug */
-                        project: string;
-                        /** @description The first characters of the secret (never the secret) */
-                        prefix: string;
-                        name: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was created
-                         */
-                        createdAt: string;
-                        /** @description When it was last used */
-                        lastUsedAt: string | null;
-                        /** @description When it stops working; null: never */
-                        expiresAt: string | null;
-                        /** @description When it was revoked */
-                        revokedAt: string | null;
-                        /** @description The end of a running ban */
-                        bannedUntil: string | null;
-                    };
-                };
+                "application/json": components["schemas"]["ApiKeyEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     keyRevokedEvent: {
@@ -3120,68 +3242,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "key.revoked";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    /** @description An API key, never its secret */
-                    data: {
-                        /** @description The key's id */
-                        id: string;
-                        /** @description The project's slug */
-                        project: string;
-                        /** @description The first characters of the secret (never the secret) */
-                        prefix: string;
-                        name: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was created
-                         */
-                        createdAt: string;
-                        /** @description When it was last used */
-                        lastUsedAt: string | null;
-                        /** @description When it stops working; null: never */
-                        expiresAt: string | null;
-                        /** @description When it was revoked */
-                        revokedAt: string | null;
-                        /** @description The end of a running ban */
-                        bannedUntil: string | null;
-                    };
-                };
+                "application/json": components["schemas"]["ApiKeyEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     keyExpiringEvent: {
@@ -3192,73 +3274,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "key.expiring";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        /** @description The key's id */
-                        id: string;
-                        /** @description The project's slug */
-                        project: string;
-                        /** @description The first characters of the secret (never the secret) */
-                        prefix: string;
-                        name: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was created
-                         */
-                        createdAt: string;
-                        /** @description When it was last used */
-                        lastUsedAt: string | null;
-                        /** @description When it stops working; null: never */
-                        expiresAt: string | null;
-                        /** @description When it was revoked */
-                        revokedAt: string | null;
-                        /** @description The end of a running ban */
-                        bannedUntil: string | null;
-                    } & {
-                        /**
-                         * @description The notice: 7 days or 1 day before
-                         * @enum {integer}
-                         */
-                        noticeDays: 7 | 1;
-                    };
-                };
+                "application/json": components["schemas"]["KeyExpiringEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     quotaWarningEvent: {
@@ -3269,60 +3306,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "quota.warning";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        /** @description The project's slug */
-                        project: string;
-                        /** @enum {string} */
-                        window: "day";
-                        /** @description The plan's requests per UTC day */
-                        limit: number;
-                        /** @description Requests admitted so far today */
-                        used: number;
-                        /**
-                         * Format: date-time
-                         * @description When the day ends (UTC midnight)
-                         */
-                        resetAt: string;
-                    };
-                };
+                "application/json": components["schemas"]["QuotaEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     quotaExhaustedEvent: {
@@ -3333,60 +3338,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "quota.exhausted";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        /** @description The project's slug */
-                        project: string;
-                        /** @enum {string} */
-                        window: "day";
-                        /** @description The plan's requests per UTC day */
-                        limit: number;
-                        /** @description Requests admitted so far today */
-                        used: number;
-                        /**
-                         * Format: date-time
-                         * @description When the day ends (UTC midnight)
-                         */
-                        resetAt: string;
-                    };
-                };
+                "application/json": components["schemas"]["QuotaEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     banStartedEvent: {
@@ -3397,60 +3370,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "ban.started";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        keyId: string;
-                        /** @description Escalation: 0 for a first ban (10 minutes), doubling with each repeat */
-                        level: number;
-                        /**
-                         * Format: date-time
-                         * @description When it started
-                         */
-                        bannedAt: string;
-                        /**
-                         * Format: date-time
-                         * @description When it ends
-                         */
-                        until: string;
-                    };
-                };
+                "application/json": components["schemas"]["BanStartedEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     banLiftedEvent: {
@@ -3461,53 +3402,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "ban.lifted";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        keyId: string;
-                        /**
-                         * Format: date-time
-                         * @description When an operator lifted it
-                         */
-                        liftedAt: string;
-                    };
-                };
+                "application/json": components["schemas"]["BanLiftedEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     domainVerifiedEvent: {
@@ -3518,58 +3434,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "domain.verified";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        /** @description The custom domain */
-                        domain: string;
-                        /** @enum {string} */
-                        state: "verified" | "failed";
-                        /** @description Why the check failed, and how to fix it */
-                        reason: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When DNS was checked
-                         */
-                        checkedAt: string;
-                    };
-                };
+                "application/json": components["schemas"]["DomainEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     domainFailedEvent: {
@@ -3580,58 +3466,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "domain.failed";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        /** @description The custom domain */
-                        domain: string;
-                        /** @enum {string} */
-                        state: "verified" | "failed";
-                        /** @description Why the check failed, and how to fix it */
-                        reason: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When DNS was checked
-                         */
-                        checkedAt: string;
-                    };
-                };
+                "application/json": components["schemas"]["DomainEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     certificateIssuedEvent: {
@@ -3642,65 +3498,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "certificate.issued";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        domain: string;
-                        /**
-                         * Format: date-time
-                         * @description Start of validity
-                         */
-                        notBefore: string;
-                        /**
-                         * Format: date-time
-                         * @description End of validity
-                         */
-                        notAfter: string;
-                        /**
-                         * Format: date-time
-                         * @description When it will be renewed
-                         */
-                        renewAt: string;
-                        /** @description Whether it replaces a certificate */
-                        renewal: boolean;
-                    };
-                };
+                "application/json": components["schemas"]["CertificateIssuedEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     certificateFailingEvent: {
@@ -3711,58 +3530,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "certificate.failing";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        domain: string;
-                        /** @description Why, and how to fix it */
-                        reason: string;
-                        attempts: number;
-                        /**
-                         * Format: date-time
-                         * @description When it is tried again
-                         */
-                        nextAttemptAt: string;
-                        /** @description For a failing renewal: until when the current certificate is still served */
-                        servedUntil: string | null;
-                    };
-                };
+                "application/json": components["schemas"]["CertificateFailingEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
     webhookTestEvent: {
@@ -3773,49 +3562,28 @@ export interface operations {
                  * @description The event id: the same on every attempt; deduplicate by it
                  * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookId"];
                 /**
                  * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
                  * @example 1732450000
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
                 /**
                  * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The event type
-                     * @constant
-                     */
-                    type: "webhook.test";
-                    /**
-                     * Format: date-time
-                     * @description When the event happened
-                     */
-                    timestamp: string;
-                    data: {
-                        endpointId: string;
-                        message: string;
-                    };
-                };
+                "application/json": components["schemas"]["TestEvent"];
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["WebhookReceived"];
         };
     };
 }

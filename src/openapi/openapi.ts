@@ -81,6 +81,7 @@ export function withBodyExamples<D extends { paths?: object; components?: { sche
  * servers, which carry the `/v1` segment.
  */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  const events = webhooksDocument()
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -117,7 +118,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
             'Events your webhook endpoints receive (endpoints are managed in the dashboard, the admin API or the CLI): POSTed as JSON, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried with backoff for about 3 days. See docs/webhooks.md.',
         },
       ],
-      webhooks: webhooksDocument(),
+      webhooks: events.webhooks,
       components: {
         securitySchemes: {
           [API_KEY_SECURITY]: { type: 'http', scheme: 'bearer', description: 'An API key: `as_live_…` in production, `as_test_…` in staging' },
@@ -137,6 +138,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const schemas: Record<string, unknown> = document.openapiObject.components?.schemas ?? {}
       const own = app.getSchemas() as Record<string, unknown>
       for (const id of Object.keys(schemas)) if (!(id in own)) delete schemas[id]
+      // The webhooks' own components: no route uses them, so they are added here.
+      const components = (document.openapiObject.components ??= {})
+      components.schemas = { ...schemas, ...events.schemas } as typeof components.schemas
+      components.parameters = { ...components.parameters, ...events.parameters } as typeof components.parameters
+      components.responses = { ...components.responses, ...events.responses } as typeof components.responses
       return withBodyExamples(document.openapiObject)
     },
   })

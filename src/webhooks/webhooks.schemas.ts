@@ -81,8 +81,10 @@ export const DeliveryParamsSchema = Type.Object({
 
 export const DeliveryQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: 'Maximum number of deliveries returned' })),
-    before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Cursor: only deliveries with a smaller id. Follow the `Link: rel="next"` header instead of building it.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: 'Maximum number of deliveries returned', examples: [20] })),
+    before: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Cursor: only deliveries with a smaller id. Follow the `Link: rel="next"` header instead of building it.', examples: [120] }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -154,92 +156,111 @@ const QuotaData = Type.Object(
   { additionalProperties: false },
 )
 
-/** The `data` of each event type. */
-const EVENT_DATA: Record<string, object> = {
-  'pet.created': ref('Pet'),
-  'pet.updated': ref('Pet'),
-  'pet.deleted': ref('Pet'),
-  'order.placed': ref('Order'),
-  'order.approved': ref('Order'),
-  'order.delivered': ref('Order'),
-  'order.cancelled': ref('Order'),
-  'key.created': ApiKeyData,
-  'key.revoked': ApiKeyData,
-  'key.expiring': Type.Intersect([ApiKeyData, Type.Object({ noticeDays: Type.Integer({ enum: [7, 1], description: 'The notice: 7 days or 1 day before' }) })]),
-  'quota.warning': QuotaData,
-  'quota.exhausted': QuotaData,
-  'ban.started': Type.Object(
-    { keyId: Type.String(), level: Type.Integer({ description: 'Escalation: 0 for a first ban (10 minutes), doubling with each repeat' }), bannedAt: dateTime('When it started'), until: dateTime('When it ends') },
-    { additionalProperties: false },
-  ),
-  'ban.lifted': Type.Object({ keyId: Type.String(), liftedAt: dateTime('When an operator lifted it') }, { additionalProperties: false }),
-  'domain.verified': DomainData,
-  'domain.failed': DomainData,
-  'certificate.issued': Type.Object(
-    {
-      domain: Type.String(),
-      notBefore: dateTime('Start of validity'),
-      notAfter: dateTime('End of validity'),
-      renewAt: dateTime('When it will be renewed'),
-      renewal: Type.Boolean({ description: 'Whether it replaces a certificate' }),
-    },
-    { additionalProperties: false },
-  ),
-  'certificate.failing': Type.Object(
-    {
-      domain: Type.String(),
-      reason: Type.String({ description: 'Why, and how to fix it' }),
-      attempts: Type.Integer(),
-      nextAttemptAt: dateTime('When it is tried again'),
-      servedUntil: timestamp('For a failing renewal: until when the current certificate is still served'),
-    },
-    { additionalProperties: false },
-  ),
-  [TEST_EVENT_TYPE]: Type.Object({ endpointId: Type.String(), message: Type.String() }, { additionalProperties: false }),
+/** The body of each group of event types, named in the document's components; `data` is what the types share. */
+const EVENT_BODIES: Record<string, { types: string[]; data: object; description: string }> = {
+  PetEvent: { types: ['pet.created', 'pet.updated', 'pet.deleted'], data: ref('Pet'), description: 'An animal added, changed (as it is now) or removed (as it was)' },
+  OrderEvent: { types: ['order.placed', 'order.approved', 'order.delivered', 'order.cancelled'], data: ref('Order'), description: 'An adoption order that moved' },
+  ApiKeyEvent: { types: ['key.created', 'key.revoked'], data: ref('WebhookApiKey'), description: 'An API key created or revoked' },
+  KeyExpiringEvent: {
+    types: ['key.expiring'],
+    data: Type.Intersect([ref('WebhookApiKey') as never, Type.Object({ noticeDays: Type.Number({ enum: [7, 1], description: 'The notice: 7 days or 1 day before' }) })]),
+    description: 'An API key about to expire',
+  },
+  QuotaEvent: { types: ['quota.warning', 'quota.exhausted'], data: QuotaData, description: "The project's daily limit 80 % used, or used up" },
+  BanStartedEvent: {
+    types: ['ban.started'],
+    data: Type.Object(
+      { keyId: Type.String(), level: Type.Integer({ description: 'Escalation: 0 for a first ban (10 minutes), doubling with each repeat' }), bannedAt: dateTime('When it started'), until: dateTime('When it ends') },
+      { additionalProperties: false },
+    ),
+    description: 'An API key banned for ignoring 429 answers',
+  },
+  BanLiftedEvent: { types: ['ban.lifted'], data: Type.Object({ keyId: Type.String(), liftedAt: dateTime('When an operator lifted it') }, { additionalProperties: false }), description: 'A ban lifted by an operator' },
+  DomainEvent: { types: ['domain.verified', 'domain.failed'], data: DomainData, description: "A custom domain's DNS check passed, or started failing" },
+  CertificateIssuedEvent: {
+    types: ['certificate.issued'],
+    data: Type.Object(
+      {
+        domain: Type.String(),
+        notBefore: dateTime('Start of validity'),
+        notAfter: dateTime('End of validity'),
+        renewAt: dateTime('When it will be renewed'),
+        renewal: Type.Boolean({ description: 'Whether it replaces a certificate' }),
+      },
+      { additionalProperties: false },
+    ),
+    description: 'A certificate issued or renewed',
+  },
+  CertificateFailingEvent: {
+    types: ['certificate.failing'],
+    data: Type.Object(
+      {
+        domain: Type.String(),
+        reason: Type.String({ description: 'Why, and how to fix it' }),
+        attempts: Type.Integer(),
+        nextAttemptAt: dateTime('When it is tried again'),
+        servedUntil: timestamp('For a failing renewal: until when the current certificate is still served'),
+      },
+      { additionalProperties: false },
+    ),
+    description: 'Obtaining or renewing a certificate started failing',
+  },
+  TestEvent: { types: [TEST_EVENT_TYPE], data: Type.Object({ endpointId: Type.String(), message: Type.String() }, { additionalProperties: false }), description: 'A test event sent on request' },
 }
 
 const header = (name: string, description: string, example: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example })
 
-/** The `webhooks` section of the public OpenAPI document: one POST per event type. */
-export function webhooksDocument(): Record<string, object> {
+/**
+ * The `webhooks` section of the public OpenAPI document (one POST per event type), and the
+ * components it refers to: the event bodies, the headers every attempt carries, the answer.
+ */
+export function webhooksDocument() {
   const descriptions: Record<string, string> = { ...WEBHOOK_EVENTS, [TEST_EVENT_TYPE]: 'Sent on request ("send test event") to one endpoint, whatever it subscribes to.' }
-  return Object.fromEntries(
-    Object.entries(EVENT_DATA).map(([type, data]) => [
-      type,
-      {
-        post: {
-          operationId: `${type.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase())}Event`,
-          summary: type,
-          description: `${descriptions[type]}\n\nVerify the signature before trusting the body (see \`verifyWebhook\` in \`adoption-store/client\`), answer 2xx within 10 s, and deduplicate by \`webhook-id\`: delivery is at least once.`,
-          tags: ['webhooks'],
-          parameters: [
-            header('webhook-id', 'The event id: the same on every attempt; deduplicate by it', 'msg_2KWPBgLlAfxdpx2AI54pPJ85'),
-            header('webhook-timestamp', 'When this attempt was signed, in Unix seconds: refuse one older than 5 minutes', '1732450000'),
-            header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
-          ],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['type', 'timestamp', 'data'],
-                  additionalProperties: false,
-                  properties: {
-                    type: { type: 'string', const: type, description: 'The event type' },
-                    timestamp: { type: 'string', format: 'date-time', description: 'When the event happened' },
-                    data,
-                  },
-                },
-              },
-            },
+  const schemas: Record<string, object> = {
+    WebhookApiKey: ApiKeyData,
+    ...Object.fromEntries(
+      Object.entries(EVENT_BODIES).map(([name, { types, data, description }]) => [
+        name,
+        {
+          type: 'object',
+          description,
+          required: ['type', 'timestamp', 'data'],
+          additionalProperties: false,
+          properties: {
+            type: { type: 'string', enum: types, description: 'The event type' },
+            timestamp: { type: 'string', format: 'date-time', description: 'When the event happened' },
+            data,
           },
-          responses: {
-            '200': { description: 'Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days' },
-          },
-          security: [],
         },
-      },
-    ]),
+      ]),
+    ),
+  }
+  const parameters = {
+    WebhookId: header('webhook-id', 'The event id: the same on every attempt; deduplicate by it', 'msg_2KWPBgLlAfxdpx2AI54pPJ85'),
+    WebhookTimestamp: header('webhook-timestamp', 'When this attempt was signed, in Unix seconds: refuse one older than 5 minutes', '1732450000'),
+    WebhookSignature: header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+  }
+  const responses = {
+    WebhookReceived: { description: 'Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days' },
+  }
+  const webhooks = Object.fromEntries(
+    Object.entries(EVENT_BODIES).flatMap(([name, { types }]) =>
+      types.map((type) => [
+        type,
+        {
+          post: {
+            operationId: `${type.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase())}Event`,
+            summary: type,
+            description: `${descriptions[type]}\n\nVerify the signature before trusting the body (see \`verifyWebhook\` in \`adoption-store/client\`), answer 2xx within 10 s, and deduplicate by \`webhook-id\`: delivery is at least once.`,
+            tags: ['webhooks'],
+            parameters: Object.keys(parameters).map((id) => ({ $ref: `#/components/parameters/${id}` })),
+            requestBody: { required: true, content: { 'application/json': { schema: ref(name) } } },
+            responses: { '200': { $ref: '#/components/responses/WebhookReceived' } },
+            security: [],
+          },
+        },
+      ]),
+    ),
   )
+  return { webhooks, schemas, parameters, responses }
 }
