@@ -55,7 +55,7 @@ describe('events from their triggers', () => {
     const created = await Promise.all(['Rex', 'Tom', 'Kit'].map((name) => post('/v1/pets', project.key, { name, categoryId: 3 })))
     const idempotent = await post('/v1/pets', project.key, { name: 'Ida', categoryId: 4 }, { 'idempotency-key': 'once-1' })
     const replay = await post('/v1/pets', project.key, { name: 'Ida', categoryId: 4 }, { 'idempotency-key': 'once-1' })
-    assert.equal(replay.headers['idempotent-replayed'] ?? 'true', 'true')
+    assert.equal(replay.headers['idempotent-replayed'], 'true')
     await deliverAll(t)
 
     const events = receiver.of('pet.created')
@@ -151,15 +151,14 @@ describe('events from their triggers', () => {
     for (let i = 0; i < 14; i++) statuses.push((await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(project.key) })).statusCode)
     assert.deepEqual(statuses, [...Array(10).fill(200), ...Array(4).fill(429)])
     // The events are written beside the requests, which do not wait for them.
-    await receiver.waitFor('quota.exhausted', 1, 0).catch(() => undefined)
     await waitForRows(2)
     await deliverAll(t)
     assert.deepEqual(
-      receiver.received.map((r) => [r.event.type, r.event.data.used, r.event.data.limit]),
+      receiver.received.map((r) => [r.event.type, r.event.data.used, r.event.data.limit]).sort(),
       [
-        ['quota.warning', 8, 10],
         ['quota.exhausted', 10, 10],
-      ].sort(() => 0),
+        ['quota.warning', 8, 10],
+      ],
     )
     // The next day starts afresh.
     clock.advance(DAY_MS)
@@ -170,11 +169,10 @@ describe('events from their triggers', () => {
   test('ban.started for a key that kept calling while refused; ban.lifted when an operator lifts it', async () => {
     const project = await t.project({ plan: 'enterprise', perMinute: 1, perDay: 1000 })
     await addEndpoint(t, project.slug, receiver.url, ['ban.started', 'ban.lifted'])
-    let last = 0
-    for (let i = 0; i < 40 && last !== 429.5; i++) {
+    // One request allowed, then 30 refused in the minute, and the next one bans the key.
+    for (let i = 0; i < 40; i++) {
       const response = await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(project.key) })
       if (response.json<{ code?: string }>().code === 'api_key_banned') break
-      last = response.statusCode
     }
     const keyId = (await admin(t, 'GET', `/projects/${project.slug}/keys`)).json<{ id: string; bannedUntil: string | null }[]>()[0]!
     assert.ok(keyId.bannedUntil, 'the key is banned')
