@@ -78,6 +78,9 @@ export class WebhookWorker {
   private stopped = true
   private lastPurge = 0
   private readonly random: () => number
+  /** Outcomes waiting for the transaction that writes them, and whether one is being written. */
+  private readonly recordings: Recording[] = []
+  private recording = false
 
   constructor(
     private readonly db: Db,
@@ -182,7 +185,7 @@ export class WebhookWorker {
         },
       })
     }
-    await this.record(row, endpoint, at, result)
+    await this.record({ row, endpoint, at, result })
   }
 
   /** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
@@ -195,7 +198,39 @@ export class WebhookWorker {
     return secrets
   }
 
-  private async record(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, at: number, result: AttemptResult): Promise<void> {
+  /**
+   * Records an attempt's outcome. Outcomes that finish while others are being written wait and
+   * are written together, in one transaction: one commit for many deliveries, as the creates of
+   * animals are (see src/db/prepared.ts); each attempt's own outcome is durable when this resolves.
+   */
+  private record(outcome: Omit<Recording, 'resolve' | 'reject'>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.recordings.push({ ...outcome, resolve, reject })
+      if (this.recording) return
+      this.recording = true
+      void this.flushRecordings()
+    })
+  }
+
+  private async flushRecordings(): Promise<void> {
+    while (this.recordings.length > 0) {
+      const batch = this.recordings.splice(0)
+      try {
+        const outcomes = await this.db.transaction().execute(async (trx) => {
+          const done: Parameters<DeliveryObserver['attempted']>[] = []
+          for (const item of batch) done.push(await this.recordOne(trx, item))
+          return done
+        })
+        for (const [outcome, latencyMs] of outcomes) this.observer.attempted(outcome, latencyMs)
+        for (const item of batch) item.resolve()
+      } catch (error) {
+        for (const item of batch) item.reject(error)
+      }
+    }
+    this.recording = false
+  }
+
+  private async recordOne(trx: Db, { row, endpoint, at, result }: Recording): Promise<Parameters<DeliveryObserver['attempted']>> {
     const attempts = row.attempts + 1
     const retry = !result.ok && row.manual === 0 && attempts < MAX_ATTEMPTS && endpoint !== undefined
     const outcome = result.ok ? 'succeeded' : retry ? 'retrying' : 'failed'
@@ -208,21 +243,32 @@ export class WebhookWorker {
       response_excerpt: result.excerpt,
     }
     const now = this.clock.now()
-    await this.db.transaction().execute(async (trx) => {
-      const changes = result.ok
-        ? { ...common, state: 'succeeded' as const, next_attempt_at: null, completed_at: iso(now) }
-        : retry
-          ? { ...common, state: 'pending' as const, next_attempt_at: iso(now + retryDelayMs(attempts, this.random())) }
-          : { ...common, state: 'failed' as const, next_attempt_at: null, completed_at: iso(now) }
-      if (!(await finishAttempt(trx, row.id, this.holder, changes)) || !endpoint) return
-      if (result.ok) return markEndpointHealthy(trx, endpoint.id)
-      const failing = await markEndpointFailing(trx, endpoint.id, iso(at))
-      const since = failing?.failing_since ? Date.parse(failing.failing_since) : at
-      if (failing?.enabled === 1 && at - since >= DISABLE_AFTER_MS) {
-        const reason = `Disabled on ${iso(now)}: every delivery attempt failed since ${iso(since)} (5 days); the last one: ${result.error ?? 'no answer'}`
-        if (await disableEndpoint(trx, endpoint.id, reason, iso(now))) this.log.warn({ endpointId: endpoint.id }, 'webhooks: endpoint disabled after failing for 5 days')
-      }
-    })
-    this.observer.attempted(outcome, result.latencyMs)
+    const changes = result.ok
+      ? { ...common, state: 'succeeded' as const, next_attempt_at: null, completed_at: iso(now) }
+      : retry
+        ? { ...common, state: 'pending' as const, next_attempt_at: iso(now + retryDelayMs(attempts, this.random())) }
+        : { ...common, state: 'failed' as const, next_attempt_at: null, completed_at: iso(now) }
+    if (!(await finishAttempt(trx, row.id, this.holder, changes)) || !endpoint) return [outcome, result.latencyMs]
+    if (result.ok) {
+      await markEndpointHealthy(trx, endpoint.id)
+      return [outcome, result.latencyMs]
+    }
+    const failing = await markEndpointFailing(trx, endpoint.id, iso(at))
+    const since = failing?.failing_since ? Date.parse(failing.failing_since) : at
+    if (failing?.enabled === 1 && at - since >= DISABLE_AFTER_MS) {
+      const reason = `Disabled on ${iso(now)}: every delivery attempt failed since ${iso(since)} (5 days); the last one: ${result.error ?? 'no answer'}`
+      if (await disableEndpoint(trx, endpoint.id, reason, iso(now))) this.log.warn({ endpointId: endpoint.id }, 'webhooks: endpoint disabled after failing for 5 days')
+    }
+    return [outcome, result.latencyMs]
   }
+}
+
+/** An attempt's outcome waiting to be written. */
+interface Recording {
+  row: WebhookDeliveryRow
+  endpoint: WebhookEndpointRow | undefined
+  at: number
+  result: AttemptResult
+  resolve(): void
+  reject(error: unknown): void
 }
