@@ -5,18 +5,14 @@
  * fits a 390 px phone. Screenshots go to test-results/dashboard/.
  */
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
-import { admin, createAdminApp } from './helpers/admin.js'
+import { describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { admin } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import { ManualClock, type TestApp } from './helpers/app.js'
 import {
-  assertDashboardBuilt,
   chromiumMissing,
-  type DashboardPage,
+  dashboardSuite,
   heading,
-  launchChromium,
-  openPage,
   pageScrollWidth,
   PHONE,
   screenshot,
@@ -30,42 +26,16 @@ async function actionsShown(page: Page): Promise<string[]> {
 }
 
 describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
-  let t: TestApp
-  let browser: Browser
-  let base: string
-  let open: DashboardPage[] = []
-
-  const newPage = async () => {
-    const page = await openPage(browser, base)
-    open.push(page)
-    return page
-  }
-  const closePages = async () => {
-    const problems = open.flatMap((p) => p.problems)
-    await Promise.all(open.map((p) => p.close()))
-    open = []
-    assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
-  }
-
-  before(async () => {
-    assertDashboardBuilt()
-    t = await createAdminApp({ clock: new ManualClock(Date.now()) })
-    base = await t.app.listen({ port: 0, host: '127.0.0.1' })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await Promise.all(open.map((p) => p.close()))
-    await browser?.close()
-    await t?.close()
-  })
+  const suite = dashboardSuite()
+  const { newPage, closePages } = suite
 
   test('an operator sees a change made in the page with its actor, filters by action and project, and pages back', async () => {
-    const shelter = await t.project({ plan: 'pro' })
-    const other = await t.project({ plan: 'free' })
+    const shelter = await suite.t.project({ plan: 'pro' })
+    const other = await suite.t.project({ plan: 'free' })
     // 55 keys made with the admin token: more than one page of entries.
-    for (let i = 0; i < 55; i++) assert.equal((await admin(t, 'POST', `/projects/${other.slug}/keys`, { name: `bulk-${i}` })).statusCode, 201)
-    const key = await t.key(shelter.slug, { name: 'front desk' })
-    const operator = await createUser(t, { role: 'operator' })
+    for (let i = 0; i < 55; i++) assert.equal((await admin(suite.t, 'POST', `/projects/${other.slug}/keys`, { name: `bulk-${i}` })).statusCode, 201)
+    const key = await suite.t.key(shelter.slug, { name: 'front desk' })
+    const operator = await createUser(suite.t, { role: 'operator' })
     const { page } = await newPage()
     await signInThroughForm(page, operator.email, operator.password, `/projects/${shelter.slug}/keys`)
 
@@ -113,10 +83,10 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
   })
 
   test("an owner sees only their project's entries, and the page fits a phone", async () => {
-    const mine = await t.project({ plan: 'pro' })
-    const theirs = await t.project({ plan: 'pro' })
-    await t.key(theirs.slug, { name: 'not for owners' })
-    const owner = await createUser(t, { role: 'owner', projects: [mine.slug] })
+    const mine = await suite.t.project({ plan: 'pro' })
+    const theirs = await suite.t.project({ plan: 'pro' })
+    await suite.t.key(theirs.slug, { name: 'not for owners' })
+    const owner = await createUser(suite.t, { role: 'owner', projects: [mine.slug] })
     const { page } = await newPage()
     await page.setViewportSize(PHONE)
     await signInThroughForm(page, owner.email, owner.password, '/audit')

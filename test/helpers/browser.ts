@@ -9,7 +9,10 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
+import { after, before } from 'node:test'
 import { DEFAULT_DASHBOARD_ROOT } from '../../src/web/dashboard.module.js'
+import { createAdminApp } from './admin.js'
+import { ManualClock, type TestApp } from './app.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 /** Why the browser suites cannot run here, or false when they can. */
@@ -74,6 +77,65 @@ export async function openPage(browser: Browser, base: string, { timezoneId = 'U
     if (!url.startsWith(base) && !url.startsWith('data:')) problems.push(`request to another host: ${url}`)
   })
   return { context, page, problems, close: () => context.close() }
+}
+
+/** What a dashboard suite shares: the app, where it listens, and pages whose problems are checked. */
+export interface DashboardSuite {
+  /** The admin test app, listening on loopback (set once the suite's `before` ran). */
+  readonly t: TestApp
+  /** Its address, `http://127.0.0.1:<port>`. */
+  readonly base: string
+  /** A page of its own (own cookies); its problems are checked by `closePages`. */
+  newPage(options?: Parameters<typeof openPage>[2]): Promise<DashboardPage>
+  /** Closes the pages opened since the last call; fails on any problem they reported. */
+  closePages(): Promise<void>
+}
+
+/**
+ * The set-up of a dashboard suite, registered as the enclosing `describe`'s hooks: the admin test
+ * app listening on loopback, and Chromium. The service's clock stands still (a whole test stays
+ * in one rate-limit minute) at the browser's own time, so that what a page compares with its
+ * clock (bans, "2 minutes ago") holds.
+ */
+export function dashboardSuite(): DashboardSuite {
+  let app: TestApp | undefined
+  let browser: Browser | undefined
+  let address: string | undefined
+  let open: DashboardPage[] = []
+  before(async () => {
+    assertDashboardBuilt()
+    app = await createAdminApp({ clock: new ManualClock(Date.now()) })
+    address = await app.app.listen({ port: 0, host: '127.0.0.1' })
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await Promise.all(open.map((p) => p.close()))
+    await browser?.close()
+    await app?.close()
+  })
+  const ready = <T>(value: T | undefined): T => {
+    assert.ok(value !== undefined, 'the dashboard suite is set up in its before hook')
+    return value
+  }
+  return {
+    get t() {
+      return ready(app)
+    },
+    get base() {
+      return ready(address)
+    },
+    async newPage(options = {}) {
+      const page = await openPage(ready(browser), ready(address), options)
+      open.push(page)
+      return page
+    },
+    async closePages() {
+      const problems = open.flatMap((p) => p.problems)
+      await Promise.all(open.map((p) => p.close()))
+      open = []
+      assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
+    },
+  }
 }
 
 /** The viewports pages are checked at: a desktop, and a phone 390 CSS px wide. */
