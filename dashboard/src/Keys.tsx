@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, type ApiKey, messageOf, type NewApiKey, path, type RequestBody } from './api'
-import { Badge, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Hidden, Loading, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, Hidden, Loading, SecretOnce, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 
 function keyLabel(key: ApiKey): string {
   return key.name ?? `${key.prefix}…`
@@ -221,27 +221,21 @@ function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApi
   )
 }
 
-/** The secret, this once: highlighted, with a copy button, until dismissed. */
+/** The key's secret, this once. */
 function NewSecret({ apiKey, onDone }: { apiKey: NewApiKey; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null)
-  useEffect(() => heading.current?.focus(), [apiKey.id])
   return (
-    <section class="secret-box" aria-labelledby="new-secret-heading">
-      <h3 id="new-secret-heading" ref={heading} tabIndex={-1}>
-        New key {apiKey.name ? `"${apiKey.name}"` : ''} created
-      </h3>
-      <p class="warning">
-        <strong>Copy this key now: it will not be shown again.</strong> Only its prefix is kept; if it is lost, create another key and revoke this one.
-      </p>
-      <div class="secret-row">
-        <code class="secret" data-testid="new-key-secret">
-          {apiKey.key}
-        </code>
-        <CopyButton value={apiKey.key} label="Copy key" />
-      </div>
-      <button type="button" onClick={onDone}>
-        I have copied the key
-      </button>
-    </section>
+    <SecretOnce
+      id="new-key-secret"
+      title={`New key ${apiKey.name ? `"${apiKey.name}"` : ''} created`}
+      warning={
+        <>
+          <strong>Copy this key now: it will not be shown again.</strong> Only its prefix is kept; if it is lost, create another key and revoke this one.
+        </>
+      }
+      secret={apiKey.key}
+      copyLabel="Copy key"
+      doneLabel="I have copied the key"
+      onDone={onDone}
+    />
   )
 }

@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type NewWebhookEndpoint, path, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
-import { Badge, ColumnHeads, CopyButton, DateTime, ErrorMessage, FormCard, Hidden, Loading, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, Hidden, Loading, SecretOnce, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 
 const ALL = '*'
 
@@ -209,7 +209,6 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
   const [more, setMore] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const [status, setStatus] = useState<string | null>(null)
-  const heading = useRef<HTMLHeadingElement>(null)
   const page = async (before?: number) => {
     const query = before === undefined ? '?limit=20' : `?limit=20&before=${before}`
     const items = await api<WebhookDelivery[]>('GET', path`/projects/${slug}/webhooks/${endpoint.id}/deliveries` + query)
@@ -240,7 +239,7 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
   return (
     <div class="delivery-log">
       <div class="card-heading">
-        <h4 ref={heading}>Deliveries</h4>
+        <h4>Deliveries</h4>
         <button type="button" class="button-small" onClick={() => void load()}>
           Refresh<Hidden> the deliveries of {endpoint.url}</Hidden>
         </button>
@@ -344,27 +343,21 @@ function NewEndpointForm({ slug, onCreated }: { slug: string; onCreated: (endpoi
   )
 }
 
-/** The signing secret, this once: highlighted, with a copy button, until dismissed. */
+/** The signing secret, this once. */
 function NewSecret({ endpoint, rotated, onDone }: { endpoint: NewWebhookEndpoint; rotated: boolean; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null)
-  useEffect(() => heading.current?.focus(), [endpoint.secret])
   return (
-    <section class="secret-box" aria-labelledby="new-webhook-secret-heading">
-      <h3 id="new-webhook-secret-heading" ref={heading} tabIndex={-1}>
-        {rotated ? 'New signing secret' : 'Endpoint added'}
-      </h3>
-      <p class="warning">
-        <strong>Copy the signing secret now: it will not be shown again.</strong> Verify every event with it (see the webhooks guide); if it is lost, rotate it.
-      </p>
-      <div class="secret-row">
-        <code class="secret" data-testid="new-webhook-secret">
-          {endpoint.secret}
-        </code>
-        <CopyButton value={endpoint.secret} label="Copy secret" />
-      </div>
-      <button type="button" onClick={onDone}>
-        I have copied the secret
-      </button>
-    </section>
+    <SecretOnce
+      id="new-webhook-secret"
+      title={rotated ? 'New signing secret' : 'Endpoint added'}
+      warning={
+        <>
+          <strong>Copy the signing secret now: it will not be shown again.</strong> Verify every event with it (see the webhooks guide); if it is lost, rotate it.
+        </>
+      }
+      secret={endpoint.secret}
+      copyLabel="Copy secret"
+      doneLabel="I have copied the secret"
+      onDone={onDone}
+    />
   )
 }

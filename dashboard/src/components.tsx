@@ -305,3 +305,45 @@ export function MomentFact({ term, value, empty }: { term: string; value: string
     </Fact>
   )
 }
+
+/**
+ * A secret shown this once (a new API key, a webhook signing secret): highlighted, with a copy
+ * button, until dismissed. Its heading takes the focus when it appears, so it is read first.
+ */
+export function SecretOnce({
+  id,
+  title,
+  warning,
+  secret,
+  copyLabel,
+  doneLabel,
+  onDone,
+}: {
+  id: string
+  title: string
+  warning: ComponentChildren
+  secret: string
+  copyLabel: string
+  doneLabel: string
+  onDone: () => void
+}) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [secret])
+  return (
+    <section class="secret-box" aria-labelledby={`${id}-heading`}>
+      <h3 id={`${id}-heading`} ref={heading} tabIndex={-1}>
+        {title}
+      </h3>
+      <p class="warning">{warning}</p>
+      <div class="secret-row">
+        <code class="secret" data-testid={id}>
+          {secret}
+        </code>
+        <CopyButton value={secret} label={copyLabel} />
+      </div>
+      <button type="button" onClick={onDone}>
+        {doneLabel}
+      </button>
+    </section>
+  )
+}

@@ -38,3 +38,8 @@ export function errorResponses(...statuses: number[]): Record<number, object> {
     }),
   )
 }
+
+/** The documented answer of an operation that answers 204 with no body. */
+export function noContent(description: string): Record<204, object> {
+  return { 204: { description, type: 'null' } }
+}

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
-import { errorResponses } from '../openapi/responses.js'
+import { errorResponses, noContent } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import {
   CreateWebhookSchema,
@@ -102,7 +102,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         summary: 'Remove a webhook endpoint',
         description: 'No event is sent to it any more; its delivery log goes with it.',
         params: WebhookParamsSchema,
-        response: { 204: { description: 'Removed', type: 'null' }, ...errorResponses(...CHANGE_ERRORS) },
+        response: { ...noContent('Removed'), ...errorResponses(...CHANGE_ERRORS) },
       },
     },
     async (request, reply) => {

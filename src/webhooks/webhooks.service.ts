@@ -1,4 +1,4 @@
-import { type Change, recordChange } from '../audit/audit.js'
+import { type AuditAction, type Change, recordChange } from '../audit/audit.js'
 import { randomBase62 } from '../auth/api-key.js'
 import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
@@ -143,15 +143,7 @@ export class WebhooksService {
       updated_at: at,
     }
     const types = [...new Set(input.types)].sort()
-    await this.db.transaction().execute(async (trx) => {
-      await insertEndpoint(trx, row, types)
-      await recordChange(trx, this.clock, change, {
-        action: 'webhook.created',
-        target: { type: 'webhook', id },
-        projectId: project.project.id,
-        details: { url: checked.url, types, enabled },
-      })
-    })
+    await this.changed(change, 'webhook.created', { id, project_id: project.project.id }, { url: checked.url, types, enabled }, (trx) => insertEndpoint(trx, row, types))
     await this.authChanged()
     return { ok: true, endpoint: toEndpoint({ ...row, types }), secret }
   }
@@ -175,17 +167,12 @@ export class WebhooksService {
       }),
     }
     const types = changes.types ? [...new Set(changes.types)].sort() : before.types
-    await this.db.transaction().execute(async (trx) => {
+    const details = Object.fromEntries(
+      Object.entries({ url: changes.url && checked.url, types: changes.types && types, description: changes.description, enabled: changes.enabled }).filter(([, value]) => value !== undefined),
+    )
+    await this.changed(change, 'webhook.updated', before, details, async (trx) => {
       await updateEndpoint(trx, id, row)
       if (changes.types) await setSubscriptions(trx, id, types)
-      await recordChange(trx, this.clock, change, {
-        action: 'webhook.updated',
-        target: { type: 'webhook', id },
-        projectId: before.project_id,
-        details: Object.fromEntries(
-          Object.entries({ url: changes.url && checked.url, types: changes.types && types, description: changes.description, enabled: changes.enabled }).filter(([, value]) => value !== undefined),
-        ),
-      })
     })
     await this.authChanged()
     const after = await findEndpoint(this.db, before.project_id, id)
@@ -195,10 +182,7 @@ export class WebhooksService {
   async remove(slug: string, id: string, change: Change): Promise<WebhookResult<{ id: string }>> {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
-    await this.db.transaction().execute(async (trx) => {
-      await deleteEndpoint(trx, id)
-      await recordChange(trx, this.clock, change, { action: 'webhook.deleted', target: { type: 'webhook', id }, projectId: found.endpoint.project_id, details: { url: found.endpoint.url } })
-    })
+    await this.changed(change, 'webhook.deleted', found.endpoint, { url: found.endpoint.url }, (trx) => deleteEndpoint(trx, id))
     await this.authChanged()
     return { ok: true, id }
   }
@@ -218,15 +202,7 @@ export class WebhooksService {
       previous_secret_until: until,
       updated_at: new Date(now).toISOString(),
     }
-    await this.db.transaction().execute(async (trx) => {
-      await updateEndpoint(trx, id, changes)
-      await recordChange(trx, this.clock, change, {
-        action: 'webhook.secret_rotated',
-        target: { type: 'webhook', id },
-        projectId: found.endpoint.project_id,
-        details: { previousSecretExpiresAt: until },
-      })
-    })
+    await this.changed(change, 'webhook.secret_rotated', found.endpoint, { previousSecretExpiresAt: until }, (trx) => updateEndpoint(trx, id, changes))
     return { ok: true, endpoint: toEndpoint({ ...found.endpoint, ...changes }), secret }
   }
 
@@ -245,16 +221,13 @@ export class WebhooksService {
     const original = await findDelivery(this.db, id, deliveryId)
     if (!original) return { ok: false, error: 'not_found', message: `Webhook endpoint ${id} has no delivery ${deliveryId}.` }
     const at = new Date(this.clock.now()).toISOString()
-    const newId = await this.db.transaction().execute(async (trx) => {
-      const inserted = await insertManualDelivery(trx, { eventId: original.event_id, endpointId: id, projectId: found.endpoint.project_id, at })
-      await recordChange(trx, this.clock, change, {
-        action: 'webhook.redelivered',
-        target: { type: 'webhook', id },
-        projectId: found.endpoint.project_id,
-        details: { eventId: original.event_id, eventType: original.type, deliveryId: inserted, of: deliveryId },
-      })
-      return inserted
-    })
+    const newId = await this.changed(
+      change,
+      'webhook.redelivered',
+      found.endpoint,
+      (inserted: number) => ({ eventId: original.event_id, eventType: original.type, deliveryId: inserted, of: deliveryId }),
+      (trx) => insertManualDelivery(trx, { eventId: original.event_id, endpointId: id, projectId: found.endpoint.project_id, at }),
+    )
     return this.due(id, newId)
   }
 
@@ -265,13 +238,37 @@ export class WebhooksService {
     const at = new Date(this.clock.now()).toISOString()
     const eventId = newEventId()
     const data = { endpointId: id, message: 'A test event sent from Adoption Store: your endpoint receives and verifies events.' }
-    const newId = await this.db.transaction().execute(async (trx) => {
-      await insertPlainEvent(trx, { id: eventId, projectId: found.endpoint.project_id, type: TEST_EVENT_TYPE, data: JSON.stringify(data), createdAt: at, dedupeKey: null })
-      const inserted = await insertManualDelivery(trx, { eventId, endpointId: id, projectId: found.endpoint.project_id, at })
-      await recordChange(trx, this.clock, change, { action: 'webhook.test_sent', target: { type: 'webhook', id }, projectId: found.endpoint.project_id, details: { eventId, deliveryId: inserted } })
-      return inserted
-    })
+    const newId = await this.changed(
+      change,
+      'webhook.test_sent',
+      found.endpoint,
+      (inserted: number) => ({ eventId, deliveryId: inserted }),
+      async (trx) => {
+        await insertPlainEvent(trx, { id: eventId, projectId: found.endpoint.project_id, type: TEST_EVENT_TYPE, data: JSON.stringify(data), createdAt: at, dedupeKey: null })
+        return insertManualDelivery(trx, { eventId, endpointId: id, projectId: found.endpoint.project_id, at })
+      },
+    )
     return this.due(id, newId)
+  }
+
+  /** Runs a change of an endpoint and its audit entry in one transaction; `details` may depend on what the change made. */
+  private async changed<T>(
+    change: Change,
+    action: AuditAction,
+    endpoint: Pick<EndpointWithTypes, 'id' | 'project_id'>,
+    details: Record<string, unknown> | ((made: T) => Record<string, unknown>),
+    work: (trx: Db) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      const made = await work(trx)
+      await recordChange(trx, this.clock, change, {
+        action,
+        target: { type: 'webhook', id: endpoint.id },
+        projectId: endpoint.project_id,
+        details: typeof details === 'function' ? details(made) : details,
+      })
+      return made
+    })
   }
 
   private async due(endpointId: string, deliveryId: number): Promise<WebhookResult<{ delivery: WebhookDelivery }>> {

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto'
-import os from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import { BackgroundPass, leaseHolder } from '../jobs/background-pass.js'
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../db/schema.js'
 import type { SecretBox } from '../secret-box.js'
 import type { AttemptResult, WebhookSender } from './sender.js'
@@ -71,11 +70,8 @@ const iso = (ms: number) => new Date(ms).toISOString()
  * same `webhook-id`). Outcomes are recorded only by the lease's holder.
  */
 export class WebhookWorker {
-  readonly holder = `${os.hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
-  private again = false
-  private stopped = true
+  readonly holder = leaseHolder()
+  private readonly passes: BackgroundPass
   private lastPurge = 0
   private readonly random: () => number
   /** Outcomes waiting for the transaction that writes them, and whether one is being written. */
@@ -93,38 +89,21 @@ export class WebhookWorker {
     private readonly options: WorkerOptions,
   ) {
     this.random = options.random ?? Math.random
+    this.passes = new BackgroundPass(() => this.drain(), options.intervalMs, (err) => this.log.warn({ err }, 'webhooks: delivery pass failed'))
   }
 
   start(): void {
-    this.stopped = false
-    this.timer = setInterval(() => this.kick(), this.options.intervalMs)
-    this.timer.unref()
-    this.kick()
+    this.passes.start()
   }
 
   /** Runs a pass soon (an event was just written), or again after the current one. */
   kick(): void {
-    if (this.stopped) return
-    if (this.running) {
-      this.again = true
-      return
-    }
-    this.running = this.drain()
-      .catch((err: unknown) => this.log.warn({ err }, 'webhooks: delivery pass failed'))
-      .finally(() => {
-        this.running = undefined
-        if (this.again) {
-          this.again = false
-          this.kick()
-        }
-      })
+    this.passes.kick()
   }
 
   /** Stops scheduling and waits for the attempts in flight, at most their timeout; a lease cut short runs out. */
   async close(): Promise<void> {
-    this.stopped = true
-    clearInterval(this.timer)
-    if (this.running) await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, this.options.timeoutMs + SECOND).unref())])
+    await this.passes.stop(this.options.timeoutMs + SECOND)
   }
 
   /** The oldest due delivery's wait, in seconds (0 when none is due): the queue's age. */
@@ -135,7 +114,7 @@ export class WebhookWorker {
   }
 
   private async drain(): Promise<void> {
-    while (!this.stopped && (await this.runOnce()) === BATCH);
+    while (!this.passes.isStopped && (await this.runOnce()) === BATCH);
     if (this.clock.now() - this.lastPurge >= PURGE_EVERY_MS) {
       this.lastPurge = this.clock.now()
       await purgeBefore(this.db, iso(this.clock.now() - RETENTION_MS))
