@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, type ApiKey, messageOf, type NewApiKey, path, type RequestBody } from './api'
-import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, Hidden, Loading, SecretOnce, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { ActionsCell, Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, SecretOnce, StackedTable, StatusMessage, useConfirm, useSubmit } from './components'
 
 function keyLabel(key: ApiKey): string {
   return key.name ?? `${key.prefix}…`
@@ -130,51 +130,42 @@ export function Keys({ slug }: { slug: string }) {
 function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string; keys: ApiKey[]; now: number; onLiftBan?: (key: ApiKey) => void; onRevoke?: (key: ApiKey) => void }) {
   const actions = onLiftBan !== undefined || onRevoke !== undefined
   return (
-    <TableWrap label={caption}>
-      <table class="keys stacked">
-        <caption>{caption}</caption>
-        <ColumnHeads names={['Name', 'Prefix', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]} />
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
-              <td data-label="Prefix">
-                <code class="prefix">{key.prefix}…</code>
-              </td>
-              <td data-label="Created">
-                <DateTime value={key.createdAt} />
-              </td>
-              <td data-label="Expires">
-                <DateTime value={key.expiresAt} empty="never" />
-              </td>
-              <td data-label="Last used">
-                <DateTime value={key.lastUsedAt} empty="never" />
-              </td>
-              <td data-label="Status">
-                <KeyStatus apiKey={key} now={now} />
-              </td>
-              {actions && (
-                <td class="key-actions">
-                  {/* The flex box is inside the cell: a cell that is itself a flex box leaves the table. */}
-                  <div class="actions">
-                    {onLiftBan && isBanned(key, now) && (
-                      <button type="button" class="button-small" onClick={() => onLiftBan(key)}>
-                        Lift ban<Hidden> of {keyLabel(key)}</Hidden>
-                      </button>
-                    )}
-                    {onRevoke && !key.revokedAt && (
-                      <button type="button" class="button-small button-danger" onClick={() => onRevoke(key)}>
-                        Revoke<Hidden> {keyLabel(key)}</Hidden>
-                      </button>
-                    )}
-                  </div>
-                </td>
+    <StackedTable kind="keys" caption={caption} columns={['Name', 'Prefix', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]}>
+      {keys.map((key) => (
+        <tr key={key.id}>
+          <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
+          <td data-label="Prefix">
+            <code class="prefix">{key.prefix}…</code>
+          </td>
+          <td data-label="Created">
+            <DateTime value={key.createdAt} />
+          </td>
+          <td data-label="Expires">
+            <DateTime value={key.expiresAt} empty="never" />
+          </td>
+          <td data-label="Last used">
+            <DateTime value={key.lastUsedAt} empty="never" />
+          </td>
+          <td data-label="Status">
+            <KeyStatus apiKey={key} now={now} />
+          </td>
+          {actions && (
+            <ActionsCell>
+              {onLiftBan && isBanned(key, now) && (
+                <button type="button" class="button-small" onClick={() => onLiftBan(key)}>
+                  Lift ban<Hidden> of {keyLabel(key)}</Hidden>
+                </button>
               )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+              {onRevoke && !key.revokedAt && (
+                <button type="button" class="button-small button-danger" onClick={() => onRevoke(key)}>
+                  Revoke<Hidden> {keyLabel(key)}</Hidden>
+                </button>
+              )}
+            </ActionsCell>
+          )}
+        </tr>
+      ))}
+    </StackedTable>
   )
 }
 

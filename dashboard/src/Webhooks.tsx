@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type NewWebhookEndpoint, path, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
-import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, Hidden, Loading, SecretOnce, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { ActionsCell, Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, SecretOnce, StackedTable, StatusMessage, useConfirm, useSubmit } from './components'
 
 const ALL = '*'
 
@@ -249,43 +249,35 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
       {deliveries === null && !error && <Loading what="deliveries" />}
       {deliveries?.length === 0 && <p>No event was sent to this endpoint yet.</p>}
       {deliveries && deliveries.length > 0 && (
-        <TableWrap label={caption}>
-          <table class="deliveries stacked">
-            <caption class="visually-hidden">{caption}</caption>
-            <ColumnHeads names={['Event', 'State', 'Attempts', 'Last answer', 'Latency', 'Next retry', 'Actions']} />
-            <tbody>
-              {deliveries.map((delivery) => (
-                <tr key={delivery.id}>
-                  <th scope="row">
-                    <code>{delivery.eventType}</code>
-                    <span class="muted event-id">{delivery.eventId}</span>
-                    <DateTime value={delivery.eventCreatedAt} />
-                  </th>
-                  <td data-label="State">
-                    <DeliveryState delivery={delivery} />
-                  </td>
-                  <td data-label="Attempts">{delivery.attempts}</td>
-                  <td data-label="Last answer">
-                    {delivery.lastStatus !== null ? <code>HTTP {delivery.lastStatus}</code> : delivery.lastError ? '' : '—'}
-                    {delivery.lastError && delivery.lastStatus === null && <span class="delivery-error">{delivery.lastError}</span>}
-                    {delivery.responseExcerpt && <span class="excerpt" title={delivery.responseExcerpt}>{delivery.responseExcerpt.slice(0, 120)}</span>}
-                  </td>
-                  <td data-label="Latency">{delivery.latencyMs === null ? '—' : `${delivery.latencyMs} ms`}</td>
-                  <td data-label="Next retry">
-                    <DateTime value={delivery.nextAttemptAt} />
-                  </td>
-                  <td class="key-actions">
-                    <div class="actions">
-                      <button type="button" class="button-small" onClick={() => void redeliver(delivery)}>
-                        Redeliver<Hidden> {delivery.eventType} {delivery.eventId}</Hidden>
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <StackedTable kind="deliveries" caption={caption} hideCaption columns={['Event', 'State', 'Attempts', 'Last answer', 'Latency', 'Next retry', 'Actions']}>
+          {deliveries.map((delivery) => (
+            <tr key={delivery.id}>
+              <th scope="row">
+                <code>{delivery.eventType}</code>
+                <span class="muted event-id">{delivery.eventId}</span>
+                <DateTime value={delivery.eventCreatedAt} />
+              </th>
+              <td data-label="State">
+                <DeliveryState delivery={delivery} />
+              </td>
+              <td data-label="Attempts">{delivery.attempts}</td>
+              <td data-label="Last answer">
+                {delivery.lastStatus !== null ? <code>HTTP {delivery.lastStatus}</code> : delivery.lastError ? '' : '—'}
+                {delivery.lastError && delivery.lastStatus === null && <span class="delivery-error">{delivery.lastError}</span>}
+                {delivery.responseExcerpt && <span class="excerpt" title={delivery.responseExcerpt}>{delivery.responseExcerpt.slice(0, 120)}</span>}
+              </td>
+              <td data-label="Latency">{delivery.latencyMs === null ? '—' : `${delivery.latencyMs} ms`}</td>
+              <td data-label="Next retry">
+                <DateTime value={delivery.nextAttemptAt} />
+              </td>
+              <ActionsCell>
+                <button type="button" class="button-small" onClick={() => void redeliver(delivery)}>
+                  Redeliver<Hidden> {delivery.eventType} {delivery.eventId}</Hidden>
+                </button>
+              </ActionsCell>
+            </tr>
+          ))}
+        </StackedTable>
       )}
       {more && deliveries && (
         <button

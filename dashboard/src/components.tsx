@@ -347,3 +347,28 @@ export function SecretOnce({
     </section>
   )
 }
+
+/** A table row's last cell: its buttons, in a flex box inside the cell (a cell that is itself a flex box leaves the table). */
+export function ActionsCell({ children }: { children: ComponentChildren }) {
+  return (
+    <td class="key-actions">
+      <div class="actions">{children}</div>
+    </td>
+  )
+}
+
+/**
+ * A table of rows that, on a phone, each become a block of labelled lines (each cell's
+ * `data-label`), so nothing needs a sideways scroll. `children` are its rows.
+ */
+export function StackedTable({ kind, caption, hideCaption = false, columns, children }: { kind: string; caption: string; hideCaption?: boolean; columns: readonly string[]; children: ComponentChildren }) {
+  return (
+    <TableWrap label={caption}>
+      <table class={`${kind} stacked`}>
+        <caption class={hideCaption ? 'visually-hidden' : undefined}>{caption}</caption>
+        <ColumnHeads names={columns} />
+        <tbody>{children}</tbody>
+      </table>
+    </TableWrap>
+  )
+}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
-import { errorResponses, noContent } from '../openapi/responses.js'
+import { errorResponses, noContent, sendNoContent } from '../openapi/responses.js'
 import {
   DomainParamsSchema,
   DomainSchema,
@@ -115,10 +115,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
         response: { ...noContent('Removed'), ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
       },
     },
-    async (request, reply) => {
-      orThrow(await domains.remove(request.params.slug, request.params.name, changeOf(request)))
-      return reply.code(204).send(null)
-    },
+    async (request, reply) => sendNoContent(reply, domains.remove(request.params.slug, request.params.name, changeOf(request))),
   )
 
   app.put(

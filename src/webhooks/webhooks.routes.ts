@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
-import { errorResponses, noContent } from '../openapi/responses.js'
+import { errorResponses, noContent, sendNoContent } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import {
   CreateWebhookSchema,
@@ -105,10 +105,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         response: { ...noContent('Removed'), ...errorResponses(...CHANGE_ERRORS) },
       },
     },
-    async (request, reply) => {
-      orThrow(await webhooks.remove(request.adminProject.slug, request.params.endpointId, changeOf(request)))
-      return reply.code(204).send(null)
-    },
+    async (request, reply) => sendNoContent(reply, webhooks.remove(request.adminProject.slug, request.params.endpointId, changeOf(request))),
   )
 
   app.post(
