@@ -78,6 +78,34 @@ describe('events from their triggers', () => {
     assert.equal(await countRows('webhook_events'), 0)
   })
 
+  test('an endpoint added, disabled or removed is seen by the next create, on every instance', async () => {
+    const project = await t.project()
+    const sibling = await t.sibling()
+    try {
+      await sibling.app.services.webhooks.worker.close()
+      const create = async (on: TestApp, name: string) => {
+        const response = await on.request({ method: 'POST', url: '/v1/pets', headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: JSON.stringify({ name, categoryId: 1 }) })
+        assert.equal(response.statusCode, 201)
+      }
+      // Both instances learn that nobody listens.
+      await create(t, 'Before')
+      await create(sibling, 'Before too')
+      const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+      await create(sibling, 'Seen by the other instance')
+      await create(t, 'Seen here')
+      await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${endpoint.id}`, { enabled: false })
+      await create(sibling, 'Disabled')
+      await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${endpoint.id}`, { enabled: true })
+      await create(sibling, 'Enabled again')
+      await admin(t, 'DELETE', `/projects/${project.slug}/webhooks/${endpoint.id}`)
+      await create(sibling, 'Removed')
+      const { rows } = await sql<{ data: string }>`select data from webhook_events order by created_at, id`.execute(t.database.db)
+      assert.deepEqual(rows.map((row) => (JSON.parse(row.data) as { name: string }).name).sort(), ['Enabled again', 'Seen by the other instance', 'Seen here'])
+    } finally {
+      await sibling.app.close()
+    }
+  })
+
   test('orders: placed, approved, delivered, cancelled, each with the order; a refused move writes nothing', async () => {
     const project = await t.project()
     const endpoint = await addEndpoint(t, project.slug, receiver.url, ['*'])
