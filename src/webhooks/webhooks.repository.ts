@@ -268,7 +268,7 @@ export async function insertPlainEvent(db: Db, event: OutboxEvent): Promise<void
   await db.insertInto('webhook_events').values({ id: event.id, project_id: event.projectId, type: event.type, data: event.data, created_at: event.createdAt, dedupe_key: event.dedupeKey }).execute()
 }
 
-/** The age of the oldest due delivery of an enabled endpoint, in milliseconds; 0 when none is due. */
+/** When the oldest due delivery of an enabled endpoint was due; undefined when none is due. */
 export async function oldestDue(db: Db, now: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('webhook_deliveries')
