@@ -39,12 +39,18 @@ ordered=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/
 echo "smoke: ordered $ordered"
 echo "$ordered" | grep -q '"status":"placed"'
 curl -s -X POST -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/store/orders/1/approve" | grep -q '"status":"approved"'
+curl -s -X PATCH -H "Authorization: Bearer $KEY" -H 'Content-Type: application/merge-patch+json' \
+  -d '{"name":"Rexi"}' "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"name":"Rexi"'
+curl -s -X DELETE -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"code":"pet_has_open_order"'
 
 # Data commands, through the client.
 export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"
 pet=$(npx adoption-store pets create Rex --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
 npx adoption-store pets list --status available --limit 50 --json >/dev/null
 npx adoption-store pets get "$pet" --json | grep -q '"name": *"Rex"'
+npx adoption-store pets update "$pet" --name Rexi --category 2 --json | grep -q '"name": *"Rexi"'
+spare=$(npx adoption-store pets create Spare --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
+npx adoption-store pets delete "$spare" --json | grep -q '"removed": *true'
 order=$(npx adoption-store orders create "$pet" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
 npx adoption-store orders list --status placed --json | grep -q "\"id\": *$order"
 npx adoption-store orders get "$order" --json >/dev/null
@@ -74,8 +80,18 @@ npx adoption-store users create --email ann@example.com --role owner --project a
 PASSWORD='a long pass phrase for bob'
 printf '%s\n' "$PASSWORD" | npx adoption-store users create --email bob@example.com --role operator --password-stdin
 npx adoption-store users list --json | grep -q '"email": *"ann@example.com"'
-curl -sf -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\"}" \
+# The generated password is a one-time password: it opens no session until the sign-in also
+# sends a password of one's own, which replaces it.
+curl -s -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\"}" \
+  "http://127.0.0.1:$PORT/admin/v1/session" | grep -q '"code":"password_change_required"'
+curl -sf -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\",\"newPassword\":\"the operator's own pass phrase\"}" \
   "http://127.0.0.1:$PORT/admin/v1/session" | grep -q '"role":"operator"'
+npx adoption-store users set-projects ann@example.com --project acme --project bigco --json | grep -q '"bigco"'
+npx adoption-store users disable ann@example.com --json | grep -q '"state": *"disabled"'
+npx adoption-store users enable ann@example.com --json | grep -q '"state": *"enabled"'
+npx adoption-store users reset-password ann@example.com --json | grep -q '"password": *"[A-Za-z0-9_-]\{24\}"'
+npx adoption-store users delete ann@example.com --json | grep -q '"email": *"ann@example.com"'
+if npx adoption-store users list --json | grep -q '"ann@example.com"'; then echo "smoke: a deleted user is still listed" >&2; exit 1; fi
 curl -sf "http://127.0.0.1:$PORT/dashboard/" | grep -q '<script type="module"'
 echo "smoke: README user commands and the dashboard passed"
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null

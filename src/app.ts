@@ -33,8 +33,8 @@ import { indexRoutes } from './web/index.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The services of projects, keys and webhooks: for the first start's project and key, and for tests' fixtures. */
-    services: { projects: ProjectsService; keys: KeysService; webhooks: Webhooks }
+    /** The services of projects and keys (the first start's project and key), and of animals, orders and webhooks: for tests' fixtures. */
+    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService; webhooks: Webhooks }
   }
 }
 
@@ -88,7 +88,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const orders = new OrdersService(db, clock, idempotency, generations, outbox)
   const projects = new ProjectsService(db, clock, authChanged)
   const keys = new KeysService(db, clock, environment, authChanged, outbox, log)
-  app.decorate('services', { projects, keys, webhooks })
+  app.decorate('services', { projects, keys, pets, orders, webhooks })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)
   const domains = await createDomains(config, db, clock, log, outbox, domainsOptions)
@@ -106,7 +106,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerAdminApi(
     app,
     { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, webhooks: webhooks.service }),
+    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts, pets, orders, webhooks: webhooks.service }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)

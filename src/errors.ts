@@ -12,6 +12,9 @@ export const ERROR_CATALOG = {
   forbidden: { status: 403, summary: 'Your role does not allow this action: it is for operators.' },
   csrf_failed: { status: 403, summary: 'A signed-in change came without the session\'s X-CSRF-Token header, or with another one.' },
   plan_required: { status: 403, summary: "The project's plan does not include this feature; the message names the plan needed." },
+  own_account: { status: 403, summary: 'Operators cannot disable, delete or reset their own account: another operator can, or the CLI.' },
+  password_change_required: { status: 403, summary: 'The password is a one-time password: sign in again with your own as newPassword.' },
+  wrong_password: { status: 403, summary: 'The current password sent is not the account\'s password.' },
   not_found: { status: 404, summary: 'No such route, or no such resource in your project.' },
   unknown_host: { status: 404, summary: 'No project is served at the requested host (an unknown, unverified or removed domain).' },
   method_not_allowed: { status: 405, summary: 'The route exists but not for this method; see the Allow header.' },
@@ -19,9 +22,12 @@ export const ERROR_CATALOG = {
   idempotency_in_flight: { status: 409, summary: 'A request with this Idempotency-Key is still being processed; retry later.' },
   pet_unavailable: { status: 409, summary: 'The animal is not available for adoption (it is pending or sold).' },
   invalid_transition: { status: 409, summary: "The order's status does not allow this move." },
+  pet_has_open_order: { status: 409, summary: 'The animal has an open adoption order (placed or approved): deliver or cancel it before removing the animal.' },
   domain_taken: { status: 409, summary: 'The domain is already added, to this project or to another one.' },
   domain_conflict: { status: 409, summary: "The change conflicts with the project's other domain settings; the message says which." },
   slug_taken: { status: 409, summary: 'A project with this slug already exists: choose another slug.' },
+  email_taken: { status: 409, summary: 'A user with this email already exists (emails compare without case).' },
+  last_operator: { status: 409, summary: 'The change would leave no enabled operator: enable or create another operator first.' },
   gone: { status: 410, summary: 'The operation has passed its sunset date and was removed.' },
   payload_too_large: { status: 413, summary: 'The body exceeds the size limit.' },
   uri_too_long: { status: 414, summary: 'The URL (path and query string) is longer than 8 KiB.' },
@@ -88,6 +94,21 @@ export interface Failure<C extends string = ErrorCode> {
 /** What a service operation answers: its result, or one of its expected failures. */
 export type Outcome<T, C extends ErrorCode = ErrorCode> = ({ ok: true } & T) | Failure<C>
 
+/**
+ * A failure found inside a transaction: thrown to undo it, and answered as its `failure` by the
+ * service that started the transaction (never past it).
+ */
+export class Refusal extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message)
+  }
+}
+
+/** Ends a transaction's work with an expected failure (see Refusal). */
+export function refuse(error: ErrorCode, message: string): never {
+  throw new Refusal({ ok: false, error, message })
+}
+
 /** The result of a service operation; a failure is thrown as the catalog error it names. */
 export function orThrow<R extends { ok: true } | Failure>(result: R): Exclude<R, Failure> {
   if (!result.ok) {
@@ -128,7 +149,7 @@ interface ValidationIssue {
   instancePath: string
   message?: string
   params: Record<string, unknown>
-  parentSchema?: { minimum?: number; maximum?: number }
+  parentSchema?: { minimum?: number; maximum?: number; properties?: Record<string, unknown> }
 }
 
 const PARTS: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter', headers: 'header' }
@@ -164,6 +185,8 @@ export function describeValidation(issues: readonly ValidationIssue[], context =
       return `${capitalize(subject)} must be at most ${String(params.limit)} characters long.`
     case 'pattern':
       return `${capitalize(subject)} has an invalid format.`
+    case 'minProperties':
+      return `${capitalize(subject)} changes nothing: send at least one of ${Object.keys(issue.parentSchema?.properties ?? {}).map((name) => `"${name}"`).join(', ')}.`
     default:
       return `${capitalize(subject)} ${issue.message ?? 'is invalid'}.`
   }

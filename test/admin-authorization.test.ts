@@ -14,14 +14,16 @@
  * Every response is checked against the admin document (status documented, body matching).
  *
  * And every change names the audit action it records (`x-audit-action`); made once more, it
- * leaves exactly that entry in the audit log, with its request id and actor, and no secret.
+ * leaves exactly that entry in the audit log, with its request id and actor, and no secret: not
+ * the callers' passwords, the admin token, nor any secret an answer shows once (a new key, a new
+ * user's or a reset one-time password, a webhook signing secret; SHOWS_SECRET lists the operations that must show one).
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
-import { createUser, SESSION_COOKIE, signIn, type SignedInUser } from './helpers/accounts.js'
-import type { TestApp } from './helpers/app.js'
+import { createUser, SESSION_COOKIE, signIn, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
+import { bearer, type TestApp } from './helpers/app.js'
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -36,16 +38,23 @@ interface Operation {
   audit: string | undefined
 }
 
-/** A project with something behind every path parameter: a key, domains, a redirect. */
+/** A project with something behind every path parameter: a key, domains, a redirect, animals and orders, a user. */
 interface Fixture {
   slug: string
   keyId: string
+  /** An animal without orders. */
+  petId: number
+  /** A placed order, and an approved one. */
+  placedOrderId: number
+  approvedOrderId: number
   /** A domain of the project. */
   domain: string
   /** A domain that redirects to `domain`. */
   redirected: string
   /** A domain with no role yet: free to redirect. */
   spare: string
+  /** A user: an owner of the project, made for the operations on `{userId}`. */
+  userId: number
   /** A webhook endpoint of the project, and a delivery of its test event. */
   endpointId: string
   deliveryId: number
@@ -56,6 +65,8 @@ interface RequestSpec {
   success: number
   query?: string
   body?: (fixture: Fixture) => unknown
+  /** Path parameters that take another value than PARAMETERS gives them. */
+  params?: Record<string, (fixture: Fixture) => string | number>
 }
 
 let counter = 0
@@ -87,6 +98,25 @@ const REQUESTS: Record<string, RequestSpec> = {
   setPrimaryDomain: { success: 200, body: (f) => ({ name: f.domain }) },
   addRedirect: { success: 200, body: (f) => ({ from: f.spare, to: f.domain }) },
   removeRedirect: { success: 200 },
+  listUsers: { success: 200 },
+  createUser: { success: 201, body: (f) => ({ email: `${unique('created')}@example.test`, role: 'owner', projects: [f.slug] }) },
+  getUser: { success: 200 },
+  disableUser: { success: 200 },
+  enableUser: { success: 200 },
+  deleteUser: { success: 204 },
+  resetUserPassword: { success: 200 },
+  setUserProjects: { success: 200, body: (f) => ({ projects: [f.slug] }) },
+  // Every caller's password is TEST_PASSWORD, and stays it: the same password again is a change too.
+  changeOwnPassword: { success: 204, body: () => ({ currentPassword: TEST_PASSWORD, newPassword: TEST_PASSWORD }) },
+  listAnimals: { success: 200, query: 'status=available&name=free' },
+  addAnimal: { success: 201, body: () => ({ name: 'Matrix', categoryId: 1 }) },
+  getAnimal: { success: 200 },
+  updateAnimal: { success: 200, body: () => ({ name: 'Renamed' }) },
+  removeAnimal: { success: 204 },
+  listAdoptionOrders: { success: 200, query: 'status=placed' },
+  approveAdoptionOrder: { success: 200 },
+  deliverAdoptionOrder: { success: 200, params: { orderId: (f) => f.approvedOrderId } },
+  cancelAdoptionOrder: { success: 200 },
   listWebhookEndpoints: { success: 200 },
   createWebhookEndpoint: { success: 201, body: () => ({ url: 'https://hooks.example.test/in', types: ['pet.created'] }) },
   getWebhookEndpoint: { success: 200 },
@@ -99,17 +129,33 @@ const REQUESTS: Record<string, RequestSpec> = {
 }
 
 /** Operator actions: an owner gets 403 even for their own project. */
-const OPERATOR_ONLY = new Set(['createProject', 'setProjectPlan'])
+const OPERATOR_ONLY = new Set([
+  'createProject',
+  'setProjectPlan',
+  'listUsers',
+  'createUser',
+  'getUser',
+  'disableUser',
+  'enableUser',
+  'deleteUser',
+  'resetUserPassword',
+  'setUserProjects',
+])
+/** The operations that show a secret once: the audit log must hold none of them. */
+const SHOWS_SECRET = new Set(['createApiKey', 'createUser', 'resetUserPassword', 'createWebhookEndpoint', 'rotateWebhookSecret'])
 /** The one operation without a principal: it is how a session is obtained. */
 const PUBLIC = new Set(['signIn'])
 const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** The value each path parameter takes in a fixture. */
-const PARAMETERS: Record<string, (fixture: Fixture) => string> = {
+const PARAMETERS: Record<string, (fixture: Fixture) => string | number> = {
   slug: (f) => f.slug,
   id: (f) => f.keyId,
   name: (f) => f.domain,
   from: (f) => f.redirected,
+  userId: (f) => String(f.userId),
+  petId: (f) => f.petId,
+  orderId: (f) => f.placedOrderId,
   endpointId: (f) => f.endpointId,
   deliveryId: (f) => String(f.deliveryId),
 }
@@ -147,7 +193,8 @@ describe('admin API authorization, for every operation of the admin document', (
     await t?.close()
   })
 
-  async function fixture(): Promise<Fixture> {
+  /** A fixture; with a user only for an operation on `{userId}` (hashing a password takes a while). */
+  async function fixture(operation?: Operation): Promise<Fixture> {
     const project = await t.project({ plan: 'pro' })
     const key = await t.key(project.slug, { name: 'fixture' })
     const apex = `${unique('customer')}.test`
@@ -158,8 +205,25 @@ describe('admin API authorization, for every operation of the admin document', (
     }
     const redirect = await admin(t, 'POST', `/projects/${project.slug}/domains/redirects`, { from: redirected, to: domain })
     assert.equal(redirect.statusCode, 200, redirect.body)
-    const { endpointId, deliveryId } = await webhookOf(project.slug)
-    return { slug: project.slug, keyId: key.id, domain, redirected, spare, endpointId, deliveryId }
+    let userId = 0
+    if (operation?.path.includes('{userId}')) {
+      const user = await createUser(t, { role: 'owner', projects: [project.slug] })
+      const listed = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
+      userId = listed.find((u) => u.email === user.email)?.id ?? assert.fail(`${user.email} is listed`)
+    }
+    // Animals through the admin API; orders through /v1, with the project's key.
+    const post = async (url: string, body: object, headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` }) => {
+      const response = await t.request({ method: 'POST', url, headers, payload: body })
+      assert.ok(response.statusCode === 201 || response.statusCode === 200, response.body)
+      return response.json<{ id: number }>().id
+    }
+    const animal = (name: string) => post(`/admin/v1/projects/${project.slug}/animals`, { name, categoryId: 1 })
+    const order = async (name: string) => post('/v1/store/orders', { petId: await animal(name) }, bearer(project.key))
+    const petId = await animal('free')
+    const placedOrderId = await order('placed')
+    const approvedOrderId = await order('approved')
+    await post(`/admin/v1/projects/${project.slug}/orders/${approvedOrderId}/approve`, {})
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, ...(await webhookOf(project.slug)) }
   }
 
   /** A webhook endpoint of the project with the delivery of a test event. */
@@ -193,15 +257,21 @@ describe('admin API authorization, for every operation of the admin document', (
     const redirected = settings.domains.find((d) => d.redirect)?.name
     const domain = settings.domains.find((d) => d.name.startsWith('shop.'))?.name
     const spare = settings.domains.find((d) => d.name.startsWith('api.'))?.name
-    assert.ok(keyId && redirected && domain && spare, `fixture of ${slug}`)
-    return { slug, keyId, domain, redirected, spare, ...(await webhookOf(slug)) }
+    const petId = (await admin(t, 'GET', `/projects/${slug}/animals?name=free`)).json<{ id: number }[]>()[0]?.id
+    const placedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=placed`)).json<{ id: number }[]>()[0]?.id
+    const approvedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=approved`)).json<{ id: number }[]>()[0]?.id
+    assert.ok(keyId && redirected && domain && spare && petId && placedOrderId && approvedOrderId, `fixture of ${slug}`)
+    // Owners may call no operation on a user: any user will do, here the operator.
+    const users = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
+    const userId = users.find((u) => u.email === operatorAccount.email)?.id ?? assert.fail('the operator is listed')
+    return { slug, keyId, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, ...(await webhookOf(slug)) }
   }
 
   function urlOf(operation: Operation, f: Fixture): string {
     const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-      const value = PARAMETERS[name]
+      const value = REQUESTS[operation.operationId]?.params?.[name] ?? PARAMETERS[name]
       assert.ok(value, `${operation.operationId}: no fixture value for the path parameter {${name}}: add it to PARAMETERS`)
-      return encodeURIComponent(value(f))
+      return encodeURIComponent(String(value(f)))
     })
     const query = REQUESTS[operation.operationId]?.query
     return `/admin/v1${path}${query ? `?${query}` : ''}`
@@ -261,7 +331,7 @@ describe('admin API authorization, for every operation of the admin document', (
         }
 
         // No principal at all.
-        const other = await fixture()
+        const other = await fixture(operation)
         expect(await send(operation, other, {}), 401, 'unauthorized', 'no credentials')
         expect(await send(operation, other, { authorization: 'Bearer not-the-admin-token-0123456789abcdef' }), 401, 'unauthorized', 'a wrong bearer token')
         expect(await send(operation, other, { cookie: `${SESSION_COOKIE}=${'x'.repeat(43)}` }), 401, 'unauthorized', 'an unknown session cookie')
@@ -282,7 +352,7 @@ describe('admin API authorization, for every operation of the admin document', (
 
         // The session cookie: a change needs the session's own CSRF token.
         const operator = await session(operatorAccount)
-        const target = await fixture()
+        const target = await fixture(operation)
         if (changes) {
           const cookie = operator.headers.cookie
           expect(await send(operation, target, { cookie }), 403, 'csrf_failed', 'the cookie without X-CSRF-Token')
@@ -312,7 +382,7 @@ describe('admin API authorization, for every operation of the admin document', (
         }
         const schemes = operation.security.flatMap((requirement) => Object.keys(requirement))
         assert.ok(schemes.includes('sessionCookie'), `${operation.operationId}: every protected operation takes the session cookie`)
-        const response = await send(operation, await fixture(), { authorization: `Bearer ${ADMIN_TOKEN}` })
+        const response = await send(operation, await fixture(operation), { authorization: `Bearer ${ADMIN_TOKEN}` })
         if (schemes.includes('adminToken')) expect(response, spec.success, undefined, 'the admin token, which the document lists')
         else expect(response, 401, 'unauthorized', 'the admin token, which the document does not list')
       })
@@ -321,6 +391,7 @@ describe('admin API authorization, for every operation of the admin document', (
 
   test('every change records its audit entry: the documented action, its request id, its actor, and no secret', async (context) => {
     const secrets: string[] = [operatorAccount.password, ownerAccount.password, ADMIN_TOKEN]
+    const revealed = new Set<string>()
     for (const operation of operations.filter((o) => STATE_CHANGING.has(o.method))) {
       await context.test(`${operation.method} ${operation.path} (${operation.operationId})`, async () => {
         assert.ok(operation.audit, `${operation.operationId} changes state but its document names no x-audit-action`)
@@ -334,12 +405,16 @@ describe('admin API authorization, for every operation of the admin document', (
             remoteAddress: `10.8.0.${(++counter % 250) + 1}`,
           })
         } else {
-          response = await send(operation, await fixture(), (await session(operatorAccount)).headers)
+          response = await send(operation, await fixture(operation), (await session(operatorAccount)).headers)
         }
         expect(response, REQUESTS[operation.operationId]?.success ?? 0, undefined, 'the change, by an operator')
         // A secret shown once (a key, a one-time password) must not be in the log either.
         const shown = response.body ? response.json<{ key?: unknown; password?: unknown; secret?: unknown }>() : {}
-        for (const value of [shown.key, shown.password, shown.secret]) if (typeof value === 'string') secrets.push(value)
+        for (const value of [shown.key, shown.password, shown.secret]) {
+          if (typeof value !== 'string') continue
+          secrets.push(value)
+          revealed.add(operation.operationId)
+        }
 
         const requestId = response.headers['x-request-id']
         assert.ok(typeof requestId === 'string' && requestId, 'the answer carries its request id')
@@ -352,6 +427,7 @@ describe('admin API authorization, for every operation of the admin document', (
         assert.ok(Date.parse(entry?.at ?? '') > 0, 'a time')
       })
     }
+    assert.deepEqual([...revealed].sort(), [...SHOWS_SECRET].sort(), 'the secrets looked for are those the operations show')
     const log = JSON.stringify(await auditEntries())
     for (const secret of secrets) assert.ok(!log.includes(secret), `the audit log holds no secret (${secret.slice(0, 8)}…)`)
   })

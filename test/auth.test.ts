@@ -30,6 +30,8 @@ interface Context {
   petId: number
   /** An available pet of that project, free to order. */
   availablePetId: number
+  /** A pet of that project without orders, free to remove. */
+  removablePetId: number
   /** Orders of that project, one placed and one approved. */
   placedOrderId: number
   approvedOrderId: number
@@ -48,6 +50,8 @@ const FIXTURES: Record<string, Fixture> = {
   listPets: { success: 200 },
   createPet: { body: { name: 'Rex', categoryId: 1 }, success: 201 },
   getPet: { params: ({ petId }) => ({ petId }), success: 200 },
+  updatePet: { params: ({ petId }) => ({ petId }), body: { name: 'Mimi' }, success: 200 },
+  deletePet: { params: ({ removablePetId }) => ({ petId: removablePetId }), success: 204 },
   listOrders: { success: 200 },
   placeOrder: { body: ({ availablePetId }) => ({ petId: availablePetId }), success: 201 },
   getOrder: { params: ({ placedOrderId }) => ({ orderId: placedOrderId }), success: 200 },
@@ -93,10 +97,11 @@ async function prepareContext(t: TestApp, key: string): Promise<Context> {
   const petId = await created('/v1/pets', { name: 'Mia', categoryId: 2 })
   const secondPet = await created('/v1/pets', { name: 'Max', categoryId: 2 })
   const availablePetId = await created('/v1/pets', { name: 'Rex', categoryId: 2 })
+  const removablePetId = await created('/v1/pets', { name: 'Bo', categoryId: 2 })
   const placedOrderId = await created('/v1/store/orders', { petId })
   const approvedOrderId = await created('/v1/store/orders', { petId: secondPet })
   await created(`/v1/store/orders/${approvedOrderId}/approve`, {})
-  return { t, petId, availablePetId, placedOrderId, approvedOrderId }
+  return { t, petId, availablePetId, removablePetId, placedOrderId, approvedOrderId }
 }
 
 function requestFor(operation: Operation, context: Context, headers: Record<string, string>, query = ''): InjectOptions {

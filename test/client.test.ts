@@ -142,6 +142,7 @@ interface Sent {
   method: string
   url: string
   idempotencyKey: string | undefined
+  contentType: string | undefined
   status?: number
   code?: string
   retryAfter?: number
@@ -150,7 +151,14 @@ interface Sent {
 /** Wraps `fetch` to record every request, its time, and what came back. */
 function recordingFetch(now: () => number, log: Sent[], inner: typeof fetch = fetch): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
-    const entry: Sent = { at: now(), method: init?.method ?? 'GET', url: String(input), idempotencyKey: new Headers(init?.headers).get('idempotency-key') ?? undefined }
+    const headers = new Headers(init?.headers)
+    const entry: Sent = {
+      at: now(),
+      method: init?.method ?? 'GET',
+      url: String(input),
+      idempotencyKey: headers.get('idempotency-key') ?? undefined,
+      contentType: headers.get('content-type') ?? undefined,
+    }
     log.push(entry)
     const response = await inner(input, init)
     entry.receivedAt = now()
@@ -615,6 +623,32 @@ describe('against the server (in process, ManualClock)', () => {
     await expectError(client.createPet({ name: 'B', categoryId: 1 }, { idempotencyKey: 'same-key' }), 'idempotency_key_reused', 422)
   })
 
+  test('updatePet sends a merge patch with an Idempotency-Key; deletePet removes, and says why it cannot', async () => {
+    const t = await startApp()
+    const { key } = await t.project({ plan: 'pro' })
+    const log: Sent[] = []
+    const client = createClient({ apiKey: key, baseUrl: t.baseUrl, fetch: recordingFetch(() => t.clock.now(), log) })
+    const rex = await client.createPet({ name: 'Rex', categoryId: 1 })
+    assert.deepEqual(await client.updatePet(rex.id, { name: 'Rexi' }), { ...rex, name: 'Rexi' })
+    assert.deepEqual(await client.updatePet(rex.id, { categoryId: 4 }, { idempotencyKey: 'recategorise' }), { ...rex, name: 'Rexi', categoryId: 4 })
+    const patches = log.filter((sent) => sent.method === 'PATCH')
+    assert.equal(patches.length, 2)
+    assert.ok(patches.every((sent) => sent.contentType === 'application/merge-patch+json'), JSON.stringify(patches))
+    assert.match(String(patches[0]?.idempotencyKey), /^[0-9a-f-]{36}$/)
+    assert.equal(patches[1]?.idempotencyKey, 'recategorise')
+
+    const order = await client.placeOrder({ petId: rex.id })
+    const refused = await client.deletePet(rex.id).catch((e: unknown) => e)
+    assert.ok(refused instanceof AdoptionStoreError, String(refused))
+    assert.equal(refused.code, 'pet_has_open_order')
+    assert.equal(refused.status, 409)
+    await client.cancelOrder(order.id)
+    assert.equal(await client.deletePet(rex.id), undefined)
+    const gone = await client.getPet(rex.id).catch((e: unknown) => e)
+    assert.ok(gone instanceof AdoptionStoreError && gone.code === 'not_found', String(gone))
+    assert.deepEqual(await client.getOrder(order.id), { ...order, status: 'cancelled' }, 'the order outlives its animal')
+  })
+
   test('a lost response is retried with the same Idempotency-Key: the server replays, nothing is duplicated', async () => {
     const t = await startApp()
     const project = await t.project({ plan: 'pro' })
@@ -770,6 +804,12 @@ describe('CLI data commands against a running built server', () => {
     assert.match(human, /^ID +NAME +CATEGORY +STATUS\n/)
     assert.match(human, new RegExp(`\\nMore: --after ${pets[1]!.id} for the next page, or --all\\.\\n$`))
     assert.deepEqual(await json<Pet>(['pets', 'get', String(tom.id)]), tom)
+    assert.deepEqual(await json<Pet>(['pets', 'update', String(tom.id), '--name', 'Thomas']), { ...tom, name: 'Thomas' })
+    assert.match(await ok(['pets', 'update', String(tom.id), '--category', '5', '--idempotency-key', 'cli-update']), new RegExp(`^Updated pet ${tom.id}: Thomas \\(category 5, available\\)\n$`))
+    await fails(['pets', 'update', String(tom.id)], /nothing to change: give --name, --category or both/)
+    await fails(['pets', 'update', String(tom.id), '--name', ' '], /"name" must be at least 1 character.*\(invalid_request, HTTP 400\)/)
+    assert.deepEqual(await json<{ id: number; removed: boolean }>(['pets', 'delete', String(once.id)]), { id: once.id, removed: true })
+    await fails(['pets', 'delete', String(once.id)], /No animal with id \d+ in your project\. \(not_found, HTTP 404\)/)
 
     const order = await json<Order>(['orders', 'create', String(rex.id)])
     assert.deepEqual(order, { id: order.id, petId: rex.id, status: 'placed', createdAt: order.createdAt, complete: false })
@@ -795,9 +835,9 @@ describe('CLI data commands against a running built server', () => {
     assert.equal(invalid.code, 1)
     assert.match(invalid.stderr, /a whole number of at least 1/)
 
-    // The server saw all of it: what the CLI created is there, once.
+    // The server saw all of it: what the CLI created is there, once, but for the one it removed.
     const final = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
-    assert.equal(((await final.json()) as Pet[]).length, 4)
+    assert.deepEqual(((await final.json()) as Pet[]).map((p) => p.id), [rex.id, pets[1]!.id, tom.id])
   })
 
   test('a ban is reported with its end, at once', { timeout: 30_000 }, async () => {

@@ -9,16 +9,7 @@ import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { admin } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import {
-  chromiumMissing,
-  dashboardSuite,
-  heading,
-  pageScrollWidth,
-  PHONE,
-  screenshot,
-  signInThroughForm,
-  textOf,
-} from './helpers/browser.js'
+import { chromiumMissing, dashboardSuite, heading, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 
 /** The actions in the table, top to bottom. */
 async function actionsShown(page: Page): Promise<string[]> {
@@ -30,12 +21,13 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
   const { newPage, closePages } = suite
 
   test('an operator sees a change made in the page with its actor, filters by action and project, and pages back', async () => {
-    const shelter = await suite.t.project({ plan: 'pro' })
-    const other = await suite.t.project({ plan: 'free' })
+    const { t } = suite
+    const shelter = await t.project({ plan: 'pro' })
+    const other = await t.project({ plan: 'free' })
     // 55 keys made with the admin token: more than one page of entries.
-    for (let i = 0; i < 55; i++) assert.equal((await admin(suite.t, 'POST', `/projects/${other.slug}/keys`, { name: `bulk-${i}` })).statusCode, 201)
-    const key = await suite.t.key(shelter.slug, { name: 'front desk' })
-    const operator = await createUser(suite.t, { role: 'operator' })
+    for (let i = 0; i < 55; i++) assert.equal((await admin(t, 'POST', `/projects/${other.slug}/keys`, { name: `bulk-${i}` })).statusCode, 201)
+    const key = await t.key(shelter.slug, { name: 'front desk' })
+    const operator = await createUser(t, { role: 'operator' })
     const { page } = await newPage()
     await signInThroughForm(page, operator.email, operator.password, `/projects/${shelter.slug}/keys`)
 
@@ -83,10 +75,11 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
   })
 
   test("an owner sees only their project's entries, and the page fits a phone", async () => {
-    const mine = await suite.t.project({ plan: 'pro' })
-    const theirs = await suite.t.project({ plan: 'pro' })
-    await suite.t.key(theirs.slug, { name: 'not for owners' })
-    const owner = await createUser(suite.t, { role: 'owner', projects: [mine.slug] })
+    const { t } = suite
+    const mine = await t.project({ plan: 'pro' })
+    const theirs = await t.project({ plan: 'pro' })
+    await t.key(theirs.slug, { name: 'not for owners' })
+    const owner = await createUser(t, { role: 'owner', projects: [mine.slug] })
     const { page } = await newPage()
     await page.setViewportSize(PHONE)
     await signInThroughForm(page, owner.email, owner.password, '/audit')

@@ -12,20 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Page } from 'playwright-core'
 import { ADMIN_TOKEN } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import {
-  assertInside,
-  boxOf,
-  chromiumMissing,
-  dashboardSuite,
-  DESKTOP,
-  heading,
-  pageScrollWidth,
-  pets,
-  PHONE,
-  screenshot,
-  signInThroughForm,
-  textOf,
-} from './helpers/browser.js'
+import { assertInside, boxOf, chromiumMissing, dashboardSuite, DESKTOP, heading, pageScrollWidth, pets, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 
 /**
  * The keys table holds together at desktop width and on a phone: every cell is a real table cell
@@ -96,12 +83,15 @@ async function assertUsageFitsPhone(page: Page, name: string): Promise<void> {
 }
 
 describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
+  // The service's clock stands still (a whole test stays in one rate-limit minute) at the
+  // browser's own time, so that what the page compares with its clock (bans) holds.
   const suite = dashboardSuite()
   const { newPage, closePages } = suite
 
   test('sign-in: a wrong password shows the API\'s message; the right one lands on Projects', async () => {
-    const project = await suite.t.project({ plan: 'pro' })
-    const user = await createUser(suite.t, { role: 'operator' })
+    const { t } = suite
+    const project = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'operator' })
     const { page } = await newPage()
 
     // Any page without a session goes to sign-in.
@@ -133,11 +123,12 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test('keys: a new key\'s secret is shown once and works; revoked in the page, it gets 401', async () => {
+    const { t, base } = suite
     // Readable names: this page's screenshot illustrates the README (docs/images/dashboard-keys.png).
     const project = { slug: 'acme-shelter' }
-    assert.ok((await suite.t.app.services.projects.create(project.slug, { plan: 'pro' }, commandLineChange())).ok)
-    await suite.t.key(project.slug, { name: 'mobile-app' })
-    const user = await createUser(suite.t, { role: 'operator', email: 'ops@acme.example' })
+    assert.ok((await t.app.services.projects.create(project.slug, { plan: 'pro' }, commandLineChange())).ok)
+    await t.key(project.slug, { name: 'mobile-app' })
+    const user = await createUser(t, { role: 'operator', email: 'ops@acme.example' })
     const { page } = await newPage()
     await signInThroughForm(page, user.email, user.password)
 
@@ -157,7 +148,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await textOf(row, /Active/)
     await assertKeysTableFits(page, project.slug, 'keys')
 
-    const allowed = await pets(suite.base, secret)
+    const allowed = await pets(base, secret)
     assert.equal(allowed.status, 200, 'the key from the page works on /v1')
 
     // Away and back: the secret is not shown again (only its prefix is kept).
@@ -179,7 +170,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     assert.equal(await dialog.getByRole('button', { name: 'Cancel' }).evaluate((button) => button === button.ownerDocument.activeElement), true, 'focus on Cancel')
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
-    assert.equal((await pets(suite.base, secret)).status, 200, 'cancelled: the key still works')
+    assert.equal((await pets(base, secret)).status, 200, 'cancelled: the key still works')
     await revokeButton.click()
     await dialog.getByRole('button', { name: 'Revoke key' }).click()
     await textOf(page.getByRole('status').filter({ hasText: 'revoked' }), /^The key website is revoked\.$/)
@@ -194,15 +185,16 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await textOf(revokedRow, /Revoked/)
     await assertKeysTableFits(page, project.slug, 'keys-revoked')
 
-    const refused = await pets(suite.base, secret)
+    const refused = await pets(base, secret)
     assert.equal(refused.status, 401, 'the revoked key is refused from the next request')
     await closePages()
   })
 
   test('plans: an operator changes a plan in the page; the next /v1 request has the new limit', async () => {
-    const project = await suite.t.project({ plan: 'free' })
-    const user = await createUser(suite.t, { role: 'operator' })
-    assert.equal((await pets(suite.base, project.key)).limit, '60')
+    const { t, base } = suite
+    const project = await t.project({ plan: 'free' })
+    const user = await createUser(t, { role: 'operator' })
+    assert.equal((await pets(base, project.key)).limit, '60')
     const { page } = await newPage()
     await signInThroughForm(page, user.email, user.password)
     const card = page.getByRole('article', { name: project.slug })
@@ -216,7 +208,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await dialog.getByRole('button', { name: 'Change plan' }).click()
     await textOf(page.getByRole('status').filter({ hasText: 'now on plan' }), new RegExp(`^Project ${project.slug} is now on plan business\\.$`))
     await textOf(card, /1,000 requests per minute, 100,000 per day/)
-    const business = await pets(suite.base, project.key)
+    const business = await pets(base, project.key)
     assert.equal(business.status, 200)
     assert.equal(business.limit, '1000', 'X-RateLimit-Limit of the next request is the business limit')
 
@@ -228,21 +220,22 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await textOf(dialog, /From business to enterprise \(7 per minute, 700 per day\)/)
     await dialog.getByRole('button', { name: 'Change plan' }).click()
     await textOf(card, /7 requests per minute, 700 per day/)
-    assert.equal((await pets(suite.base, project.key)).limit, '7')
+    assert.equal((await pets(base, project.key)).limit, '7')
     await closePages()
   })
 
   test('usage and bans: a key driven past its limit shows its 429s and its ban in Usage, and "Lift ban" in Keys', async () => {
-    const project = await suite.t.project({ plan: 'free' })
-    const { secret } = await suite.t.key(project.slug, { name: 'batch-job' })
-    const user = await createUser(suite.t, { role: 'operator' })
+    const { t, base } = suite
+    const project = await t.project({ plan: 'free' })
+    const { secret } = await t.key(project.slug, { name: 'batch-job' })
+    const user = await createUser(t, { role: 'operator' })
 
     // Free: 60 a minute, then 429; 30 refusals later (the clock stands still) the key is banned.
     let requests = 0
     let limited = 0
     const codes: (string | undefined)[] = []
     for (;;) {
-      const response = await pets(suite.base, secret)
+      const response = await pets(base, secret)
       requests++
       if (response.status === 429) limited++
       codes.push(response.code)
@@ -250,7 +243,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
       assert.ok(requests < 200, 'banned within 200 requests')
     }
     for (let i = 0; i < 2; i++) {
-      const response = await pets(suite.base, secret)
+      const response = await pets(base, secret)
       assert.equal(response.code, 'api_key_banned')
       requests++
       limited++
@@ -270,7 +263,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     const table = hour.getByRole('table', { name: 'Requests per minute, last hour' })
     const cells = async (row: string) => (await table.getByRole('row', { name: new RegExp(`^${row}\\b`) }).getByRole('cell').allInnerTexts()).map((c) => c.trim())
     assert.deepEqual(await cells('Total'), ['93', '33', '1'], 'requests, 429s and bans in the table')
-    const minute = new Date(suite.t.clock.now()).toISOString().slice(11, 16)
+    const minute = new Date(t.clock.now()).toISOString().slice(11, 16)
     assert.deepEqual(await cells(`${minute} UTC`), ['93', '33', '1'], 'all in the current minute')
     assert.equal((await table.getByRole('row').all()).length, 62, 'a header, 60 minutes and the total')
     const week = page.getByRole('region', { name: 'Requests per day, last 7 days' })
@@ -289,15 +282,16 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await lift.click()
     await textOf(page.getByRole('status').filter({ hasText: 'lifted' }), /^The ban of the key batch-job is lifted\.$/)
     await textOf(row, /Active/)
-    const after = await pets(suite.base, secret)
+    const after = await pets(base, secret)
     assert.equal(after.code, 'rate_limited', 'no longer banned: only limited until the minute ends')
     await closePages()
   })
 
   test("time: UTC on a 24-hour clock whatever the reader's time zone; empty charts say so", async () => {
-    const project = await suite.t.project({ plan: 'pro' })
-    const user = await createUser(suite.t, { role: 'operator' })
-    const listed = (await (await fetch(`${suite.base}/admin/v1/projects/${project.slug}/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { createdAt: string }[]
+    const { t, base } = suite
+    const project = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'operator' })
+    const listed = (await (await fetch(`${base}/admin/v1/projects/${project.slug}/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { createdAt: string }[]
     const createdAt = listed[0]?.createdAt ?? assert.fail('the project has a key')
     // A reader in Los Angeles, in the afternoon there or not: the page still speaks UTC.
     const { page } = await newPage({ timezoneId: 'America/Los_Angeles' })
@@ -327,9 +321,10 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test('domains without HTTPS configured: no "Pending" certificate nor https:// address; a free plan is told where the plan changes; no hint of a conflicting record that is not there', async () => {
-    const free = await suite.t.project({ plan: 'free' })
-    const pro = await suite.t.project({ plan: 'pro' })
-    const user = await createUser(suite.t, { role: 'operator' })
+    const { t, base } = suite
+    const free = await t.project({ plan: 'free' })
+    const pro = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'operator' })
     const { page } = await newPage()
     await signInThroughForm(page, user.email, user.password, `/projects/${free.slug}/domains`)
     const summary = page.locator('.project-summary')
@@ -346,7 +341,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await screenshot(page, 'domains-free-plan')
 
     // A pro project: the admin API says HTTPS is off, and the page shows what that means.
-    const settings = (await (await fetch(`${suite.base}/admin/v1/projects/${pro.slug}/domains`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { https: boolean }
+    const settings = (await (await fetch(`${base}/admin/v1/projects/${pro.slug}/domains`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { https: boolean }
     assert.equal(settings.https, false, 'the admin API tells that certificates are not configured')
     await page.goto(`/dashboard/projects/${pro.slug}/domains`)
     await textOf(page.getByRole('complementary', { name: 'About custom domains' }), /HTTPS is not configured on this service/)
@@ -371,9 +366,10 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
   })
 
   test('owners: only their projects, no plan controls; another project is not found in the page and 404 from the admin API', async () => {
-    const own = await suite.t.project({ plan: 'pro' })
-    const other = await suite.t.project({ plan: 'pro' })
-    const user = await createUser(suite.t, { role: 'owner', projects: [own.slug] })
+    const { t, base } = suite
+    const own = await t.project({ plan: 'pro' })
+    const other = await t.project({ plan: 'pro' })
+    const user = await createUser(t, { role: 'owner', projects: [own.slug] })
     const { page } = await newPage()
     await signInThroughForm(page, user.email, user.password)
 
@@ -431,7 +427,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     }
     assert.deepEqual(answers.ownPlan, { status: 403, code: 'forbidden' })
     assert.deepEqual(answers.newProject, { status: 403, code: 'forbidden' })
-    assert.equal((await pets(suite.base, own.key)).limit, '300', 'the plan is unchanged')
+    assert.equal((await pets(base, own.key)).limit, '300', 'the plan is unchanged')
     await closePages()
   })
 })

@@ -5,7 +5,7 @@ import { migrateToLatest } from '../src/db/database.js'
 import { migrations } from '../src/db/migrations/index.js'
 import { insertApiKey, findKeyByHash } from '../src/keys/keys.repository.js'
 import { insertProject } from '../src/projects/projects.repository.js'
-import { findPet, insertPet, listPets } from '../src/pets/pets.repository.js'
+import { deletePet, findPet, insertPet, listPets } from '../src/pets/pets.repository.js'
 import { dialects } from './helpers/databases.js'
 
 const at = '2026-11-22T12:00:00.000Z'
@@ -90,6 +90,53 @@ for (const dialect of dialects) {
         )
         assert.equal(await findPet(db, a.id, theirs.id), undefined, "another project's pet is not found")
         assert.equal((await findPet(db, b.id, theirs.id))?.name, 'Max')
+      } finally {
+        await drop()
+      }
+    })
+
+    test('migration 0009 keeps every order, id and trigger, drops the cascade from animals to orders, and folds existing names', async () => {
+      const { handle, drop } = await dialect.create({ upTo: '0008-audit-and-user-states' })
+      try {
+        const { db } = handle
+        const project = await insertProject(db, { slug: 'shelter', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+        const pet = async (name: string, status: 'available' | 'pending' | 'sold') =>
+          (await db.insertInto('pets').values({ project_id: project.id, name, category_id: 1, status, created_at: at }).returning('id').executeTakeFirstOrThrow()).id
+        const order = async (petId: number, status: 'placed' | 'delivered' | 'cancelled') =>
+          (await db.insertInto('orders').values({ project_id: project.id, pet_id: petId, status, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id
+        const rex = await pet('Rex', 'sold')
+        const arger = await pet('ÄRGER Ǆemal', 'pending')
+        await order(rex, 'delivered')
+        await order(arger, 'placed')
+        // The last order was deleted: its id must not be given again.
+        await db.deleteFrom('orders').where('id', '=', await order(rex, 'cancelled')).execute()
+        const before = await db.selectFrom('orders').select(['id', 'project_id', 'pet_id', 'status', 'created_at', 'updated_at']).orderBy('id').execute()
+
+        await migrateToLatest(db)
+        const after = await db.selectFrom('orders').selectAll().orderBy('id').execute()
+        assert.deepEqual(after, before.map((row) => ({ ...row, pet_name: null })), 'every order as it was')
+        assert.deepEqual(
+          await db.selectFrom('pets').select(['name', 'name_folded']).orderBy('id').execute(),
+          [
+            { name: 'Rex', name_folded: 'rex' },
+            { name: 'ÄRGER Ǆemal', name_folded: 'ärger ǆemal' },
+          ],
+        )
+        assert.ok(await deletePet(db, project.id, rex))
+        assert.equal(
+          (await db.selectFrom('orders').select('id').where('pet_id', '=', rex).execute()).length,
+          1,
+          "the removed animal's delivered order is kept",
+        )
+        const next = await order(arger, 'placed')
+        assert.ok(next > Math.max(...before.map((row) => row.id)) + 1, `a new order takes a new id (${next})`)
+        if (dialect.name === 'sqlite') {
+          // The cache generation triggers on orders were re-created with the table.
+          const generation = async () => Number((await db.selectFrom('cache_generations').select('value').where('scope', '=', `data:${project.id}`).executeTakeFirst())?.value ?? 0)
+          const was = await generation()
+          await order(arger, 'cancelled')
+          assert.equal(await generation(), was + 1)
+        }
       } finally {
         await drop()
       }

@@ -27,7 +27,7 @@ import { after, before, describe, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import fc from 'fast-check'
 import { generateApiKey } from '../src/auth/api-key.js'
-import { createUser, signIn, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
+import { createUser, signedIn, signIn, signInRequest, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { bearer, type TestApp } from './helpers/app.js'
 import { assertMatchesContract, jsonOf } from './helpers/contract.js'
@@ -49,9 +49,11 @@ console.log(`# fuzz seed: ${SEED} (replay: FUZZ_SEED=${SEED} TEST_DIALECT=${test
 /**
  * Shares of the budget. Sign-in runs scrypt (a quarter of a second) for every well-formed
  * attempt until the address is throttled, and a sign-out with a live session costs a new
- * sign-in: both get less. Unknown routes and methods get more, being many.
+ * sign-in: both get less, as do the other operations that hash a password (creating a user,
+ * checking one's current password, and a reset, which hashes for nearly every request drawn).
+ * Unknown routes and methods get more, being many.
  */
-const WEIGHTS: Record<string, number> = { signIn: 0.25, signOut: 0.25, stray: 2 }
+const WEIGHTS: Record<string, number> = { signIn: 0.25, signOut: 0.25, createUser: 0.25, changeOwnPassword: 0.25, resetUserPassword: 0.1, stray: 2 }
 
 /** What a request to no operation may answer, whatever else it carries. */
 const UNKNOWN_ROUTE_STATUSES = [400, 401, 403, 404, 405, 414, 429]
@@ -65,6 +67,8 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
   let operations: OperationModel[]
   let arbitraries: Map<string, fc.Arbitrary<DrawnRequest>>
   const accounts: Record<'operator' | 'owner', { email: string; password: string }> = {} as never
+  /** The owner's projects, for an owner made again (see session). */
+  let ownerProjects: string[] = []
   const sessions = new Map<'operator' | 'owner', SignedInUser>()
   let requests = 0
   /** Statuses answered, per property: printed at the end, to show how deep the requests reach. */
@@ -103,6 +107,8 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     const keyIds: string[] = []
     const domains: string[] = []
     const redirected: string[] = []
+    const adminPetIds: number[] = []
+    const adminOrderIds: number[] = []
     for (let i = 0; i < 4; i++) {
       const project = await t.project({ plan: 'pro' })
       slugs.push(project.slug)
@@ -116,9 +122,27 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
       assert.equal(redirect.statusCode, 200, redirect.body)
       domains.push(`shop.${apex}`, `api.${apex}`)
       redirected.push(`www.${apex}`)
+      // Animals, and orders of some (placed through /v1 with the project's key), behind the admin ids.
+      for (const [j, moves] of [[], ['approve'], null].entries()) {
+        const added = await admin(t, 'POST', `/projects/${project.slug}/animals`, { name: `fixture ${j}`, categoryId: 1 })
+        assert.equal(added.statusCode, 201, added.body)
+        adminPetIds.push(added.json<{ id: number }>().id)
+        if (!moves) continue
+        const placed = await t.request({ method: 'POST', url: '/v1/store/orders', headers: bearer(project.key), payload: { petId: adminPetIds.at(-1) } })
+        assert.equal(placed.statusCode, 201, placed.body)
+        adminOrderIds.push(placed.json<{ id: number }>().id)
+        for (const move of moves) assert.equal((await admin(t, 'POST', `/projects/${project.slug}/orders/${adminOrderIds.at(-1)}/${move}`)).statusCode, 200)
+      }
     }
+    // Users the user operations act on, made first: the smallest ids, which integers are often drawn near.
+    const userIds: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const target = await createUser(t, { role: 'owner', projects: slugs.slice(2) })
+      userIds.push((await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>().find((u) => u.email === target.email)!.id)
+    }
+    ownerProjects = slugs.slice(0, 2)
     accounts.operator = await createUser(t, { role: 'operator' })
-    accounts.owner = await createUser(t, { role: 'owner', projects: slugs.slice(0, 2) })
+    accounts.owner = await createUser(t, { role: 'owner', projects: ownerProjects })
     // Sign-in is fuzzed with this account's email, never with those of the sessions above: five
     // failures would lock an email out for 15 minutes.
     const signInAccount = await createUser(t, { role: 'operator' })
@@ -139,10 +163,15 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
         // Fixtures' slugs, and free ones in the slug syntax (1-63 lowercase letters, digits, inner hyphens).
         slug: fc.oneof({ arbitrary: fc.constantFrom(...slugs), weight: 3 }, fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/)),
         id: fc.constantFrom(...keyIds),
+        petId: fc.constantFrom(...adminPetIds),
+        orderId: fc.constantFrom(...adminOrderIds),
         name: domainName,
         from: fc.oneof(fc.constantFrom(...redirected), domainName),
         to: domainName,
         email: fc.oneof(fc.constant(signInAccount.email), fc.constant(signInAccount.email.toUpperCase()), fc.emailAddress()),
+        userId: fc.constantFrom(...userIds),
+        projects: fc.constantFrom(slugs.slice(2), slugs, ['no-such-project']),
+        currentPassword: fc.constantFrom(TEST_PASSWORD, 'not the password'),
         password: fc.constantFrom(TEST_PASSWORD, `${TEST_PASSWORD} `, ''),
       }),
     }
@@ -163,11 +192,20 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     await t?.close()
   })
 
-  /** A live session of the role, signed in again after a fuzzed sign-out ended it. */
+  /**
+   * A live session of the role, signed in again after a fuzzed sign-out ended it. Fuzzed changes
+   * may have changed the account meanwhile (its password changed, its failed current passwords
+   * throttling its email, disabled or deleted by an id drawn): then a new account of the role.
+   */
   async function session(role: 'operator' | 'owner'): Promise<SignedInUser> {
     let live = sessions.get(role)
     if (!live) {
-      live = await signIn(t, accounts[role].email, accounts[role].password)
+      const again = await signInRequest(t, accounts[role].email, accounts[role].password, `10.251.0.${(requests % 250) + 1}`)
+      if (again.statusCode === 200) live = signedIn(again)
+      else {
+        accounts[role] = await createUser(t, { role, projects: role === 'owner' ? ownerProjects : [] })
+        live = await signIn(t, accounts[role].email, accounts[role].password)
+      }
       sessions.set(role, live)
     }
     return live

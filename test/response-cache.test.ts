@@ -81,6 +81,30 @@ describe('response cache across instances', { skip: sharing ? false : 'PostgreSQ
     }
   })
 
+  test('an animal changed or removed on A, through /v1 or by an admin, is seen by the very next reads on B', async () => {
+    const { key, id } = await a.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    const created = async (name: string) => (await a.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name, categoryId: 1 } })).json<{ id: number }>()
+    const rex = await created('Rex')
+    const mia = await created('Mia')
+    const onB = async () => ({
+      list: (await b.request({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).json<{ id: number; name: string }[]>().map((p) => `${p.id}:${p.name}`),
+      rex: (await b.request({ method: 'GET', url: `/v1/pets/${rex.id}`, headers: bearer(key) })).statusCode,
+    })
+    assert.deepEqual(await onB(), { list: [`${rex.id}:Rex`, `${mia.id}:Mia`], rex: 200 })
+    assert.deepEqual(await onB(), { list: [`${rex.id}:Rex`, `${mia.id}:Mia`], rex: 200 }, 'held by B now')
+
+    const renamed = await a.request({ method: 'PATCH', url: `/v1/pets/${rex.id}`, headers: { ...bearer(key), 'content-type': 'application/merge-patch+json' }, payload: '{"name":"Rexi"}' })
+    assert.equal(renamed.statusCode, 200, renamed.body)
+    assert.deepEqual((await onB()).list, [`${rex.id}:Rexi`, `${mia.id}:Mia`])
+    assert.ok((await a.app.services.pets.update(id, mia.id, { name: 'Mimi' }, { change: commandLineChange() })).ok)
+    assert.deepEqual((await onB()).list, [`${rex.id}:Rexi`, `${mia.id}:Mimi`])
+
+    assert.equal((await a.request({ method: 'DELETE', url: `/v1/pets/${rex.id}`, headers: bearer(key) })).statusCode, 204)
+    assert.deepEqual(await onB(), { list: [`${mia.id}:Mimi`], rex: 404 })
+    assert.ok((await a.app.services.pets.remove(id, mia.id, { change: commandLineChange() })).ok)
+    assert.deepEqual((await onB()).list, [])
+  })
+
   test('a hit carries the same headers as a miss, rate limits charged as ever', async () => {
     const { key } = await a.project({ plan: 'enterprise', perMinute: 1000, perDay: 100_000 })
     for (let i = 0; i < 3; i++) {

@@ -54,6 +54,8 @@ interface Objects {
   petId: number
   /** An available animal, to order. */
   availablePetId: number
+  /** An animal without orders, to remove. */
+  removablePetId: number
   /** A placed order (read, then approved). */
   placedOrderId: number
   /** An approved order, to deliver. */
@@ -66,6 +68,8 @@ const FIXTURES: Record<string, (o: Objects) => { method: InjectOptions['method']
   listPets: () => ({ method: 'GET', url: '/v1/pets' }),
   createPet: () => ({ method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } }),
   getPet: (o) => ({ method: 'GET', url: `/v1/pets/${o.petId}` }),
+  updatePet: (o) => ({ method: 'PATCH', url: `/v1/pets/${o.petId}`, payload: { name: 'Renamed' } }),
+  deletePet: (o) => ({ method: 'DELETE', url: `/v1/pets/${o.removablePetId}` }),
   listOrders: () => ({ method: 'GET', url: '/v1/store/orders' }),
   placeOrder: (o) => ({ method: 'POST', url: '/v1/store/orders', payload: { petId: o.availablePetId } }),
   getOrder: (o) => ({ method: 'GET', url: `/v1/store/orders/${o.placedOrderId}` }),
@@ -91,13 +95,13 @@ async function makeObjects(t: TestApp, key: string): Promise<Objects> {
     return response.json<{ id: number }>().id
   }
   const pets = [] as number[]
-  for (let i = 0; i < 5; i++) pets.push(await create('/v1/pets', { name: `Pet ${i}`, categoryId: 1 }))
-  const [petId, availablePetId, a, b, c] = pets as [number, number, number, number, number]
+  for (let i = 0; i < 6; i++) pets.push(await create('/v1/pets', { name: `Pet ${i}`, categoryId: 1 }))
+  const [petId, availablePetId, a, b, c, removablePetId] = pets as [number, number, number, number, number, number]
   const placedOrderId = await create('/v1/store/orders', { petId: a })
   const approvedOrderId = await create('/v1/store/orders', { petId: b })
   await create(`/v1/store/orders/${approvedOrderId}/approve`)
   const cancellableOrderId = await create('/v1/store/orders', { petId: c })
-  return { petId, availablePetId, placedOrderId, approvedOrderId, cancellableOrderId }
+  return { petId, availablePetId, removablePetId, placedOrderId, approvedOrderId, cancellableOrderId }
 }
 
 function call(t: TestApp, operationId: string, objects: Objects, headers: Record<string, string>, extra: Partial<InjectOptions> = {}): Promise<LightMyRequestResponse> {
@@ -206,7 +210,7 @@ describe('API1 broken object level authorization', () => {
       orders: await t.database.db.selectFrom('orders').select(['id', 'status']).orderBy('id').execute(),
     })
     const before = await state()
-    for (const operationId of ['getPet', 'getOrder', 'approveOrder', 'deliverOrder', 'cancelOrder', 'placeOrder']) {
+    for (const operationId of ['getPet', 'updatePet', 'deletePet', 'getOrder', 'approveOrder', 'deliverOrder', 'cancelOrder', 'placeOrder']) {
       const response = await call(t, operationId, objects, bearer(attacker.key))
       assertError(response, 404, 'not_found')
       assert.ok(!response.body.includes(victim.slug), 'the other project is not named')

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { Account } from './Account'
 import { Audit } from './Audit'
 import { api, ApiError, messageOf, onUnauthorized, type Session, setCsrfToken } from './api'
 import { ErrorMessage, Loading } from './components'
@@ -6,6 +7,15 @@ import { ProjectPage } from './ProjectPage'
 import { Projects } from './Projects'
 import { Link, navigate, parseRoute, projectPath, type Route, TABS, useLocation } from './router'
 import { SignIn } from './SignIn'
+import { Users } from './Users'
+
+/** The main navigation, in order; `operators`: shown to operators only. */
+const MAIN_PAGES: readonly { to: string; route: Route['name']; label: string; operators?: boolean }[] = [
+  { to: '/', route: 'projects', label: 'Projects' },
+  { to: '/audit', route: 'audit', label: 'Audit log' },
+  { to: '/users', route: 'users', label: 'Users', operators: true },
+  { to: '/account', route: 'account', label: 'Account' },
+]
 
 function titleOf(route: Route): string {
   switch (route.name) {
@@ -15,6 +25,10 @@ function titleOf(route: Route): string {
       return 'Projects'
     case 'audit':
       return 'Audit log'
+    case 'users':
+      return 'Users'
+    case 'account':
+      return 'Account'
     case 'project':
       return `${TABS.find((t) => t.tab === route.tab)?.label ?? ''} · ${route.slug}`
     case 'notFound':
@@ -108,7 +122,9 @@ export function App() {
   else if (!session) page = null
   else if (route.name === 'projects') page = <Projects session={session} />
   else if (route.name === 'audit') page = <Audit session={session} search={route.search} />
-  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} />
+  else if (route.name === 'users') page = <Users session={session} />
+  else if (route.name === 'account') page = <Account session={session} />
+  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} search={route.search} />
   else
     page = (
       <>
@@ -140,16 +156,13 @@ export function App() {
             <>
               <nav aria-label="Main">
                 <ul class="main-nav">
-                  <li>
-                    <Link to="/" aria-current={route.name === 'projects' ? 'page' : undefined}>
-                      Projects
-                    </Link>
-                  </li>
-                  <li>
-                    <Link to="/audit" aria-current={route.name === 'audit' ? 'page' : undefined}>
-                      Audit log
-                    </Link>
-                  </li>
+                  {MAIN_PAGES.filter((page) => !page.operators || session.user.role === 'operator').map((page) => (
+                    <li key={page.to}>
+                      <Link to={page.to} aria-current={route.name === page.route ? 'page' : undefined}>
+                        {page.label}
+                      </Link>
+                    </li>
+                  ))}
                 </ul>
               </nav>
               <div class="account">

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { auditEntryActionValues } from './admin-schema'
 import { api, type AuditEntry, messageOf, type Session } from './api'
 import { ColumnHeads, DateTime, ErrorMessage, Loading, SelectField, TableWrap } from './components'
-import { navigate } from './router'
+import { navigate, queryString } from './router'
 
 const PAGE_SIZE = 50
 
@@ -20,10 +20,7 @@ function filtersOf(search: string): Filters {
 
 /** The query string of the filters (empty ones left out), and of the admin API's extra parameters. */
 function queryOf(filters: Filters, extra: Record<string, string> = {}): string {
-  const params = new URLSearchParams()
-  for (const [name, value] of Object.entries({ ...filters, ...extra })) if (value) params.set(name, value)
-  const query = params.toString()
-  return query ? `?${query}` : ''
+  return queryString({ ...filters, ...extra })
 }
 
 /** What changed, in a line: each detail as `name: value`. */

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, type ApiKey, messageOf, type NewApiKey, path, type RequestBody } from './api'
-import { ActionsCell, Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, SecretOnce, StackedTable, StatusMessage, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, Loading, RowActions, RowButton, SecretBox, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 
 function keyLabel(key: ApiKey): string {
   return key.name ?? `${key.prefix}…`
@@ -94,15 +94,7 @@ export function Keys({ slug }: { slug: string }) {
           setKeys((list) => [...(list ?? []).filter((k) => k.id !== key.id), key])
         }}
       />
-      {created && (
-        <NewSecret
-          apiKey={created}
-          onDone={() => {
-            setCreated(null)
-            document.getElementById('new-key-name')?.focus()
-          }}
-        />
-      )}
+      {created && <NewSecret apiKey={created} onDone={() => setCreated(null)} />}
       <StatusMessage text={status} />
       <ErrorMessage error={error} />
       {keys === null && !error && <Loading what="keys" />}
@@ -130,42 +122,40 @@ export function Keys({ slug }: { slug: string }) {
 function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string; keys: ApiKey[]; now: number; onLiftBan?: (key: ApiKey) => void; onRevoke?: (key: ApiKey) => void }) {
   const actions = onLiftBan !== undefined || onRevoke !== undefined
   return (
-    <StackedTable kind="keys" caption={caption} columns={['Name', 'Prefix', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]}>
-      {keys.map((key) => (
-        <tr key={key.id}>
-          <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
-          <td data-label="Prefix">
-            <code class="prefix">{key.prefix}…</code>
-          </td>
-          <td data-label="Created">
-            <DateTime value={key.createdAt} />
-          </td>
-          <td data-label="Expires">
-            <DateTime value={key.expiresAt} empty="never" />
-          </td>
-          <td data-label="Last used">
-            <DateTime value={key.lastUsedAt} empty="never" />
-          </td>
-          <td data-label="Status">
-            <KeyStatus apiKey={key} now={now} />
-          </td>
-          {actions && (
-            <ActionsCell>
-              {onLiftBan && isBanned(key, now) && (
-                <button type="button" class="button-small" onClick={() => onLiftBan(key)}>
-                  Lift ban<Hidden> of {keyLabel(key)}</Hidden>
-                </button>
+    <TableWrap label={caption}>
+      <table class="keys stacked">
+        <caption>{caption}</caption>
+        <ColumnHeads names={['Name', 'Prefix', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]} />
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
+              <td data-label="Prefix">
+                <code class="prefix">{key.prefix}…</code>
+              </td>
+              <td data-label="Created">
+                <DateTime value={key.createdAt} />
+              </td>
+              <td data-label="Expires">
+                <DateTime value={key.expiresAt} empty="never" />
+              </td>
+              <td data-label="Last used">
+                <DateTime value={key.lastUsedAt} empty="never" />
+              </td>
+              <td data-label="Status">
+                <KeyStatus apiKey={key} now={now} />
+              </td>
+              {actions && (
+                <RowActions>
+                  {onLiftBan && isBanned(key, now) && <RowButton label="Lift ban" what={`of ${keyLabel(key)}`} onClick={() => onLiftBan(key)} />}
+                  {onRevoke && !key.revokedAt && <RowButton label="Revoke" what={keyLabel(key)} danger onClick={() => onRevoke(key)} />}
+                </RowActions>
               )}
-              {onRevoke && !key.revokedAt && (
-                <button type="button" class="button-small button-danger" onClick={() => onRevoke(key)}>
-                  Revoke<Hidden> {keyLabel(key)}</Hidden>
-                </button>
-              )}
-            </ActionsCell>
-          )}
-        </tr>
-      ))}
-    </StackedTable>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
   )
 }
 
@@ -212,21 +202,18 @@ function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApi
   )
 }
 
-/** The key's secret, this once. */
+/** The secret, this once: highlighted, with a copy button, until dismissed. */
 function NewSecret({ apiKey, onDone }: { apiKey: NewApiKey; onDone: () => void }) {
   return (
-    <SecretOnce
-      id="new-key-secret"
+    <SecretBox
       title={`New key ${apiKey.name ? `"${apiKey.name}"` : ''} created`}
-      warning={
-        <>
-          <strong>Copy this key now: it will not be shown again.</strong> Only its prefix is kept; if it is lost, create another key and revoke this one.
-        </>
-      }
       secret={apiKey.key}
-      copyLabel="Copy key"
-      doneLabel="I have copied the key"
+      what="key"
+      testId="new-key-secret"
+      refocus="new-key-name"
       onDone={onDone}
-    />
+    >
+      <strong>Copy this key now: it will not be shown again.</strong> Only its prefix is kept; if it is lost, create another key and revoke this one.
+    </SecretBox>
   )
 }

@@ -1,15 +1,17 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, path, type Project } from './api'
 import { ErrorMessage, Loading } from './components'
+import { Animals } from './Animals'
 import { Domains } from './Domains'
 import { Keys } from './Keys'
+import { Orders } from './Orders'
 import { hostOf, Limits } from './Projects'
 import { Link, projectPath, type Tab, TABS } from './router'
 import { UsagePage } from './Usage'
 import { Webhooks } from './Webhooks'
 
 /** A project: its summary, its sub-navigation, and the page of the tab chosen. */
-export function ProjectPage({ slug, tab }: { slug: string; tab: Tab }) {
+export function ProjectPage({ slug, tab, search }: { slug: string; tab: Tab; search: string }) {
   const [project, setProject] = useState<Project | null>(null)
   const [error, setError] = useState<string | null>(null)
 
@@ -52,6 +54,8 @@ export function ProjectPage({ slug, tab }: { slug: string; tab: Tab }) {
       {project && (
         <div class="tab-panel">
           {tab === 'keys' && <Keys slug={slug} />}
+          {tab === 'animals' && <Animals slug={slug} search={search} />}
+          {tab === 'orders' && <Orders slug={slug} search={search} />}
           {tab === 'usage' && <UsagePage slug={slug} />}
           {tab === 'domains' && <Domains project={project} />}
           {tab === 'webhooks' && <Webhooks slug={slug} />}

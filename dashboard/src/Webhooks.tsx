@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type NewWebhookEndpoint, path, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
-import { ActionsCell, Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, SecretOnce, StackedTable, StatusMessage, useConfirm, useSubmit } from './components'
+import { Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage, useConfirm, useSubmit } from './components'
 
 const ALL = '*'
 
@@ -94,10 +94,7 @@ export function Webhooks({ slug }: { slug: string }) {
         <NewSecret
           endpoint={secret.endpoint}
           rotated={secret.rotated}
-          onDone={() => {
-            setSecret(null)
-            document.getElementById('new-webhook-url')?.focus()
-          }}
+          onDone={() => setSecret(null)}
         />
       )}
       <StatusMessage text={status || null} />
@@ -270,11 +267,9 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
               <td data-label="Next retry">
                 <DateTime value={delivery.nextAttemptAt} />
               </td>
-              <ActionsCell>
-                <button type="button" class="button-small" onClick={() => void redeliver(delivery)}>
-                  Redeliver<Hidden> {delivery.eventType} {delivery.eventId}</Hidden>
-                </button>
-              </ActionsCell>
+              <RowActions>
+                <RowButton label="Redeliver" what={`${delivery.eventType} ${delivery.eventId}`} onClick={() => void redeliver(delivery)} />
+              </RowActions>
             </tr>
           ))}
         </StackedTable>
@@ -338,18 +333,8 @@ function NewEndpointForm({ slug, onCreated }: { slug: string; onCreated: (endpoi
 /** The signing secret, this once. */
 function NewSecret({ endpoint, rotated, onDone }: { endpoint: NewWebhookEndpoint; rotated: boolean; onDone: () => void }) {
   return (
-    <SecretOnce
-      id="new-webhook-secret"
-      title={rotated ? 'New signing secret' : 'Endpoint added'}
-      warning={
-        <>
-          <strong>Copy the signing secret now: it will not be shown again.</strong> Verify every event with it (see the webhooks guide); if it is lost, rotate it.
-        </>
-      }
-      secret={endpoint.secret}
-      copyLabel="Copy secret"
-      doneLabel="I have copied the secret"
-      onDone={onDone}
-    />
+    <SecretBox title={rotated ? 'New signing secret' : 'Endpoint added'} secret={endpoint.secret} what="secret" testId="new-webhook-secret" refocus="new-webhook-url" onDone={onDone}>
+      <strong>Copy the signing secret now: it will not be shown again.</strong> Verify every event with it (see the webhooks guide); if it is lost, rotate it.
+    </SecretBox>
   )
 }

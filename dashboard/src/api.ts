@@ -2,7 +2,7 @@
  * The admin API (`/admin/v1`) as the dashboard uses it. Its shapes are the admin document's
  * (`openapi.admin.json`), through the types generated from it into `admin-schema.ts`.
  */
-import { type components, type operations, projectPlanValues, webhookEndpointTypesValues } from './admin-schema'
+import { adoptionOrderStatusValues, type components, type operations, petStatusValues, projectPlanValues, userRoleValues, webhookEndpointTypesValues } from './admin-schema'
 
 type Schemas = components['schemas']
 type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never
@@ -22,6 +22,15 @@ export type UsagePoint = Usage['points'][number]
 export type DomainSettings = Answer<'listDomains'>
 export type Domain = Answer<'getDomain'>
 export type AuditEntry = Schemas['AuditEntry']
+/** A dashboard account, as operators manage it. */
+export type User = Schemas['User']
+export type UserRole = User['role']
+/** A user with the one-time password just generated for them: shown this once. */
+export type UserWithPassword = Schemas['UserWithPassword']
+export type Pet = Schemas['Pet']
+export type PetStatus = Schemas['PetStatus']
+export type AdoptionOrder = Schemas['AdoptionOrder']
+export type OrderStatus = AdoptionOrder['status']
 export type WebhookEndpoint = Schemas['WebhookEndpoint']
 /** A new endpoint (or a rotated one), with its signing secret: shown this once. */
 export type NewWebhookEndpoint = Schemas['NewWebhookEndpoint']
@@ -31,6 +40,11 @@ export const WEBHOOK_EVENT_TYPES: readonly string[] = webhookEndpointTypesValues
 
 /** Every plan, in the document's order (free first). */
 export const PLANS: readonly Plan[] = projectPlanValues
+/** Every role, in the document's order (operator first). */
+export const ROLES: readonly UserRole[] = userRoleValues
+/** Every status of an animal, and of an order, in the document's order. */
+export const PET_STATUSES: readonly PetStatus[] = petStatusValues
+export const ORDER_STATUSES: readonly OrderStatus[] = adoptionOrderStatusValues
 
 /** A failed call: the API's error envelope, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -65,7 +79,26 @@ export function path(strings: TemplateStringsArray, ...values: (string | number)
   return strings.reduce((out, part, i) => out + part + (i < values.length ? encodeURIComponent(String(values[i])) : ''), '')
 }
 
-export async function api<T>(method: Method, url: string, body?: unknown, { redirectOn401 = true } = {}): Promise<T> {
+export async function api<T>(method: Method, url: string, body?: unknown, options: { redirectOn401?: boolean } = {}): Promise<T> {
+  return (await send<T>(method, url, body, options)).data
+}
+
+/** One page of a list, and the path (under /admin/v1) of the next page, from `Link: <…>; rel="next"`. */
+export interface Page<T> {
+  items: T[]
+  next: string | null
+}
+
+/** A page of a list operation: the next page is the one the API links to, never one built here. */
+export async function page<T>(url: string): Promise<Page<T>> {
+  const { data, response } = await send<T[]>('GET', url)
+  const link = /<([^>]*)>\s*;\s*rel="?next"?/.exec(response.headers.get('link') ?? '')?.[1]
+  const target = link === undefined ? undefined : new URL(link, window.location.origin)
+  const next = target?.pathname.startsWith(`${API_PREFIX}/`) ? target.pathname.slice(API_PREFIX.length) + target.search : null
+  return { items: data, next }
+}
+
+async function send<T>(method: Method, url: string, body?: unknown, { redirectOn401 = true } = {}): Promise<{ data: T; response: Response }> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (body !== undefined) headers['content-type'] = 'application/json'
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken
@@ -81,7 +114,7 @@ export async function api<T>(method: Method, url: string, body?: unknown, { redi
   } catch {
     throw new ApiError(0, 'network_error', 'The service could not be reached: check your connection and try again.')
   }
-  if (response.status === 204) return undefined as T
+  if (response.status === 204) return { data: undefined as T, response }
   const text = await response.text()
   let data: unknown
   try {
@@ -99,7 +132,7 @@ export async function api<T>(method: Method, url: string, body?: unknown, { redi
     if (response.status === 401 && redirectOn401) unauthorized()
     throw error
   }
-  return data as T
+  return { data: data as T, response }
 }
 
 /** The message to show for anything a call threw. */

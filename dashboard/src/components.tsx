@@ -1,6 +1,6 @@
-import type { ComponentChildren, JSX } from 'preact'
+import type { ComponentChildren, JSX, RefObject } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
-import { messageOf } from './api'
+import { messageOf, page } from './api'
 import { formatUtc } from './time'
 
 const numbers = new Intl.NumberFormat()
@@ -104,28 +104,81 @@ export function CopyButton({ value, label = 'Copy', what }: { value: string; lab
   )
 }
 
+/**
+ * A secret shown this once (a new key, a one-time password): highlighted, with the warning, a copy
+ * button and a button that dismisses it. Focus moves to its heading when a new one is shown, and,
+ * once dismissed, to the element `refocus` names (the form that made it, for the next one).
+ */
+export function SecretBox({
+  title,
+  secret,
+  what,
+  testId,
+  refocus,
+  onDone,
+  children,
+}: {
+  title: string
+  secret: string
+  /** What the secret is, for the buttons: "key" gives "Copy key" and "I have copied the key". */
+  what: string
+  testId: string
+  refocus: string
+  onDone: () => void
+  /** The warning: that it will not be shown again, and what to do with it. */
+  children: ComponentChildren
+}) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  const id = useId()
+  useEffect(() => heading.current?.focus(), [secret])
+  return (
+    <section class="secret-box" aria-labelledby={id}>
+      <h3 id={id} ref={heading} tabIndex={-1}>
+        {title}
+      </h3>
+      <p class="warning">{children}</p>
+      <div class="secret-row">
+        <code class="secret" data-testid={testId}>
+          {secret}
+        </code>
+        <CopyButton value={secret} label={`Copy ${what}`} />
+      </div>
+      <button
+        type="button"
+        onClick={() => {
+          onDone()
+          document.getElementById(refocus)?.focus()
+        }}
+      >
+        I have copied the {what}
+      </button>
+    </section>
+  )
+}
+
 export interface ConfirmOptions {
   title: string
   body: ComponentChildren
   confirmLabel: string
+  /** The button that changes nothing; default "Cancel" (give another when the action itself is a cancellation). */
+  cancelLabel?: string
   danger?: boolean
 }
 
 /**
- * A modal confirmation: a native <dialog> (focus kept inside, Escape cancels), focus on Cancel
- * when it opens, and back on what had it (the button that asked) when it closes.
+ * What every modal of the dashboard does: a native <dialog> opened on mount (focus kept inside,
+ * Escape cancels), focus on `first()` when it opens, and back on what had it (the button that
+ * asked) when it closes. Spread the answer onto the <dialog>.
  */
-export function ConfirmDialog({ title, body, confirmLabel, danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null)
-  const cancel = useRef<HTMLButtonElement>(null)
-  const id = useId()
+function useModal(onCancel: () => void, first: () => HTMLElement | null | undefined) {
+  const ref = useRef<HTMLDialogElement>(null)
   const mounted = useRef(false)
   useEffect(() => {
-    const element = dialog.current
+    const element = ref.current
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
     mounted.current = true
     if (element && !element.open) element.showModal()
-    cancel.current?.focus()
+    first()?.focus()
     return () => {
       mounted.current = false
       if (element?.open) element.close()
@@ -133,34 +186,88 @@ export function ConfirmDialog({ title, body, confirmLabel, danger = false, onCon
       else document.querySelector<HTMLElement>('main h1')?.focus()
     }
   }, [])
+  return {
+    ref,
+    onCancel: (event: Event) => {
+      // Escape: closed by the owner, which unmounts this.
+      event.preventDefault()
+      onCancel()
+    },
+    onClose: () => {
+      // Closed by the browser itself (a repeated Escape): the owner forgets it too.
+      if (mounted.current) onCancel()
+    },
+  }
+}
+
+/** A modal dialog with its title (see useModal): focus on `initialFocus` when it opens. */
+export function Modal({
+  title,
+  describedBy,
+  initialFocus,
+  onCancel,
+  children,
+}: {
+  title: string
+  describedBy?: string
+  initialFocus: RefObject<HTMLElement | null>
+  onCancel: () => void
+  children: ComponentChildren
+}) {
+  const id = useId()
+  const modal = useModal(onCancel, () => initialFocus.current)
   return (
-    <dialog
-      ref={dialog}
-      class="dialog"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
-      onCancel={(event) => {
-        // Escape: closed by the owner, which unmounts this.
-        event.preventDefault()
-        onCancel()
-      }}
-      onClose={() => {
-        // Closed by the browser itself (a repeated Escape): the owner forgets it too.
-        if (mounted.current) onCancel()
-      }}
-    >
+    <dialog {...modal} class="dialog" aria-labelledby={`${id}-title`} aria-describedby={describedBy}>
       <h2 id={`${id}-title`}>{title}</h2>
-      <div id={`${id}-body`} class="dialog-body">
+      {children}
+    </dialog>
+  )
+}
+
+/** A modal confirmation: Cancel (which has the focus when it opens) and the action. */
+export function ConfirmDialog({ title, body, confirmLabel, cancelLabel = 'Cancel', danger = false, onConfirm, onCancel }: ConfirmOptions & { onConfirm: () => void; onCancel: () => void }) {
+  const cancel = useRef<HTMLButtonElement>(null)
+  const bodyId = useId()
+  return (
+    <Modal title={title} describedBy={bodyId} initialFocus={cancel} onCancel={onCancel}>
+      <div id={bodyId} class="dialog-body">
         {body}
       </div>
       <div class="dialog-actions">
         <button type="button" ref={cancel} onClick={onCancel}>
-          Cancel
+          {cancelLabel}
         </button>
         <button type="button" class={danger ? 'button-danger' : 'button-primary'} onClick={onConfirm}>
           {confirmLabel}
         </button>
       </div>
+    </Modal>
+  )
+}
+
+/**
+ * A modal form (see useModal): its fields, what went wrong under them, Cancel and the submit
+ * button. Focus starts on the first field.
+ */
+export function FormDialog({ title, submitLabel, form, onCancel, children }: { title: string; submitLabel: string; form: Submission; onCancel: () => void; children: ComponentChildren }) {
+  const fields = useRef<HTMLFormElement>(null)
+  const id = useId()
+  const modal = useModal(onCancel, () => fields.current?.querySelector<HTMLElement>('input, select, textarea'))
+  return (
+    <dialog {...modal} class="dialog" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <form ref={fields} class="form" onSubmit={form.submit}>
+        {children}
+        <ErrorMessage error={form.error} />
+        <div class="dialog-actions">
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="submit" class="button-primary" disabled={form.busy}>
+            {submitLabel}
+          </button>
+        </div>
+      </form>
     </dialog>
   )
 }
@@ -306,54 +413,103 @@ export function MomentFact({ term, value, empty }: { term: string; value: string
   )
 }
 
-/**
- * A secret shown this once (a new API key, a webhook signing secret): highlighted, with a copy
- * button, until dismissed. Its heading takes the focus when it appears, so it is read first.
- */
-export function SecretOnce({
-  id,
-  title,
-  warning,
-  secret,
-  copyLabel,
-  doneLabel,
-  onDone,
-}: {
-  id: string
-  title: string
-  warning: ComponentChildren
-  secret: string
-  copyLabel: string
-  doneLabel: string
-  onDone: () => void
-}) {
-  const heading = useRef<HTMLHeadingElement>(null)
-  useEffect(() => heading.current?.focus(), [secret])
-  return (
-    <section class="secret-box" aria-labelledby={`${id}-heading`}>
-      <h3 id={`${id}-heading`} ref={heading} tabIndex={-1}>
-        {title}
-      </h3>
-      <p class="warning">{warning}</p>
-      <div class="secret-row">
-        <code class="secret" data-testid={id}>
-          {secret}
-        </code>
-        <CopyButton value={secret} label={copyLabel} />
-      </div>
-      <button type="button" onClick={onDone}>
-        {doneLabel}
+/** A list read page by page from an admin API list operation, following its `Link: rel="next"`. */
+export interface PagedList<T> {
+  /** Null while the first page loads. */
+  items: T[] | null
+  /** The next page's path, when there is one. */
+  next: string | null
+  loadingMore: boolean
+  error: ComponentChildren
+  setError: (error: ComponentChildren) => void
+  /** Changes the items shown (after a change made in the page). */
+  update: (change: (items: T[]) => T[]) => void
+  more: () => Promise<void>
+}
+
+/** The list at `url` (its first page), read again whenever `url` changes. */
+export function usePagedList<T>(url: string): PagedList<T> {
+  const [items, setItems] = useState<T[] | null>(null)
+  const [next, setNext] = useState<string | null>(null)
+  const [loadingMore, setLoadingMore] = useState(false)
+  const [error, setError] = useState<ComponentChildren>(null)
+  useEffect(() => {
+    setItems(null)
+    setNext(null)
+    setError(null)
+    page<T>(url).then(
+      (first) => {
+        setItems(first.items)
+        setNext(first.next)
+      },
+      (caught: unknown) => setError(messageOf(caught)),
+    )
+  }, [url])
+  const more = async () => {
+    if (!next) return
+    setLoadingMore(true)
+    setError(null)
+    try {
+      const following = await page<T>(next)
+      setItems((list) => [...(list ?? []), ...following.items])
+      setNext(following.next)
+    } catch (caught) {
+      setError(messageOf(caught))
+    } finally {
+      setLoadingMore(false)
+    }
+  }
+  return { items, next, loadingMore, error, setError, update: (change) => setItems((list) => change(list ?? [])), more }
+}
+
+/** "More …" while the list has a next page; once more than a page was read and none is left, says so. */
+export function MoreButton<T>({ list, pageSize, label, none }: { list: PagedList<T>; pageSize: number; label: string; none: string }) {
+  const count = list.items?.length ?? 0
+  if (count > 0 && list.next) {
+    return (
+      <button type="button" onClick={() => void list.more()} disabled={list.loadingMore}>
+        {list.loadingMore ? 'Loading…' : label}
       </button>
-    </section>
+    )
+  }
+  return count > pageSize ? <p class="muted">{none}</p> : null
+}
+
+/** A small button of a table row; `what` completes its name for screen readers ("Remove Rex"). */
+export function RowButton({ label, what, danger = false, onClick }: { label: string; what: string; danger?: boolean; onClick: () => void }) {
+  return (
+    <button type="button" class={danger ? 'button-small button-danger' : 'button-small'} onClick={onClick}>
+      {label}
+      <Hidden> {what}</Hidden>
+    </button>
   )
 }
 
-/** A table row's last cell: its buttons, in a flex box inside the cell (a cell that is itself a flex box leaves the table). */
-export function ActionsCell({ children }: { children: ComponentChildren }) {
+/** The buttons of a table row, side by side in their cell (the flex box is inside the cell: a cell that is itself a flex box leaves the table). */
+export function RowActions({ children }: { children: ComponentChildren }) {
   return (
-    <td class="key-actions">
+    <td class="row-actions">
       <div class="actions">{children}</div>
     </td>
+  )
+}
+
+/** A list's filters: their fields and "Show", which applies them (the page keeps them in its address). */
+export function FilterForm({ label, onApply, children }: { label: string; onApply: () => void; children: ComponentChildren }) {
+  return (
+    <form
+      class="form inline-form filters"
+      aria-label={label}
+      onSubmit={(event) => {
+        event.preventDefault()
+        onApply()
+      }}
+    >
+      {children}
+      <button type="submit" class="button-primary">
+        Show
+      </button>
+    </form>
   )
 }
 

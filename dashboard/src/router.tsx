@@ -7,6 +7,8 @@ export const BASE = import.meta.env.BASE_URL.replace(/\/$/, '')
 /** A project's pages, in order: the first is where a project opens. */
 export const TABS = [
   { tab: 'keys', label: 'API keys' },
+  { tab: 'animals', label: 'Animals' },
+  { tab: 'orders', label: 'Orders' },
   { tab: 'usage', label: 'Usage' },
   { tab: 'domains', label: 'Domains' },
   { tab: 'webhooks', label: 'Webhooks' },
@@ -18,7 +20,10 @@ export type Route =
   | { name: 'signIn'; next: string | null }
   | { name: 'projects' }
   | { name: 'audit'; search: string }
-  | { name: 'project'; slug: string; tab: Tab }
+  | { name: 'users' }
+  | { name: 'account' }
+  /** `search`: the tab's filters (Animals, Orders), kept in the address so a filtered view can be shared. */
+  | { name: 'project'; slug: string; tab: Tab; search: string }
   | { name: 'notFound'; path: string }
 
 /** The app's path (below BASE, starting with '/') plus the query. */
@@ -37,6 +42,8 @@ export function parseRoute({ path, search }: Location): Route {
   const clean = path.length > 1 ? path.replace(/\/+$/, '') : path
   if (clean === '/' || clean === '/projects') return { name: 'projects' }
   if (clean === '/audit') return { name: 'audit', search }
+  if (clean === '/users') return { name: 'users' }
+  if (clean === '/account') return { name: 'account' }
   if (clean === '/sign-in') return { name: 'signIn', next: safeNext(new URLSearchParams(search).get('next')) }
   const project = /^\/projects\/([^/]+)(?:\/([^/]+))?$/.exec(clean)
   const tab = project && (project[2] === undefined ? DEFAULT_TAB : TABS.find((t) => t.tab === project[2])?.tab)
@@ -47,7 +54,7 @@ export function parseRoute({ path, search }: Location): Route {
     } catch {
       return { name: 'notFound', path }
     }
-    return { name: 'project', slug, tab }
+    return { name: 'project', slug, tab, search }
   }
   return { name: 'notFound', path }
 }
@@ -57,8 +64,16 @@ function safeNext(next: string | null): string | null {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : null
 }
 
-export function projectPath(slug: string, tab: Tab = DEFAULT_TAB): string {
-  return `/projects/${encodeURIComponent(slug)}/${tab}`
+export function projectPath(slug: string, tab: Tab = DEFAULT_TAB, query: Record<string, string> = {}): string {
+  return `/projects/${encodeURIComponent(slug)}/${tab}${queryString(query)}`
+}
+
+/** `?name=value&…` of the values that are not empty; nothing when none is. */
+export function queryString(query: Record<string, string>): string {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value) params.set(name, value)
+  const text = params.toString()
+  return text ? `?${text}` : ''
 }
 
 const listeners = new Set<() => void>()

@@ -3,33 +3,50 @@ import { type Change, recordChange } from '../audit/audit.js'
 import type { AdminPrincipal, SessionLookup, SignedIn } from '../auth/admin-access.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import { type ProjectRow, USER_ROLES, type UserRole } from '../db/schema.js'
-import type { Failure } from '../errors.js'
+import { isUniqueViolation } from '../db/errors.js'
+import { type ProjectRow, USER_ROLES, type UserRole, type UserRow } from '../db/schema.js'
+import type { Failure, Outcome } from '../errors.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import {
   deleteExpired,
   deleteSession,
+  deleteUser,
+  deleteUserSessions,
   findLiveSession,
   findUserByEmail,
+  findUserById,
   insertSession,
   insertUser,
   insertUserProjects,
   listProjectSlugs,
   listUserProjects,
   listUsers,
+  lockEnabledOperators,
+  replaceUserProjects,
+  setLastSignedIn,
+  setUserDisabledAt,
+  setUserPassword,
 } from './accounts.repository.js'
-import { hashPassword, MAX_PASSWORD_LENGTH, verifyDummy, verifyPassword } from './passwords.js'
+import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, verifyDummy, verifyPassword } from './passwords.js'
 import { type Refusal, SignInThrottle } from './sign-in-throttle.js'
 
 export const MIN_PASSWORD_LENGTH = 12
 export const SESSION_TTL_MS = 12 * 3_600_000
+/** How long a one-time password (from creation or a reset) lets its user choose their own. */
+export const ONE_TIME_PASSWORD_TTL_MS = 7 * 86_400_000
 
 export interface User {
+  id: number
   email: string
   role: UserRole
   /** Slugs of the projects an owner belongs to; empty for an operator, who sees every project. */
   projects: string[]
+  state: 'enabled' | 'disabled'
+  disabledAt: string | null
   createdAt: string
+  lastSignedInAt: string | null
+  /** Set while the user's password is a one-time password they have not replaced: until when it works. */
+  oneTimePasswordExpiresAt: string | null
 }
 
 /** What the dashboard knows of its sign-in: the `Session` of docs/dashboard.md. */
@@ -38,27 +55,60 @@ export interface Session {
   csrfToken: string
 }
 
-/** Creating users is the CLI's alone: its failures have no catalog code of the HTTP API. */
-export type UserFailure = Failure<'invalid_user' | 'email_taken' | 'project_not_found'>
+/** A user named by id (the admin API) or by email (the CLI; compared without case). */
+export type UserRef = { id: number } | { email: string }
+
+/** What changing a user can answer besides the user. */
+export type UserResult<T> = Outcome<T, 'invalid_request' | 'not_found' | 'email_taken' | 'own_account' | 'last_operator'>
+
+/** A refusal of the sign-in throttle, with the wait it asks for. */
+export type Throttled = Failure<'rate_limited'> & Pick<Refusal, 'retryAfterSeconds'>
+
+export type SignInResult =
+  | { ok: true; token: string; expiresAt: Date; session: Session }
+  | Failure<'unauthorized' | 'password_change_required' | 'invalid_request'>
+  | Throttled
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/
+const WRONG_CREDENTIALS: Failure<'unauthorized'> = { ok: false, error: 'unauthorized', message: 'Wrong email or password.' }
 
 /** Emails compare case-insensitively: they are stored and looked up lowercase. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase()
 }
 
-export type SignInResult =
-  | { ok: true; token: string; expiresAt: Date; session: Session }
-  | { ok: false; error: 'invalid_credentials' }
-  | ({ ok: false; error: 'throttled' } & Refusal)
+/** The length rule of every password a person chooses (the generated ones are 24 characters). */
+function checkPasswordLength(password: string, field: string): Failure<'invalid_request'> | undefined {
+  if (password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH) return undefined
+  return { ok: false, error: 'invalid_request', message: `The ${field} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.` }
+}
+
+function toUser(row: UserRow, projects: string[]): User {
+  return {
+    id: Number(row.id),
+    email: row.email,
+    role: row.role,
+    projects,
+    state: row.disabled_at === null ? 'enabled' : 'disabled',
+    disabledAt: row.disabled_at,
+    createdAt: row.created_at,
+    lastSignedInAt: row.last_signed_in_at,
+    oneTimePasswordExpiresAt: row.one_time_password_expires_at,
+  }
+}
+
+const notFound = (ref: UserRef): Failure<'not_found'> => ({ ok: false, error: 'not_found', message: 'id' in ref ? `No user with id ${ref.id}.` : `No user with email ${normalizeEmail(ref.email)}.` })
 
 /** How often an instance deletes expired sessions and throttling counters. */
 const PURGE_EVERY_MS = 60_000
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
 
-/** The accounts that sign in to the dashboard, and their sessions. */
+/**
+ * The accounts that sign in to the dashboard, and their sessions: the rules of the admin API's
+ * user operations and of `adoption-store users …`. Every change is recorded in the audit log in
+ * its own transaction; no password, one-time or not, is ever recorded, logged or stored in clear.
+ */
 export class AccountsService implements SessionLookup {
   private readonly throttle: SignInThrottle
   private lastPurge = 0
@@ -70,75 +120,213 @@ export class AccountsService implements SessionLookup {
     this.throttle = new SignInThrottle(db, clock)
   }
 
-  /** Creates a user (the CLI's `users create`); the password is stored only as its scrypt hash. */
+  /**
+   * Creates a user. Without `password`, one is generated: a one-time password, answered this once,
+   * that its user replaces with their own at their first sign-in. A password given (the CLI's
+   * `--password-stdin`) is the user's own. Stored only as its scrypt hash either way.
+   */
   async createUser(
-    request: { email: string; role: UserRole; projects: readonly string[]; password: string },
+    request: { email: string; role: UserRole; projects: readonly string[]; password?: string | undefined },
     change: Change,
-  ): Promise<{ ok: true; user: User } | UserFailure> {
+  ): Promise<UserResult<{ user: User; oneTimePassword: string | undefined }>> {
     const email = normalizeEmail(request.email)
-    const invalid = (message: string): UserFailure => ({ ok: false, error: 'invalid_user', message })
+    const invalid = (message: string): Failure<'invalid_request'> => ({ ok: false, error: 'invalid_request', message })
     if (email.length > 254 || !EMAIL_PATTERN.test(email)) return invalid(`Invalid email "${request.email}".`)
     if (!(USER_ROLES as readonly string[]).includes(request.role)) return invalid(`Unknown role "${request.role}": use operator or owner.`)
-    if (request.role === 'owner' && request.projects.length === 0) return invalid('An owner needs at least one project: add --project <slug>.')
-    if (request.role === 'operator' && request.projects.length > 0) return invalid('Operators see every project: --project is for owners only.')
-    if (request.password.length < MIN_PASSWORD_LENGTH || request.password.length > MAX_PASSWORD_LENGTH) {
-      return invalid(`The password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`)
-    }
-    const projects: ProjectRow[] = []
-    for (const slug of new Set(request.projects)) {
-      const project = await findProjectBySlug(this.db, slug)
-      if (!project) return { ok: false, error: 'project_not_found', message: `No project with slug "${slug}".` }
-      projects.push(project)
-    }
-    if (await findUserByEmail(this.db, email)) return { ok: false, error: 'email_taken', message: `A user with email ${email} already exists.` }
+    if (request.role === 'owner' && request.projects.length === 0) return invalid('An owner needs at least one project.')
+    if (request.role === 'operator' && request.projects.length > 0) return invalid('Operators see every project: projects are for owners only.')
+    const tooShort = request.password === undefined ? undefined : checkPasswordLength(request.password, 'password')
+    if (tooShort) return tooShort
+    const projects = await this.findProjects(request.projects)
+    if (!projects.ok) return projects
+    const taken: Failure<'email_taken'> = { ok: false, error: 'email_taken', message: `A user with email ${email} already exists.` }
+    if (await findUserByEmail(this.db, email)) return taken
 
-    const passwordHash = await hashPassword(request.password)
-    const row = await this.db.transaction().execute(async (trx) => {
-      const user = await insertUser(trx, { email, passwordHash, role: request.role, createdAt: new Date(this.clock.now()).toISOString() })
-      await insertUserProjects(trx, user.id, projects.map((p) => p.id))
-      await recordChange(trx, this.clock, change, {
-        action: 'user.created',
-        target: { type: 'user', id: user.id },
-        projectId: null,
-        details: { email, role: request.role, projects: projects.map((p) => p.slug).sort() },
+    const password = request.password ?? generatePassword()
+    const oneTimePassword = request.password === undefined ? password : undefined
+    const passwordHash = await hashPassword(password)
+    const now = this.clock.now()
+    const slugs = projects.rows.map((p) => p.slug)
+    try {
+      const row = await this.db.transaction().execute(async (trx) => {
+        const oneTimePasswordExpiresAt = oneTimePassword === undefined ? null : new Date(now + ONE_TIME_PASSWORD_TTL_MS).toISOString()
+        const user = await insertUser(trx, { email, passwordHash, role: request.role, createdAt: new Date(now).toISOString(), oneTimePasswordExpiresAt })
+        await insertUserProjects(trx, user.id, projects.rows.map((p) => p.id))
+        await recordChange(trx, this.clock, change, {
+          action: 'user.created',
+          target: { type: 'user', id: user.id },
+          projectId: null,
+          details: { email, role: request.role, projects: slugs, oneTimePassword: oneTimePassword !== undefined },
+        })
+        return user
       })
-      return user
-    })
-    return { ok: true, user: { email: row.email, role: row.role, projects: projects.map((p) => p.slug).sort(), createdAt: row.created_at } }
+      return { ok: true, user: toUser(row, slugs), oneTimePassword }
+    } catch (error) {
+      // The same email created at the same moment by another request or process.
+      if (isUniqueViolation(error)) return taken
+      throw error
+    }
   }
 
   async listUsers(): Promise<User[]> {
     const users = await listUsers(this.db)
     const memberships = await listUserProjects(this.db, users.map((u) => u.id))
-    return users.map((u) => ({
-      email: u.email,
-      role: u.role,
-      projects: memberships.filter((m) => m.user_id === u.id).map((m) => m.slug),
-      createdAt: u.created_at,
-    }))
+    return users.map((u) => toUser(u, memberships.filter((m) => m.user_id === u.id).map((m) => m.slug)))
+  }
+
+  async getUser(ref: UserRef): Promise<UserResult<{ user: User }>> {
+    const row = await this.find(this.db, ref)
+    if (!row) return notFound(ref)
+    return { ok: true, user: await this.present(this.db, row) }
+  }
+
+  /** Disables a user: they cannot sign in, and their sessions end at once, on every instance. */
+  async disableUser(ref: UserRef, change: Change): Promise<UserResult<{ user: User }>> {
+    return this.changeUser(ref, change, 'disable', async (trx, row) => {
+      const alreadyDisabled = row.disabled_at !== null
+      const updated = alreadyDisabled ? row : await setUserDisabledAt(trx, row.id, new Date(this.clock.now()).toISOString())
+      const sessionsEnded = await deleteUserSessions(trx, row.id)
+      await this.record(trx, change, 'user.disabled', row, { alreadyDisabled, sessionsEnded })
+      return this.present(trx, updated ?? row)
+    })
+  }
+
+  /** Enables a disabled user again: they sign in with the password they had. */
+  async enableUser(ref: UserRef, change: Change): Promise<UserResult<{ user: User }>> {
+    return this.changeUser(ref, change, 'enable', async (trx, row) => {
+      const alreadyEnabled = row.disabled_at === null
+      const updated = alreadyEnabled ? row : await setUserDisabledAt(trx, row.id, null)
+      await this.record(trx, change, 'user.enabled', row, { alreadyEnabled })
+      return this.present(trx, updated ?? row)
+    })
+  }
+
+  /** Deletes a user and ends their sessions; the audit log keeps their email in its entries. */
+  async deleteUser(ref: UserRef, change: Change): Promise<UserResult<{ user: User }>> {
+    return this.changeUser(ref, change, 'delete', async (trx, row) => {
+      const user = await this.present(trx, row)
+      const sessionsEnded = await deleteUserSessions(trx, row.id)
+      await deleteUser(trx, row.id)
+      await this.record(trx, change, 'user.deleted', row, { role: row.role, projects: user.projects, sessionsEnded })
+      return user
+    })
   }
 
   /**
-   * Checks the credentials and opens a session. A wrong password and an unknown email fail alike,
-   * in the same time (see verifyDummy). The cookie carries `token`; only its SHA-256 is stored.
+   * Replaces a user's password with a new one-time password, answered this once, and ends their
+   * sessions. It works only to choose their own at sign-in, for ONE_TIME_PASSWORD_TTL_MS.
    */
-  async signIn(emailAsSent: string, password: string, address: string, requestId: string): Promise<SignInResult> {
+  async resetPassword(ref: UserRef, change: Change): Promise<UserResult<{ user: User; oneTimePassword: string }>> {
+    // Hashing takes a while: not for no one, and not while the transaction holds its locks.
+    if (!(await this.find(this.db, ref))) return notFound(ref)
+    const oneTimePassword = generatePassword()
+    const passwordHash = await hashPassword(oneTimePassword)
+    const result = await this.changeUser(ref, change, 'reset', async (trx, row) => {
+      const expiresAt = new Date(this.clock.now() + ONE_TIME_PASSWORD_TTL_MS).toISOString()
+      const updated = await setUserPassword(trx, row.id, passwordHash, expiresAt)
+      const sessionsEnded = await deleteUserSessions(trx, row.id)
+      await this.record(trx, change, 'user.password_reset', row, { oneTimePasswordExpiresAt: expiresAt, sessionsEnded })
+      return this.present(trx, updated ?? row)
+    })
+    if (!result.ok) return result
+    // Their failed sign-ins (perhaps why they asked) no longer hold back the new password.
+    await this.throttle.forgive(result.user.email)
+    return { ...result, oneTimePassword }
+  }
+
+  /** Replaces an owner's projects; their sessions see the new set from the next request. */
+  async setProjects(ref: UserRef, slugs: readonly string[], change: Change): Promise<UserResult<{ user: User }>> {
+    const projects = await this.findProjects(slugs)
+    if (!projects.ok) return projects
+    return this.changeUser(ref, change, 'projects', async (trx, row) => {
+      if (row.role !== 'owner') return { ok: false, error: 'invalid_request', message: `${row.email} is an operator, who sees every project: only owners have projects.` }
+      const from = (await listUserProjects(trx, [row.id])).map((m) => m.slug)
+      await replaceUserProjects(trx, row.id, projects.rows.map((p) => p.id))
+      await this.record(trx, change, 'user.projects_changed', row, { from, to: projects.rows.map((p) => p.slug) })
+      return this.present(trx, row)
+    })
+  }
+
+  /**
+   * The signed-in user's own password: the current one is checked first (a wrong one counts as a
+   * failed sign-in of their email, so a stolen session cannot guess it at speed). Their other
+   * sessions end; the one that asked stays.
+   */
+  async changeOwnPassword(
+    { sessionId, user }: SignedIn,
+    passwords: { currentPassword: string; newPassword: string },
+    requestId: string,
+  ): Promise<Outcome<{ otherSessionsEnded: number }, 'wrong_password' | 'invalid_request'> | Throttled> {
+    const tooShort = checkPasswordLength(passwords.newPassword, 'new password')
+    if (tooShort) return tooShort
+    const refusal = await this.throttle.failure(user.email)
+    if (refusal) return { ok: false, error: 'rate_limited', ...refusal }
+    const row = await findUserById(this.db, user.id)
+    if (!row || !(await verifyPassword(passwords.currentPassword, row.password_hash))) {
+      return { ok: false, error: 'wrong_password', message: 'The current password is not right: type the password you signed in with.' }
+    }
+    await this.throttle.succeeded(user.email)
+    const passwordHash = await hashPassword(passwords.newPassword)
+    const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
+    const otherSessionsEnded = await this.db.transaction().execute(async (trx) => {
+      await setUserPassword(trx, row.id, passwordHash, null)
+      const ended = await deleteUserSessions(trx, row.id, sessionId)
+      await this.record(trx, change, 'user.password_changed', row, { otherSessionsEnded: ended })
+      return ended
+    })
+    return { ok: true, otherSessionsEnded }
+  }
+
+  /**
+   * Checks the credentials and opens a session. A wrong password, an unknown email and a disabled
+   * user fail alike, in the same time (see verifyDummy): the answer never confirms a password of an
+   * account that cannot be used. A one-time password opens no session: it is refused with
+   * `password_change_required` until the sign-in also sends `newPassword`, which replaces it. The
+   * cookie carries `token`; only its SHA-256 is stored.
+   */
+  async signIn(emailAsSent: string, password: string, address: string, requestId: string, newPassword?: string): Promise<SignInResult> {
     await this.purge()
     const email = normalizeEmail(emailAsSent)
     const refusal = (await this.throttle.attempt(address)) ?? (await this.throttle.failure(email))
-    if (refusal) return { ok: false, error: 'throttled', ...refusal }
+    if (refusal) return { ok: false, error: 'rate_limited', ...refusal }
 
     const user = await findUserByEmail(this.db, email)
     const valid = user ? await verifyPassword(password, user.password_hash) : await verifyDummy(password)
-    if (!user || !valid) return { ok: false, error: 'invalid_credentials' }
+    // A disabled user's failure stays counted, as any other: the throttle tells nothing either.
+    if (!user || !valid || user.disabled_at !== null) return WRONG_CREDENTIALS
     await this.throttle.succeeded(email)
 
     const now = this.clock.now()
+    const oneTimeUntil = user.one_time_password_expires_at
+    if (oneTimeUntil !== null && Date.parse(oneTimeUntil) <= now) {
+      return { ok: false, error: 'unauthorized', message: `This one-time password expired at ${oneTimeUntil}: ask an operator for a new one.` }
+    }
+    if (oneTimeUntil !== null && newPassword === undefined) {
+      return {
+        ok: false,
+        error: 'password_change_required',
+        message: `This is a one-time password: choose your own (${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters) and sign in again with it as newPassword.`,
+      }
+    }
+    if (oneTimeUntil === null && newPassword !== undefined) {
+      return { ok: false, error: 'invalid_request', message: 'newPassword is only for replacing a one-time password: change your password with PUT /admin/v1/account/password.' }
+    }
+    if (newPassword !== undefined) {
+      const tooShort = checkPasswordLength(newPassword, 'new password')
+      if (tooShort) return tooShort
+      if (newPassword === password) return { ok: false, error: 'invalid_request', message: 'Choose a password of your own, not the one-time password.' }
+    }
+    const newHash = newPassword === undefined ? undefined : await hashPassword(newPassword)
+
     const token = randomBytes(32).toString('base64url')
     const csrfToken = randomBytes(32).toString('base64url')
     const expiresAt = new Date(now + SESSION_TTL_MS)
     const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
     await this.db.transaction().execute(async (trx) => {
+      if (newHash !== undefined) {
+        await setUserPassword(trx, user.id, newHash, null)
+        await this.record(trx, change, 'user.password_changed', user, { oneTimePasswordReplaced: true })
+      }
       await insertSession(trx, {
         id: sha256(token),
         user_id: user.id,
@@ -146,6 +334,7 @@ export class AccountsService implements SessionLookup {
         created_at: new Date(now).toISOString(),
         expires_at: expiresAt.toISOString(),
       })
+      await setLastSignedIn(trx, user.id, new Date(now).toISOString())
       // The session's id is the digest of its cookie: recorded by neither.
       await recordChange(trx, this.clock, change, { action: 'session.signed_in', target: { type: 'user', id: user.id }, projectId: null, details: { address } })
     })
@@ -181,6 +370,59 @@ export class AccountsService implements SessionLookup {
       await deleteSession(trx, sessionId)
       await recordChange(trx, this.clock, change, { action: 'session.signed_out', target: { type: 'user', id: user.id }, projectId: null })
     })
+  }
+
+  /**
+   * One change of a user, in one transaction with its audit entry, after the rules every such
+   * change keeps: the user exists; nobody disables, deletes or resets their own account (the
+   * Account page changes one's password); and at least one enabled operator remains. The enabled
+   * operators are locked first, so two changes at once cannot both take away "the other" one.
+   */
+  private async changeUser(
+    ref: UserRef,
+    change: Change,
+    kind: 'disable' | 'enable' | 'delete' | 'reset' | 'projects',
+    apply: (trx: Db, row: UserRow) => Promise<User | Failure<'invalid_request'>>,
+  ): Promise<UserResult<{ user: User }>> {
+    return this.db.transaction().execute(async (trx): Promise<UserResult<{ user: User }>> => {
+      const operators = await lockEnabledOperators(trx)
+      const row = await this.find(trx, ref)
+      if (!row) return notFound(ref)
+      if (change.actor.userId === row.id && (kind === 'disable' || kind === 'delete' || kind === 'reset')) {
+        const what = kind === 'reset' ? 'reset your own password: change it on your Account page (PUT /admin/v1/account/password)' : `${kind} your own account`
+        return { ok: false, error: 'own_account', message: `You cannot ${what}. Another operator can, or adoption-store users on the server.` }
+      }
+      const lastOperator = operators.length === 1 && operators[0] === row.id
+      if (lastOperator && (kind === 'disable' || kind === 'delete')) {
+        return { ok: false, error: 'last_operator', message: `${row.email} is the last enabled operator: enable or create another operator before you ${kind} this one.` }
+      }
+      const applied = await apply(trx, row)
+      return 'ok' in applied ? applied : { ok: true, user: applied }
+    })
+  }
+
+  private async record(trx: Db, change: Change, action: 'user.disabled' | 'user.enabled' | 'user.deleted' | 'user.password_reset' | 'user.password_changed' | 'user.projects_changed', row: UserRow, details: Record<string, unknown>): Promise<void> {
+    // The email is copied in: the entry outlives the user. Never a password.
+    await recordChange(trx, this.clock, change, { action, target: { type: 'user', id: row.id }, projectId: null, details: { email: row.email, ...details } })
+  }
+
+  private find(db: Db, ref: UserRef): Promise<UserRow | undefined> {
+    return 'id' in ref ? findUserById(db, ref.id) : findUserByEmail(db, normalizeEmail(ref.email))
+  }
+
+  private async present(db: Db, row: UserRow): Promise<User> {
+    return toUser(row, (await listUserProjects(db, [row.id])).map((m) => m.slug))
+  }
+
+  /** The projects of these slugs (each once, in slug order); not_found names the first unknown. */
+  private async findProjects(slugs: readonly string[]): Promise<Outcome<{ rows: ProjectRow[] }, 'not_found'>> {
+    const rows: ProjectRow[] = []
+    for (const slug of [...new Set(slugs)].sort()) {
+      const project = await findProjectBySlug(this.db, slug)
+      if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
+      rows.push(project)
+    }
+    return { ok: true, rows }
   }
 
   private async projectsOf(userId: number, role: UserRole): Promise<string[]> {

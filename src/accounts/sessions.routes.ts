@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { SESSION_COOKIE, type SignedIn } from '../auth/admin-access.js'
-import { ApiError } from '../errors.js'
+import { ApiError, type Failure, orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { SESSION_SECURITY } from '../openapi/security.js'
-import { SessionSchema, SignInSchema } from './accounts.schemas.js'
-import { type AccountsService, SESSION_TTL_MS } from './accounts.service.js'
+import { PasswordChangeSchema, SessionSchema, SignInSchema } from './accounts.schemas.js'
+import { type AccountsService, SESSION_TTL_MS, type Throttled } from './accounts.service.js'
 
 const SESSION = { tags: ['session'] } as const
 /** The session's own operations take the cookie only: the ADMIN_TOKEN bearer is not a session (see signedIn). */
@@ -23,7 +23,7 @@ function signedIn(request: FastifyRequest): SignedIn {
   return request.adminSession
 }
 
-/** Sign-in, the current session and sign-out, for the dashboard (admin API, `/admin/v1`). */
+/** Sign-in, the current session, sign-out and one's own password, for the dashboard (admin API, `/admin/v1`). */
 export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService }> = async (app, { accounts }) => {
   // Errors included: nothing about a session is kept by a cache.
   app.addHook('onSend', async (_request, reply: FastifyReply) => {
@@ -40,7 +40,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
         operationId: 'signIn',
         'x-audit-action': 'session.signed_in',
         summary: 'Sign in',
-        description: `Checks the email and password and opens a session of 12 hours: the answer sets the cookie \`adoption_session\` (HttpOnly, SameSite=Strict, Secure over HTTPS) and carries the \`csrfToken\` that state changes made with the cookie must send as \`X-CSRF-Token\`. A wrong password and an unknown email get the same 401. At most 5 failed sign-ins per email per 15 minutes and 20 attempts per client address per minute; beyond, 429 with Retry-After.`,
+        description: `Checks the email and password and opens a session of 12 hours: the answer sets the cookie \`adoption_session\` (HttpOnly, SameSite=Strict, Secure over HTTPS) and carries the \`csrfToken\` that state changes made with the cookie must send as \`X-CSRF-Token\`. A wrong password, an unknown email and a disabled user get the same 401. A one-time password (from createUser or resetUserPassword) opens no session: it answers 403 \`password_change_required\` until the same sign-in also sends \`newPassword\`, the user's own, which replaces it (recorded as \`user.password_changed\` too); an expired one is 401. At most 5 failed sign-ins per email per 15 minutes and 20 attempts per client address per minute; beyond, 429 with Retry-After.`,
         body: SignInSchema,
         response: {
           200: {
@@ -48,16 +48,13 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
             headers: { 'Set-Cookie': { type: 'string', description: 'The session cookie, `adoption_session`' }, ...NO_STORE },
             ...SessionSchema,
           },
-          ...errorResponses(400, 401, 413, 415, 429, 500, 503),
+          ...errorResponses(400, 401, 403, 413, 415, 429, 500, 503),
         },
       },
     },
     async (request, reply) => {
-      const result = await accounts.signIn(request.body.email, request.body.password, request.ip, request.id)
-      if (!result.ok) {
-        if (result.error === 'throttled') throw new ApiError('rate_limited', result.message, { 'retry-after': String(result.retryAfterSeconds) })
-        throw new ApiError('unauthorized', 'Wrong email or password.')
-      }
+      const { email, password, newPassword } = request.body
+      const result = throttledOrThrow(await accounts.signIn(email, password, request.ip, request.id, newPassword))
       reply.setCookie(SESSION_COOKIE, result.token, { ...cookieOptions(request), expires: result.expiresAt, maxAge: SESSION_TTL_MS / 1000 })
       return result.session
     },
@@ -100,4 +97,36 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       return reply.clearCookie(SESSION_COOKIE, cookieOptions(request)).code(204).send(null)
     },
   )
+
+  app.put(
+    '/account/password',
+    {
+      schema: {
+        tags: ['account'],
+        operationId: 'changeOwnPassword',
+        'x-audit-action': 'user.password_changed',
+        security: COOKIE_ONLY,
+        summary: 'Change your password',
+        description:
+          "The signed-in user's own password, owners' and operators' alike: `currentPassword` must be right (403 `wrong_password`; a wrong one counts as a failed sign-in of the email, so after 5 in 15 minutes this answers 429 too), `newPassword` has 12 to 1024 characters. Every other session of the user ends at once; this one stays. The ADMIN_TOKEN bearer has no password: 401.",
+        body: PasswordChangeSchema,
+        response: {
+          204: { description: 'Changed', headers: NO_STORE, type: 'null' },
+          ...errorResponses(400, 401, 403, 413, 415, 429, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      throttledOrThrow(await accounts.changeOwnPassword(signedIn(request), request.body, request.id))
+      return reply.code(204).send(null)
+    },
+  )
+}
+
+/** A service's result; a refusal of the sign-in throttle carries its Retry-After. */
+function throttledOrThrow<R extends { ok: true } | Failure>(result: R | Throttled): Exclude<R, Failure> {
+  if (!result.ok && result.error === 'rate_limited' && 'retryAfterSeconds' in result) {
+    throw new ApiError('rate_limited', result.message, { 'retry-after': String(result.retryAfterSeconds) })
+  }
+  return orThrow(result as R)
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import { addToCounter } from './accounts.repository.js'
+import { addToCounter, deleteCounter } from './accounts.repository.js'
 
 /**
  * Sign-in throttling: at most 20 attempts per client address per minute, and at most 5 failed
@@ -46,6 +46,11 @@ export class SignInThrottle {
   async succeeded(email: string): Promise<void> {
     const { key, end } = this.window(EMAIL_FAILURES, `email:${email}`)
     await addToCounter(this.db, key, -1, new Date(end).toISOString())
+  }
+
+  /** Forgets the email's failures of the current window: its password was just reset. */
+  async forgive(email: string): Promise<void> {
+    await deleteCounter(this.db, this.window(EMAIL_FAILURES, `email:${email}`).key)
   }
 
   private async charge(rule: Rule, subject: string, message: (retryAfter: number) => string): Promise<Refusal | undefined> {

@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify'
+import { UserSchema, UserWithPasswordSchema } from '../accounts/accounts.schemas.js'
+import type { AccountsService } from '../accounts/accounts.service.js'
+import { usersRoutes } from '../accounts/users.routes.js'
 import { auditRoutes } from '../audit/audit.routes.js'
 import { AuditEntrySchema } from '../audit/audit.schemas.js'
 import type { AuditService } from '../audit/audit.service.js'
@@ -9,6 +12,11 @@ import { ApiKeySchema, NewApiKeySchema } from '../keys/keys.schemas.js'
 import { keysRoutes } from '../keys/keys.routes.js'
 import type { KeysService } from '../keys/keys.service.js'
 import type { RateLimiter } from '../limits/limits.service.js'
+import { ordersAdminRoutes } from '../orders/orders-admin.routes.js'
+import { AdoptionOrderSchema, AdoptionOrdersSchema } from '../orders/orders.schemas.js'
+import type { OrdersService } from '../orders/orders.service.js'
+import { petsAdminRoutes } from '../pets/pets-admin.routes.js'
+import type { PetsService } from '../pets/pets.service.js'
 import { projectsRoutes } from '../projects/projects.routes.js'
 import { ProjectSchema } from '../projects/projects.schemas.js'
 import type { ProjectsService } from '../projects/projects.service.js'
@@ -28,6 +36,9 @@ export interface AdminDependencies {
   usage: UsageService
   domains: Domains
   audit: AuditService
+  accounts: AccountsService
+  pets: PetsService
+  orders: OrdersService
   webhooks: WebhooksService
 }
 
@@ -36,14 +47,31 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts, pets, orders, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
-    for (const schema of [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema, WebhookEndpointSchema, NewWebhookEndpointSchema, WebhookDeliverySchema]) admin.addSchema(schema)
+    const shared = [
+      ProjectSchema,
+      ApiKeySchema,
+      NewApiKeySchema,
+      UsageSchema,
+      AuditEntrySchema,
+      UserSchema,
+      UserWithPasswordSchema,
+      AdoptionOrderSchema,
+      AdoptionOrdersSchema,
+      WebhookEndpointSchema,
+      NewWebhookEndpointSchema,
+      WebhookDeliverySchema,
+    ]
+    for (const schema of shared) admin.addSchema(schema)
     await admin.register(projectsRoutes, { projects, platformDomain: config.platformDomain })
     await admin.register(keysRoutes, { keys, limiter })
     await admin.register(usageRoutes, { usage })
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
     await admin.register(auditRoutes, { audit, findProject: (slug) => projects.find(slug) })
+    await admin.register(usersRoutes, { accounts })
+    await admin.register(petsAdminRoutes, { pets })
+    await admin.register(ordersAdminRoutes, { orders })
     await admin.register(webhooksRoutes, { webhooks })
   }
 }

@@ -74,3 +74,8 @@ export function canSee(principal: AdminPrincipal, project: Pick<ProjectRow, 'id'
 export function requireOperator(request: FastifyRequest): void {
   if (request.adminPrincipal.role !== 'operator') throw new ApiError('forbidden', 'Only operators may do this; ask an operator of this service.')
 }
+
+/** An `onRequest` hook for operator actions: checked before the body is read, so an owner learns nothing from validation. */
+export async function operatorOnly(request: FastifyRequest): Promise<void> {
+  requireOperator(request)
+}

@@ -35,7 +35,7 @@ interface ApiOptions {
 }
 
 export function registerDataCommands(program: Command): void {
-  const pets = program.command('pets').description("list, add and fetch animals through a running service's API")
+  const pets = program.command('pets').description("list, add, fetch, change and remove animals through a running service's API")
 
   listCommand(pets, 'animals', PET_STATUSES, petTable, (client, query) => client.listPets(query), (client, query) => client.iteratePets(query))
 
@@ -57,6 +57,29 @@ export function registerDataCommands(program: Command): void {
       run(options, async (client) => {
         const pet = await client.getPet(idArgument(petId))
         print(options.json, pet, () => `Pet ${describePet(pet)}`)
+      }),
+  )
+
+  creation(
+    pets
+      .command('update <id>')
+      .description("change an animal's name or category; its status follows its orders (safe to retry: sent with an Idempotency-Key)")
+      .option('--name <name>', 'its new name')
+      .option('--category <id>', 'its new category id', wholeNumber(1)),
+  ).action((petId: string, options: ApiOptions & { name?: string; category?: number; idempotencyKey?: string }) =>
+    run(options, async (client) => {
+      if (options.name === undefined && options.category === undefined) throw new CliError('nothing to change: give --name, --category or both.')
+      const pet = await client.updatePet(idArgument(petId), { name: options.name, categoryId: options.category }, { idempotencyKey: options.idempotencyKey })
+      print(options.json, pet, () => `Updated pet ${describePet(pet)}`)
+    }),
+  )
+
+  apiOptions(pets.command('delete <id>').description('remove an animal; refused while an order of it is placed or approved (its other orders are kept)')).action(
+    (petId: string, options: ApiOptions) =>
+      run(options, async (client) => {
+        const id = idArgument(petId)
+        await client.deletePet(id)
+        print(options.json, { id, removed: true }, () => `Removed pet ${id}`)
       }),
   )
 
@@ -125,7 +148,7 @@ interface ListQuery<S> {
   after: number | undefined
 }
 
-/** A command that creates: sent with an Idempotency-Key, the caller's own to repeat it safely. */
+/** A command that creates or changes: sent with an Idempotency-Key, the caller's own to repeat it safely. */
 function creation(command: Command): Command {
   return apiOptions(command.option('--idempotency-key <key>', 'your own Idempotency-Key, to repeat this command safely (default: a new UUID)'))
 }

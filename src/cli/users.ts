@@ -1,15 +1,17 @@
 /** `adoption-store users …`: the accounts that sign in to the dashboard. */
 import { type Command, Option } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
-import { AccountsService, MIN_PASSWORD_LENGTH } from '../accounts/accounts.service.js'
+import { AccountsService, MIN_PASSWORD_LENGTH, type User } from '../accounts/accounts.service.js'
 import { USER_ROLES } from '../db/schema.js'
-import { generatePassword } from '../accounts/passwords.js'
 import { systemClock } from '../clock.js'
 import type { UserRole } from '../db/schema.js'
 import { type CliContext, jsonOption, print, printList, succeeded, withService } from './common.js'
 
+/** `--project <slug>`, repeatable. */
+const collectSlugs = (slug: string, slugs: string[] = []) => [...slugs, slug]
+
 export function registerUserCommands(program: Command, cli: CliContext): void {
-  const group = program.command('users').description('create and list the accounts that sign in to the dashboard')
+  const group = program.command('users').description('manage the accounts that sign in to the dashboard')
   const run = (work: (accounts: AccountsService) => Promise<void>) => withService(cli, (db) => new AccountsService(db, systemClock), work)
 
   jsonOption(
@@ -18,31 +20,84 @@ export function registerUserCommands(program: Command, cli: CliContext): void {
       .description('create a user; prints a one-time password, shown only this once, unless --password-stdin')
       .requiredOption('--email <email>', 'the email they sign in with')
       .addOption(new Option('--role <role>', 'operator (every project) or owner (only their projects)').choices(USER_ROLES).makeOptionMandatory())
-      .option('--project <slug>', 'a project the owner belongs to; repeat for several (owners need at least one)', (slug: string, slugs: string[] = []) => [...slugs, slug])
-      .option('--password-stdin', `read the password from standard input (at least ${MIN_PASSWORD_LENGTH} characters) instead of generating one`),
+      .option('--project <slug>', 'a project the owner belongs to; repeat for several (owners need at least one)', collectSlugs)
+      .option('--password-stdin', `read their password from standard input (at least ${MIN_PASSWORD_LENGTH} characters) instead of generating a one-time password`),
   ).action(async (options: { email: string; role: UserRole; project?: string[]; passwordStdin?: boolean; json?: boolean }) => {
-    const password = options.passwordStdin ? await readStdin() : generatePassword()
+    const password = options.passwordStdin ? await readStdin() : undefined
     await run(async (accounts) => {
-      const { user } = succeeded(await accounts.createUser({ email: options.email, role: options.role, projects: options.project ?? [], password }, commandLineChange()))
-      const { email, role, projects } = user
-      const created = `Created ${role} ${email}${projects.length ? ` for ${projects.join(', ')}` : ''}.`
+      const { user, oneTimePassword } = succeeded(await accounts.createUser({ email: options.email, role: options.role, projects: options.project ?? [], password }, commandLineChange()))
+      const created = `Created ${user.role} ${user.email}${user.projects.length ? ` for ${user.projects.join(', ')}` : ''}.`
       // A password given on stdin is the operator's own: never echoed.
-      if (options.passwordStdin) return print(options.json, { email, role, projects }, () => created)
-      print(options.json, { email, role, projects, password }, () =>
-        [created, 'Their one-time password is shown only this once; hand it over safely:', '', `  ${password}`].join('\n'),
-      )
+      if (oneTimePassword === undefined) return print(options.json, user, () => created)
+      printOneTimePassword(options.json, user, oneTimePassword, created)
     })
   })
 
-  jsonOption(group.command('list').description('list users with their roles and projects (never their passwords)')).action(async (options: { json?: boolean }) =>
+  jsonOption(group.command('list').description('list users with their roles, projects, states and last sign-ins (never their passwords)')).action(async (options: { json?: boolean }) =>
     run(async (accounts) =>
       printList(options.json, await accounts.listUsers(), {
         EMAIL: (u) => u.email,
         ROLE: (u) => u.role,
         PROJECTS: (u) => (u.role === 'operator' ? '(all)' : u.projects.join(',')),
+        STATE: (u) => (u.state === 'enabled' && u.oneTimePasswordExpiresAt ? `enabled, one-time password until ${u.oneTimePasswordExpiresAt}` : u.state),
         CREATED: (u) => u.createdAt,
+        'LAST SIGN-IN': (u) => u.lastSignedInAt ?? 'never',
       }),
     ),
+  )
+
+  jsonOption(group.command('disable <email>').description('disable a user: they cannot sign in, and their sessions end at once')).action(async (email: string, options: { json?: boolean }) =>
+    run(async (accounts) => {
+      const { user } = succeeded(await accounts.disableUser({ email }, commandLineChange()))
+      print(options.json, user, () => `Disabled ${user.email} at ${user.disabledAt ?? ''}; they cannot sign in, and their sessions have ended.`)
+    }),
+  )
+
+  jsonOption(group.command('enable <email>').description('enable a disabled user again, with the password they had')).action(async (email: string, options: { json?: boolean }) =>
+    run(async (accounts) => {
+      const { user } = succeeded(await accounts.enableUser({ email }, commandLineChange()))
+      print(options.json, user, () => `Enabled ${user.email}: they can sign in again.`)
+    }),
+  )
+
+  jsonOption(group.command('delete <email>').description('delete a user and end their sessions (the audit log keeps their email)')).action(async (email: string, options: { json?: boolean }) =>
+    run(async (accounts) => {
+      const { user } = succeeded(await accounts.deleteUser({ email }, commandLineChange()))
+      print(options.json, user, () => `Deleted ${user.email}.`)
+    }),
+  )
+
+  jsonOption(
+    group.command('reset-password <email>').description("replace a user's password with a one-time password, shown only this once, and end their sessions"),
+  ).action(async (email: string, options: { json?: boolean }) =>
+    run(async (accounts) => {
+      const { user, oneTimePassword } = succeeded(await accounts.resetPassword({ email }, commandLineChange()))
+      printOneTimePassword(options.json, user, oneTimePassword, `Reset the password of ${user.email}; their sessions have ended.`)
+    }),
+  )
+
+  jsonOption(
+    group
+      .command('set-projects <email>')
+      .description("replace an owner's projects")
+      .requiredOption('--project <slug>', 'a project the owner belongs to from now on; repeat for several', collectSlugs),
+  ).action(async (email: string, options: { project: string[]; json?: boolean }) =>
+    run(async (accounts) => {
+      const { user } = succeeded(await accounts.setProjects({ email }, options.project, commandLineChange()))
+      print(options.json, user, () => `${user.email} now belongs to ${user.projects.join(', ')}.`)
+    }),
+  )
+}
+
+/** A user and their new one-time password: `--json` as the admin API answers it (`password`), else said once. */
+function printOneTimePassword(json: boolean | undefined, user: User, password: string, done: string): void {
+  print(json, { ...user, password }, () =>
+    [
+      done,
+      `Their one-time password is shown only this once; hand it over safely. At their first sign-in they choose their own; it stops working at ${user.oneTimePasswordExpiresAt ?? ''}.`,
+      '',
+      `  ${password}`,
+    ].join('\n'),
   )
 }
 

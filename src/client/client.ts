@@ -4,6 +4,8 @@ import { type components, type operations, servers } from './schema.js'
 
 export type Pet = components['schemas']['Pet']
 export type NewPet = components['schemas']['NewPet']
+/** What `updatePet` changes: `name`, `categoryId` or both; a field left out stays as it is. */
+export type PetChanges = components['schemas']['PetChanges']
 export type PetStatus = components['schemas']['PetStatus']
 export type Order = components['schemas']['Order']
 export type NewOrder = components['schemas']['NewOrder']
@@ -67,17 +69,20 @@ export interface IdempotentCallOptions extends CallOptions {
 }
 
 /**
- * How a call may be repeated: `safe` (reads) and `idempotent` (creates with an Idempotency-Key)
- * are retried on 429, 503 and lost responses; `unsafe` calls (order moves) are never retried.
+ * How a call may be repeated: `safe` (reads) and `idempotent` (creates and changes with an
+ * Idempotency-Key, removals) are retried on 429, 503 and lost responses; `unsafe` calls (order
+ * moves) are never retried.
  */
 type Safety = 'safe' | 'idempotent' | 'unsafe'
 
 interface Call {
   operation: keyof operations
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   url: URL
   safety: Safety
   body?: unknown
+  /** The body's media type; default `application/json`. */
+  contentType?: string
   idempotencyKey?: string
   signal?: AbortSignal | undefined
 }
@@ -136,6 +141,32 @@ export class AdoptionStoreClient {
    */
   async getPet(petId: number, options: CallOptions = {}): Promise<Pet> {
     return this.#json<Pet>({ operation: 'getPet', method: 'GET', url: this.#url(`/pets/${id(petId)}`), safety: 'safe', signal: options.signal })
+  }
+
+  /**
+   * `PATCH /pets/{petId}`: changes an animal's name, category or both (a JSON Merge Patch); its
+   * status follows its orders and cannot be set. Sent with an `Idempotency-Key` that every retry
+   * repeats, so a retried call changes nothing twice.
+   */
+  async updatePet(petId: number, changes: PetChanges, options: IdempotentCallOptions = {}): Promise<Pet> {
+    return this.#json<Pet>({
+      operation: 'updatePet',
+      method: 'PATCH',
+      url: this.#url(`/pets/${id(petId)}`),
+      safety: 'idempotent',
+      body: changes,
+      contentType: 'application/merge-patch+json',
+      ...idempotent(options),
+    })
+  }
+
+  /**
+   * `DELETE /pets/{petId}`: removes an animal; refused with 409 `pet_has_open_order` while an
+   * order of it is placed or approved. Removing is idempotent, so it is retried as a read is; a
+   * retry after a lost answer of a removal that did happen answers 404 `not_found`.
+   */
+  async deletePet(petId: number, options: CallOptions = {}): Promise<void> {
+    await this.#send<undefined>({ operation: 'deletePet', method: 'DELETE', url: this.#url(`/pets/${id(petId)}`), safety: 'idempotent', signal: options.signal })
   }
 
   /** `GET /store/orders`: one page of orders, in ascending id order. */
@@ -246,7 +277,7 @@ export class AdoptionStoreClient {
     clock: Clock,
   ): Promise<{ ok: true; data: T; response: Response } | { ok: false; error: AdoptionStoreError; retryAfter: number | undefined }> {
     const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${this.#apiKey}` }
-    if (call.body !== undefined) headers['content-type'] = 'application/json'
+    if (call.body !== undefined) headers['content-type'] = call.contentType ?? 'application/json'
     if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey
     call.signal?.throwIfAborted()
     const timeout = AbortSignal.timeout(this.#timeoutMs)

@@ -20,6 +20,7 @@ export {
   type OrderStatus,
   type Page,
   type Pet,
+  type PetChanges,
   type PetStatus,
   type RateLimitState,
 } from './client.js'

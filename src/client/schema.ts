@@ -44,10 +44,24 @@ export interface paths {
         get: operations["getPet"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove an animal
+         * @description Removes an animal of your project from the listings. Refused with 409 `pet_has_open_order` while an order of it is placed or approved: deliver or cancel the order first. Its delivered and cancelled orders are kept (adoption records outlive the listing) and still name it by `petId`.
+         *
+         *     An animal of another project is 404, exactly as one that does not exist; so is a second removal. Concurrent orders cannot slip past the check: an order placed at the same moment either counts (409) or finds no animal (404).
+         */
+        delete: operations["deletePet"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an animal
+         * @description Changes the name, the category or both of an animal of your project; a field left out stays as it is. The body is a JSON Merge Patch (RFC 7396), sent as `application/merge-patch+json` or as plain `application/json`: both mean the same. Neither field can be removed (`null` is refused).
+         *
+         *     The status is not changed here: it follows the animal's adoption orders (placing, approving, delivering, cancelling), so `status` is refused like any unknown field, as is `id`. An animal of another project is 404, exactly as one that does not exist.
+         *
+         *     Send an `Idempotency-Key` to make retries safe (PATCH is not idempotent by itself): the same key and body within 24 hours replay the first response.
+         */
+        patch: operations["updatePet"];
         trace?: never;
     };
     "/store/orders": {
@@ -619,6 +633,25 @@ export interface components {
              * @enum {string}
              */
             status?: "available" | "pending" | "sold";
+        };
+        /**
+         * @description What to change of an animal: its name, its category, or both; a field left out stays as it is (JSON Merge Patch, RFC 7396, where neither field may be removed). Unknown fields, `id` and `status` included, are rejected: the status changes only through adoption orders.
+         * @example {
+         *       "name": "Rexi"
+         *     }
+         */
+        PetChanges: {
+            /**
+             * @description The animal's name: 1 to 100 characters after surrounding whitespace is trimmed, no control characters
+             * @example Rex
+             */
+            name?: string;
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to; 1 to 2^53-1, so it survives JSON in every client
+             * @example 1
+             */
+            categoryId?: number;
         };
         /** @description An animal available for adoption */
         Pet: {
@@ -1239,7 +1272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1639,6 +1672,528 @@ export interface operations {
             };
         };
     };
+    deletePet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identifier of the animal
+                 * @example 1
+                 */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; the message names the field and the fix (code: invalid_request) */
+            400: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (code: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
+                    "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
+            404: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            409: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (code: payload_too_large) */
+            413: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (code: unsupported_media_type) */
+            415: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (at least 1); then back off exponentially */
+                    "Retry-After"?: number;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; logged with the request id (code: internal_error) */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry later (code: service_unavailable) */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: the same key and body within 24 hours replay the first response. A unique value per intended operation (a UUID works), 1 to 255 printable ASCII characters.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description The identifier of the animal
+                 * @example 1
+                 */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Rexi"
+                 *     }
+                 */
+                "application/merge-patch+json": components["schemas"]["PetChanges"];
+                /**
+                 * @example {
+                 *       "name": "Rexi"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetChanges"];
+            };
+        };
+        responses: {
+            /** @description The animal as it is now */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pet"];
+                };
+            };
+            /** @description The request is invalid; the message names the field and the fix (code: invalid_request) */
+            400: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (code: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
+                    "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
+            404: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            409: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (code: payload_too_large) */
+            413: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (code: unsupported_media_type) */
+            415: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request cannot be processed as sent; see the code (code: idempotency_key_reused) */
+            422: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (at least 1); then back off exponentially */
+                    "Retry-After"?: number;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; logged with the request id (code: internal_error) */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry later (code: service_unavailable) */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listOrders: {
         parameters: {
             query?: {
@@ -1921,7 +2476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2359,7 +2914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2599,7 +3154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2839,7 +3394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or domain_taken or domain_conflict or slug_taken) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -3601,6 +4156,9 @@ export const errorCodes = {
     forbidden: 403,
     csrf_failed: 403,
     plan_required: 403,
+    own_account: 403,
+    password_change_required: 403,
+    wrong_password: 403,
     not_found: 404,
     unknown_host: 404,
     method_not_allowed: 405,
@@ -3608,9 +4166,12 @@ export const errorCodes = {
     idempotency_in_flight: 409,
     pet_unavailable: 409,
     invalid_transition: 409,
+    pet_has_open_order: 409,
     domain_taken: 409,
     domain_conflict: 409,
     slug_taken: 409,
+    email_taken: 409,
+    last_operator: 409,
     gone: 410,
     payload_too_large: 413,
     uri_too_long: 414,

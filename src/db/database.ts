@@ -99,15 +99,19 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
   }
 }
 
-/** Brings the schema to the latest migration. Safe to run from several processes at once. */
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
+/** The migrations of `src/db/migrations`, as recorded in `schema_migrations`. */
+export function migratorOf(db: Db): Migrator {
+  return new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   })
-  const result = await migrator.migrateToLatest()
+}
+
+/** Brings the schema to the latest migration. Safe to run from several processes at once. */
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const result = await migratorOf(db).migrateToLatest()
   if (result.error) throw result.error
   return result
 }

@@ -87,6 +87,12 @@ export interface PetTable {
   category_id: number
   status: PetStatus
   created_at: string
+  /**
+   * The name in lower case (`String#toLowerCase`), for the name search: folded by the service, so
+   * the search matches alike on every dialect. Null only on rows written before migration 0009
+   * and not since (the search then folds the name itself).
+   */
+  name_folded: string | null
 }
 
 export interface IdempotencyKeyTable {
@@ -108,7 +114,10 @@ export interface ApiKeyBanTable {
   until: string
 }
 
-/** A request to adopt one animal; its status moves the animal's (see orders.service.ts). */
+/**
+ * A request to adopt one animal; its status moves the animal's (see orders.service.ts). An order
+ * outlives its animal: `pet_id` is no reference, and stays the id of a removed animal.
+ */
 export interface OrderTable {
   id: Generated<number>
   project_id: number
@@ -116,6 +125,8 @@ export interface OrderTable {
   status: OrderStatus
   created_at: string
   updated_at: string
+  /** The animal's name, copied when the animal is removed; null while it exists. */
+  pet_name: string | null
 }
 
 export type DomainState = (typeof DOMAIN_STATES)[number]
@@ -209,6 +220,13 @@ export interface UserTable {
   created_at: string
   /** Set while the user is disabled: they cannot sign in and have no session. */
   disabled_at: string | null
+  /** The last time they signed in. */
+  last_signed_in_at: string | null
+  /**
+   * Set while `password_hash` is of a one-time password (from creation or a reset) its user has not
+   * replaced: until this instant it only lets them choose their own at sign-in. Null otherwise.
+   */
+  one_time_password_expires_at: string | null
 }
 
 /** The projects an owner belongs to. */

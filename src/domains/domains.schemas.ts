@@ -1,11 +1,10 @@
 import { Type, type Static } from 'typebox'
-import { StringEnum } from '../http/schemas.js'
+import { nullableTimestamp as timestamp, StringEnum } from '../http/schemas.js'
 import { CERTIFICATE_STATES, DOMAIN_STATES } from '../db/schema.js'
 
 /** The records a customer is asked to create (see domain-name.ts). */
 export const DNS_RECORD_TYPES = ['CNAME', 'ALIAS'] as const
 
-const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
 
 export const DnsRecordSchema = Type.Object(
   {

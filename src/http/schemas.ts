@@ -14,6 +14,11 @@ export function StringEnum<const Values extends string[]>(values: readonly [...V
   return Type.Enum(values, { ...options, type: 'string' })
 }
 
+/** An instant that may not have happened (yet): RFC 3339, or null. */
+export function nullableTimestamp(description: string) {
+  return Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
+}
+
 /** The query of a paged list: `limit` (1..100, default 20), a `status` filter and the `after` cursor. */
 export function pageQuerySchema<S extends TSchema>(items: string, status: S, statusExample: string) {
   return Type.Object(

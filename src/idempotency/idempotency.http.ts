@@ -1,5 +1,4 @@
 import { Type } from 'typebox'
-import { ApiError } from '../errors.js'
 
 /** 1 to 255 printable ASCII characters, bare or as a structured-field string in double quotes. */
 const IDEMPOTENCY_KEY = /^"?([\x21\x23-\x7e][\x20\x21\x23-\x7e]{0,253}[\x21\x23-\x7e]|[\x21\x23-\x7e])"?$/
@@ -23,11 +22,4 @@ export const IDEMPOTENT_REPLAYED_DOC = {
 /** The key itself, without the structured-field quotes; the header was validated by the schema. */
 export function idempotencyKeyOf(header: string | undefined): string | undefined {
   return header === undefined ? undefined : IDEMPOTENCY_KEY.exec(header)?.[1]
-}
-
-/** The answer to a request whose key cannot be used now. */
-export function idempotencyError(error: 'idempotency_key_reused' | 'idempotency_in_flight'): ApiError {
-  return error === 'idempotency_key_reused'
-    ? new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different body: use a new key for a new request.')
-    : new ApiError('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed: retry in a moment.')
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import { type Failure, type Outcome, Refusal } from '../errors.js'
 import { completeClaim, deleteClaimsBefore, findClaim, insertClaim, releaseClaim, retakeClaim } from './idempotency.repository.js'
 
 /** How long a key remembers its response. */
@@ -19,6 +20,32 @@ export type IdempotentOutcome<T> =
   | { kind: 'done'; response: StoredResponse<T>; replayed: boolean }
   | { kind: 'reused' }
   | { kind: 'in_flight' }
+
+/** An unsafe request sent with an Idempotency-Key. */
+export interface IdempotentRequest {
+  key: string
+  /** The operation and what it was sent (path parameters, body): a retry must send the same. */
+  request: unknown
+  /** The status its success answers, stored with the body for a replay. */
+  status: number
+}
+
+/** A change's result: what its work answered (replayed from the first request, or not), or why it did not happen. */
+export type ChangeOutcome<T> = Outcome<{ value: T; replayed: boolean }>
+
+/** Why a request's Idempotency-Key cannot be used now. */
+export const KEY_FAILURES = {
+  reused: {
+    ok: false,
+    error: 'idempotency_key_reused',
+    message: 'This Idempotency-Key was already used with a different body: use a new key for a new request.',
+  },
+  in_flight: {
+    ok: false,
+    error: 'idempotency_in_flight',
+    message: 'A request with this Idempotency-Key is still being processed: retry in a moment.',
+  },
+} as const satisfies Record<string, Failure>
 
 /**
  * Runs unsafe operations at most once per Idempotency-Key (draft-ietf-httpapi-idempotency-key-header):
@@ -42,6 +69,23 @@ export class Idempotency {
 
   close(): void {
     clearInterval(this.purgeTimer)
+  }
+
+  /**
+   * A change, in one transaction: `work` runs at most once per key when the request came with
+   * one, and a retry replays what it answered. `work` may `refuse()`: the transaction is undone,
+   * the key stays free for a retry, and the refusal is the answer.
+   */
+  async change<T>(projectId: number, idempotent: IdempotentRequest | undefined, work: (trx: Db) => Promise<T>): Promise<ChangeOutcome<T>> {
+    try {
+      if (!idempotent) return { ok: true, value: await this.db.transaction().execute(work), replayed: false }
+      const outcome = await this.run(projectId, idempotent.key, idempotent.request, async (trx) => ({ status: idempotent.status, body: await work(trx) }))
+      if (outcome.kind === 'done') return { ok: true, value: outcome.response.body, replayed: outcome.replayed }
+      return KEY_FAILURES[outcome.kind]
+    } catch (error) {
+      if (error instanceof Refusal) return error.failure
+      throw error
+    }
   }
 
   async run<T>(

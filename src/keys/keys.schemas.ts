@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
+import { nullableTimestamp as timestamp } from '../http/schemas.js'
 import { MAX_KEY_LIFETIME_DAYS } from './keys.service.js'
 
-const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
 
 const apiKeyProperties = {
   id: Type.String({ description: 'The key\'s public id: safe to show and log', examples: ['key_3kTMd9PqW2xY7bZa'] }),

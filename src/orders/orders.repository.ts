@@ -1,7 +1,14 @@
 import type { Db } from '../db/database.js'
-import type { OrderRow, OrderStatus } from '../db/schema.js'
+import type { OrderRow, OrderStatus, PetStatus } from '../db/schema.js'
 
-export async function listOrders(db: Db, projectId: number, filter: { status?: OrderStatus | undefined; after?: number | undefined; limit: number }): Promise<OrderRow[]> {
+export interface OrderFilter {
+  status?: OrderStatus | undefined
+  /** Only ids greater than this. */
+  after?: number | undefined
+  limit: number
+}
+
+export async function listOrders(db: Db, projectId: number, filter: OrderFilter): Promise<OrderRow[]> {
   let query = db.selectFrom('orders').selectAll().where('project_id', '=', projectId)
   if (filter.status !== undefined) query = query.where('status', '=', filter.status)
   if (filter.after !== undefined) query = query.where('id', '>', filter.after)
@@ -30,4 +37,37 @@ export async function moveOrder(db: Db, projectId: number, id: number, from: rea
     .where('status', 'in', from)
     .returningAll()
     .executeTakeFirst()
+}
+
+/** An order of the animal that is still open (placed or approved), if any. */
+export async function findOpenOrder(db: Db, projectId: number, petId: number): Promise<OrderRow | undefined> {
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('pet_id', '=', petId)
+    .where('status', 'in', ['placed', 'approved'])
+    .orderBy('id')
+    .executeTakeFirst()
+}
+
+/** Keeps the name of a removed animal on its orders, which outlive it. */
+export async function keepPetName(db: Db, projectId: number, petId: number, name: string): Promise<void> {
+  await db.updateTable('orders').set({ pet_name: name }).where('project_id', '=', projectId).where('pet_id', '=', petId).execute()
+}
+
+/** An order with its animal's name and status; the status is null once the animal was removed. */
+export type OrderWithPetRow = OrderRow & { current_pet_name: string | null; pet_status: PetStatus | null }
+
+/** Orders as `listOrders` pages them, each with its animal's name and status. */
+export async function listOrdersWithPets(db: Db, projectId: number, filter: OrderFilter): Promise<OrderWithPetRow[]> {
+  let query = db
+    .selectFrom('orders')
+    .leftJoin('pets', (join) => join.onRef('pets.id', '=', 'orders.pet_id').onRef('pets.project_id', '=', 'orders.project_id'))
+    .selectAll('orders')
+    .select(['pets.name as current_pet_name', 'pets.status as pet_status'])
+    .where('orders.project_id', '=', projectId)
+  if (filter.status !== undefined) query = query.where('orders.status', '=', filter.status)
+  if (filter.after !== undefined) query = query.where('orders.id', '>', filter.after)
+  return query.orderBy('orders.id').limit(filter.limit).execute()
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../http/schemas.js'
-import { ORDER_STATUSES } from '../db/schema.js'
+import { ORDER_STATUSES, PET_STATUSES } from '../db/schema.js'
+import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 
 const statusField = StringEnum(ORDER_STATUSES, { description: 'Where the adoption stands' })
 
@@ -28,6 +29,26 @@ export const OrderSchema = Type.Object(
   { $id: 'Order', additionalProperties: false, description: 'An adoption order for one animal' },
 )
 
+/** The fields of an Order, shared by the public shape and the admin API's. */
+const orderFields = OrderSchema.properties
+
+export const AdoptionOrderSchema = Type.Object(
+  {
+    ...orderFields,
+    petName: Type.String({ description: "The animal's name: as listed now, or as it was when the animal was removed" }),
+    petStatus: Type.Union([StringEnum(PET_STATUSES), Type.Null()], {
+      description: "The animal's status now; null once the animal was removed (its delivered and cancelled orders are kept)",
+    }),
+  },
+  { $id: 'AdoptionOrder', additionalProperties: false, description: 'An adoption order, with its animal beside it (admin API)' },
+)
+
+export const AdoptionOrdersSchema = Type.Array(Type.Ref('AdoptionOrder'), {
+  $id: 'AdoptionOrders',
+  maxItems: MAX_PAGE_SIZE,
+  description: 'A page of adoption orders, in ascending id order',
+})
+
 export const OrdersSchema = Type.Array(Type.Ref('Order'), { $id: 'Orders', maxItems: MAX_PAGE_SIZE, description: 'A page of orders, in ascending id order' })
 
 export const ListOrdersQuerySchema = pageQuerySchema('orders', statusField, 'placed')
@@ -36,6 +57,10 @@ export const OrderIdParamsSchema = Type.Object({
   orderId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the order', examples: [1] }),
 })
 
+/** An order of a project, in the admin API's paths. */
+export const ProjectOrderParamsSchema = Type.Object({ ...ProjectParamsSchema.properties, ...OrderIdParamsSchema.properties })
+
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
 export type Order = Static<typeof OrderSchema>
+export type AdoptionOrder = Static<typeof AdoptionOrderSchema>
 export type ListOrdersQuery = Static<typeof ListOrdersQuerySchema>

@@ -1,13 +1,16 @@
+import { type Change, recordChange } from '../audit/audit.js'
 import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { OrderRow, PetStatus } from '../db/schema.js'
+import { type Outcome, refuse } from '../errors.js'
 import { type Page, pageOf, type PageQuery } from '../http/pagination.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
 import { findPet, movePet, setPetStatus } from '../pets/pets.repository.js'
+import { noSuchPet } from '../pets/pets.service.js'
 import type { Outbox } from '../webhooks/outbox.js'
-import { findOrder, insertOrder, listOrders, moveOrder } from './orders.repository.js'
-import type { Order, OrderStatus } from './orders.schemas.js'
+import { findOrder, insertOrder, listOrders, listOrdersWithPets, moveOrder } from './orders.repository.js'
+import type { AdoptionOrder, Order, OrderStatus } from './orders.schemas.js'
 
 /**
  * The adoption state machine. An order moves its animal: placing takes an available animal
@@ -26,23 +29,10 @@ export function toOrder(row: OrderRow): Order {
   return { id: row.id, petId: row.pet_id, status: row.status, createdAt: row.created_at, complete: row.status === 'delivered' }
 }
 
-export type PlaceOrderResult =
-  | { ok: true; order: Order; replayed: boolean }
-  | { ok: false; error: 'pet_not_found' }
-  | { ok: false; error: 'pet_unavailable'; petStatus: PetStatus }
-  | { ok: false; error: 'idempotency_key_reused' | 'idempotency_in_flight' }
+export type PlaceOrderResult = Outcome<{ order: Order; replayed: boolean }>
 
-export type TransitionResult =
-  | { ok: true; order: Order }
-  | { ok: false; error: 'order_not_found' }
-  | { ok: false; error: 'invalid_transition'; status: OrderStatus }
-
-/** Thrown inside a transaction to undo it; turned into a result value before leaving the service. */
-class Refusal extends Error {
-  constructor(readonly result: Extract<PlaceOrderResult, { ok: false }>) {
-    super(result.error)
-  }
-}
+/** A move of an order: the order after it, and its animal (which the move may have moved too). */
+export type TransitionResult = Outcome<{ order: AdoptionOrder }>
 
 export class OrdersService {
   constructor(
@@ -58,6 +48,12 @@ export class OrdersService {
     return { ...page, items: page.items.map(toOrder) }
   }
 
+  /** A page as `list` gives it, each order with its animal's name and status (the dashboard's view). */
+  async listWithPets(projectId: number, filter: PageQuery<OrderStatus>): Promise<Page<AdoptionOrder>> {
+    const page = pageOf(await listOrdersWithPets(this.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
+    return { ...page, items: page.items.map((row) => withPet(row, { name: row.current_pet_name ?? row.pet_name ?? '', status: row.pet_status })) }
+  }
+
   async get(projectId: number, id: number): Promise<Order | undefined> {
     const row = await findOrder(this.db, projectId, id)
     return row && toOrder(row)
@@ -65,56 +61,59 @@ export class OrdersService {
 
   /** Places an order and takes the animal, atomically: of concurrent orders for one animal, one wins. */
   async place(projectId: number, petId: number, idempotencyKey: string | undefined): Promise<PlaceOrderResult> {
-    const result = await this.placeOnce(projectId, petId, idempotencyKey)
-    if (result.ok) await this.generations.dataChanged(projectId)
-    return result
-  }
-
-  private async placeOnce(projectId: number, petId: number, idempotencyKey: string | undefined): Promise<PlaceOrderResult> {
+    const idempotent = idempotencyKey === undefined ? undefined : { key: idempotencyKey, request: { operation: 'placeOrder', body: { petId } }, status: 201 }
+    // order.placed goes out with the order, in its transaction, when an endpoint wants it.
     const reported = await this.outbox.wants(projectId, 'order.placed')
-    const place = async (trx: Db): Promise<Order> => {
+    const outcome = await this.idempotency.change(projectId, idempotent, async (trx): Promise<Order> => {
       if (!(await movePet(trx, projectId, petId, 'available', 'pending'))) {
         const pet = await findPet(trx, projectId, petId)
-        throw new Refusal(pet ? { ok: false, error: 'pet_unavailable', petStatus: pet.status } : { ok: false, error: 'pet_not_found' })
+        if (!pet) return refuse('not_found', noSuchPet(petId))
+        return refuse('pet_unavailable', `Animal ${petId} is ${pet.status}, not available: only available animals can be ordered.`)
       }
       const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.clock.now()).toISOString() }))
       if (reported) await this.outbox.write(trx, projectId, 'order.placed', order)
       return order
-    }
-    try {
-      if (idempotencyKey === undefined) {
-        return { ok: true, order: await this.db.transaction().execute(place), replayed: false }
-      }
-      const outcome = await this.idempotency.run(projectId, idempotencyKey, { operation: 'placeOrder', body: { petId } }, async (trx) => ({
-        status: 201,
-        body: await place(trx),
-      }))
-      if (outcome.kind === 'reused') return { ok: false, error: 'idempotency_key_reused' }
-      if (outcome.kind === 'in_flight') return { ok: false, error: 'idempotency_in_flight' }
-      return { ok: true, order: outcome.response.body, replayed: outcome.replayed }
-    } catch (error) {
-      if (error instanceof Refusal) return error.result
-      throw error
-    }
+    })
+    if (!outcome.ok) return outcome
+    await this.generations.dataChanged(projectId)
+    return { ok: true, order: outcome.value, replayed: outcome.replayed }
   }
 
-  /** Applies one move of the state machine to an order and its animal, in one transaction. */
-  async transition(projectId: number, orderId: number, action: OrderAction): Promise<TransitionResult> {
-    const { from, to, pet } = TRANSITIONS[action]
-    const type = `order.${to}` as const
-    const reported = await this.outbox.wants(projectId, type)
+  /**
+   * Applies one move of the state machine to an order and its animal, in one transaction, with
+   * the audit entry of an admin's move (`change`).
+   */
+  async transition(projectId: number, orderId: number, action: OrderAction, change?: Change): Promise<TransitionResult> {
+    const { from, to, pet: petStatus } = TRANSITIONS[action]
+    const reported = await this.outbox.wants(projectId, `order.${to}`)
     const result = await this.db.transaction().execute(async (trx): Promise<TransitionResult> => {
+      const before = await findOrder(trx, projectId, orderId)
+      if (!before) return { ok: false, error: 'not_found', message: `No order with id ${orderId} in your project.` }
+      // Conditional: of concurrent moves of one order, only those its status still allows happen.
       const moved = await moveOrder(trx, projectId, orderId, from, to, new Date(this.clock.now()).toISOString())
       if (!moved) {
-        const existing = await findOrder(trx, projectId, orderId)
-        return existing ? { ok: false, error: 'invalid_transition', status: existing.status } : { ok: false, error: 'order_not_found' }
+        const status = (await findOrder(trx, projectId, orderId))?.status ?? before.status
+        return { ok: false, error: 'invalid_transition', message: `Order ${orderId} is ${status}: only ${from.join(' or ')} orders can be ${to}.` }
       }
-      if (pet) await setPetStatus(trx, projectId, moved.pet_id, pet)
-      const order = toOrder(moved)
-      if (reported) await this.outbox.write(trx, projectId, type, order)
-      return { ok: true, order }
+      if (petStatus) await setPetStatus(trx, projectId, moved.pet_id, petStatus)
+      if (reported) await this.outbox.write(trx, projectId, `order.${to}`, toOrder(moved))
+      if (change) {
+        await recordChange(trx, this.clock, change, {
+          action: `order.${to}`,
+          target: { type: 'order', id: orderId },
+          projectId,
+          details: { petId: moved.pet_id, from: before.status, to },
+        })
+      }
+      // An open order's animal is never removed (PetsService.remove), so it is there.
+      const pet = await findPet(trx, projectId, moved.pet_id)
+      return { ok: true, order: withPet(moved, { name: pet?.name ?? moved.pet_name ?? '', status: pet?.status ?? null }) }
     })
     if (result.ok) await this.generations.dataChanged(projectId)
     return result
   }
+}
+
+function withPet(row: OrderRow, pet: { name: string; status: PetStatus | null }): AdoptionOrder {
+  return { ...toOrder(row), petName: pet.name, petStatus: pet.status }
 }

@@ -1,13 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Clock } from '../clock.js'
-import { ApiError } from '../errors.js'
+import { ApiError, orThrow } from '../errors.js'
 import type { ResponseCache } from '../cache/response-cache.js'
+import { withMergePatch } from '../http/json-body.js'
 import { listHandler, NEXT_LINK_DOC } from '../http/pagination.js'
-import { IDEMPOTENT_REPLAYED_DOC, idempotencyError, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
+import { IDEMPOTENT_REPLAYED_DOC, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
 import { errorResponses } from '../openapi/responses.js'
-import { ListPetsQuerySchema, NewPetSchema, type Pet, PetIdParamsSchema, type PetStatus } from './pets.schemas.js'
+import { PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody, REMOVAL_RESPONSES } from './pets.http.js'
+import { ListPetsQuerySchema, NewPetSchema, type Pet, PetChangesSchema, PetIdParamsSchema, type PetStatus } from './pets.schemas.js'
 import type { PetsService } from './pets.service.js'
+
+/** Operations added in this version: their shape may still change, with notice. */
+const BETA = { 'x-stability': 'beta' } as const
 
 /** getPet is deprecated (RFC 9745) as of this instant, and removed at the sunset (RFC 8594). */
 export const GET_PET_DEPRECATED_AT = Date.UTC(2026, 0, 1)
@@ -53,17 +58,12 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
           ...errorResponses(400, 401, 409, 413, 415, 422, 500, 503),
         },
       },
-      // Trim before validation, so the 1..100 length rule applies to the name as stored.
-      preValidation: async (request) => {
-        const body = request.body as { name?: unknown } | null
-        if (body && typeof body === 'object' && typeof body.name === 'string') body.name = body.name.trim()
-      },
+      preValidation: prepareBody,
     },
     async (request, reply) => {
-      const result = await pets.create(request.principal.projectId, request.body, idempotencyKeyOf(request.headers['idempotency-key']))
-      if (!result.ok) throw idempotencyError(result.error)
-      if (result.replayed) reply.header('idempotent-replayed', 'true')
-      return reply.code(201).header('location', `/v1/pets/${result.pet.id}`).send(result.pet)
+      const { pet, replayed } = orThrow(await pets.create(request.principal.projectId, request.body, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']) }))
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet)
     },
   )
 
@@ -107,9 +107,68 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
     async (request, reply) =>
       cache.reply(request, reply, `getPet ${request.params.petId}`, async () => {
         const pet = await pets.get(request.principal.projectId, request.params.petId)
-        if (!pet) throw new ApiError('not_found', `No animal with id ${request.params.petId} in your project.`)
+        if (!pet) throw petNotFound(request.params.petId)
         return { body: pet }
       }),
+  )
+
+  await withMergePatch(app, (scope) =>
+    scope.patch(
+      '/pets/:petId',
+      {
+        schema: {
+          ...BETA,
+          operationId: 'updatePet',
+          tags: ['pets'],
+          summary: 'Change an animal',
+          description: [
+            'Changes the name, the category or both of an animal of your project; a field left out stays as it is. The body is a JSON Merge Patch (RFC 7396), sent as `application/merge-patch+json` or as plain `application/json`: both mean the same. Neither field can be removed (`null` is refused).',
+            '',
+            "The status is not changed here: it follows the animal's adoption orders (placing, approving, delivering, cancelling), so `status` is refused like any unknown field, as is `id`. An animal of another project is 404, exactly as one that does not exist.",
+            '',
+            'Send an `Idempotency-Key` to make retries safe (PATCH is not idempotent by itself): the same key and body within 24 hours replay the first response.',
+          ].join('\n'),
+          consumes: PET_CHANGES_MEDIA_TYPES,
+          headers: IdempotencyKeyHeaders,
+          params: PetIdParamsSchema,
+          body: PetChangesSchema,
+          response: {
+            200: { description: 'The animal as it is now', headers: IDEMPOTENT_REPLAYED_DOC, ...Type.Ref('Pet') },
+            ...errorResponses(400, 401, 404, 409, 413, 415, 422, 500, 503),
+          },
+        },
+        preValidation: prepareBody,
+      },
+      async (request, reply) => {
+        const { petId } = request.params
+        const { pet, replayed } = orThrow(await pets.update(request.principal.projectId, petId, request.body, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']) }))
+        if (replayed) reply.header('idempotent-replayed', 'true')
+        return pet
+      },
+    ),
+  )
+
+  app.delete(
+    '/pets/:petId',
+    {
+      schema: {
+        ...BETA,
+        operationId: 'deletePet',
+        tags: ['pets'],
+        summary: 'Remove an animal',
+        description: [
+          'Removes an animal of your project from the listings. Refused with 409 `pet_has_open_order` while an order of it is placed or approved: deliver or cancel the order first. Its delivered and cancelled orders are kept (adoption records outlive the listing) and still name it by `petId`.',
+          '',
+          'An animal of another project is 404, exactly as one that does not exist; so is a second removal. Concurrent orders cannot slip past the check: an order placed at the same moment either counts (409) or finds no animal (404).',
+        ].join('\n'),
+        params: PetIdParamsSchema,
+        response: REMOVAL_RESPONSES,
+      },
+    },
+    async (request, reply) => {
+      orThrow(await pets.remove(request.principal.projectId, request.params.petId))
+      return reply.code(204).send(null)
+    },
   )
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../http/schemas.js'
 import { PET_STATUSES } from '../db/schema.js'
+import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 
 
 export const PetStatusSchema = StringEnum(PET_STATUSES, {
@@ -15,23 +16,27 @@ const statusField = StringEnum(PET_STATUSES, { description: 'Availability status
  */
 const statusRef = (description: string) => Type.Unsafe<PetStatus>({ ...Type.Ref('PetStatus'), description })
 
+/** The fields a client sets, with the same rules on creation and on change. */
+const nameField = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  // No C0 or C1 control character, nor DEL: what \p{Cc} names, as for key names.
+  pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+  description: "The animal's name: 1 to 100 characters after surrounding whitespace is trimmed, no control characters",
+  examples: ['Rex'],
+})
+const categoryField = Type.Integer({
+  format: 'int64',
+  minimum: 1,
+  maximum: MAX_INT53,
+  description: 'Identifier of the category the animal belongs to; 1 to 2^53-1, so it survives JSON in every client',
+  examples: [1],
+})
+
 export const NewPetSchema = Type.Object(
   {
-    name: Type.String({
-      minLength: 1,
-      maxLength: 100,
-      // No C0 or C1 control character, nor DEL: what \p{Cc} names, as for key names.
-      pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
-      description: "The animal's name: 1 to 100 characters after surrounding whitespace is trimmed, no control characters",
-      examples: ['Rex'],
-    }),
-    categoryId: Type.Integer({
-      format: 'int64',
-      minimum: 1,
-      maximum: MAX_INT53,
-      description: 'Identifier of the category the animal belongs to; 1 to 2^53-1, so it survives JSON in every client',
-      examples: [1],
-    }),
+    name: nameField,
+    categoryId: categoryField,
     status: Type.Optional({ ...statusField, description: 'Availability status; `available` when omitted' }),
   },
   {
@@ -39,6 +44,21 @@ export const NewPetSchema = Type.Object(
     additionalProperties: false,
     description: 'An animal to add. Unknown fields, `id` included, are rejected.',
     examples: [{ name: 'Rex', categoryId: 1, status: 'available' }],
+  },
+)
+
+export const PetChangesSchema = Type.Object(
+  {
+    name: Type.Optional(nameField),
+    categoryId: Type.Optional(categoryField),
+  },
+  {
+    $id: 'PetChanges',
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      'What to change of an animal: its name, its category, or both; a field left out stays as it is (JSON Merge Patch, RFC 7396, where neither field may be removed). Unknown fields, `id` and `status` included, are rejected: the status changes only through adoption orders.',
+    examples: [{ name: 'Rexi' }],
   },
 )
 
@@ -60,7 +80,27 @@ export const PetIdParamsSchema = Type.Object({
   petId: Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT53, description: 'The identifier of the animal', examples: [1] }),
 })
 
+/** An animal of a project, in the admin API's paths. */
+export const ProjectPetParamsSchema = Type.Object({ ...ProjectParamsSchema.properties, ...PetIdParamsSchema.properties })
+
+/** The admin API's list of a project's animals: the public list's query, and a search by name. */
+export const AnimalsQuerySchema = Type.Object(
+  {
+    ...ListPetsQuerySchema.properties,
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Only animals whose name contains this, whatever the case (`ex` finds Rex and EXO); `%` and `_` are plain characters',
+        examples: ['rex'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 export type PetStatus = Static<typeof PetStatusSchema>
 export type NewPet = Static<typeof NewPetSchema>
+export type PetChanges = Static<typeof PetChangesSchema>
 export type Pet = Static<typeof PetSchema>
 export type ListPetsQuery = Static<typeof ListPetsQuerySchema>

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { canSee, changeOf, requireOperator } from '../auth/admin-access.js'
+import { canSee, changeOf, operatorOnly } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectParamsSchema, ProjectsSchema } from './projects.schemas.js'
@@ -18,11 +17,6 @@ function present(project: Project, platformDomain: string | undefined): ProjectB
     address: platformDomain ? `https://${project.slug}.${platformDomain}` : null,
     createdAt: project.createdAt,
   }
-}
-
-/** Operator actions: checked before the body is read, so an owner learns nothing from validation. */
-async function operatorOnly(request: FastifyRequest): Promise<void> {
-  requireOperator(request)
 }
 
 /** Projects and their plans (admin API, `/admin/v1`). */

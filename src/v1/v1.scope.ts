@@ -17,7 +17,7 @@ import { ordersRoutes } from '../orders/orders.routes.js'
 import { NewOrderSchema, OrderSchema, OrdersSchema } from '../orders/orders.schemas.js'
 import type { OrdersService } from '../orders/orders.service.js'
 import { petsRoutes } from '../pets/pets.routes.js'
-import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from '../pets/pets.schemas.js'
+import { NewPetSchema, PetChangesSchema, PetSchema, PetsSchema, PetStatusSchema } from '../pets/pets.schemas.js'
 import type { PetsService } from '../pets/pets.service.js'
 import { recordUsage } from '../usage/usage.hook.js'
 import type { UsageRecorder } from '../usage/usage.recorder.js'
@@ -40,7 +40,7 @@ export interface PublicApi {
  * The shapes the public document names in its components, shared by operations: added to the
  * app before any scope, since the admin scope's errors refer to `Error` too.
  */
-export const SHARED_SCHEMAS = [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema, NewOrderSchema, OrderSchema, OrdersSchema]
+export const SHARED_SCHEMAS = [ErrorSchema, PetStatusSchema, NewPetSchema, PetChangesSchema, PetSchema, PetsSchema, NewOrderSchema, OrderSchema, OrdersSchema]
 
 /**
  * The public API under `/v1`: every request is identified by its key, kept to its project's

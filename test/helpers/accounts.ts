@@ -45,7 +45,11 @@ let addresses = 0
  */
 export async function signIn(t: TestApp, email: string, password: string, options: { remoteAddress?: string } = {}): Promise<SignedInUser> {
   const n = ++addresses
-  const response = await signInRequest(t, email, password, options.remoteAddress ?? `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`)
+  return signedIn(await signInRequest(t, email, password, options.remoteAddress ?? `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`))
+}
+
+/** The session a sign-in's answer opened; fails the test unless it opened one. */
+export function signedIn(response: LightMyRequestResponse): SignedInUser {
   assert.equal(response.statusCode, 200, response.body)
   const cookie = response.cookies.find((c) => c.name === SESSION_COOKIE)
   assert.ok(cookie, 'sign-in sets the session cookie')

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { defineConfig } from '../../src/config.js'
-import { type DatabaseHandle, migrateToLatest, openDatabase, SQLITE_FILE } from '../../src/db/database.js'
+import { type DatabaseHandle, migrateToLatest, migratorOf, openDatabase, SQLITE_FILE } from '../../src/db/database.js'
 
 /** The PostgreSQL server tests may use: TEST_DATABASE_URL, else DATABASE_URL, else none. */
 export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined
@@ -18,16 +18,26 @@ export interface TestDatabase {
 
 export interface Dialect {
   name: 'sqlite' | 'postgres'
-  /** A fresh, migrated database of this dialect. */
-  create(): Promise<TestDatabase>
+  /** A fresh, migrated database of this dialect; with `upTo`, migrated up to that migration only. */
+  create(options?: { upTo?: string }): Promise<TestDatabase>
+}
+
+/** Migrates to the latest migration, or up to `upTo` (its name) included. */
+async function migrate(handle: DatabaseHandle, upTo: string | undefined): Promise<void> {
+  if (upTo === undefined) {
+    await migrateToLatest(handle.db)
+    return
+  }
+  const { error } = await migratorOf(handle.db).migrateTo(upTo)
+  if (error) throw error
 }
 
 const sqlite: Dialect = {
   name: 'sqlite',
-  async create() {
+  async create({ upTo } = {}) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-db-'))
     const handle = openDatabase(defineConfig({ dataDir }))
-    await migrateToLatest(handle.db)
+    await migrate(handle, upTo)
     return {
       handle,
       async drop() {
@@ -207,10 +217,10 @@ function watchExit(): void {
 function postgres(adminUrl: string): Dialect {
   return {
     name: 'postgres',
-    async create() {
+    async create({ upTo } = {}) {
       const database = await freshPostgresDatabase(adminUrl)
       const handle = openDatabase(defineConfig({ databaseUrl: database.url }))
-      await migrateToLatest(handle.db)
+      await migrate(handle, upTo)
       return {
         handle,
         async drop() {

@@ -1,0 +1,217 @@
+import { useEffect, useState } from 'preact/hooks'
+import { api, ApiError, messageOf, path, PET_STATUSES, type Pet, type PetStatus, type RequestBody } from './api'
+import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FilterForm, FormCard, FormDialog, Loading, MoreButton, RowActions, RowButton, SelectField, StatusMessage, TableWrap, useConfirm, usePagedList, useSubmit } from './components'
+import { Link, navigate, projectPath, queryString } from './router'
+
+const PAGE_SIZE = 25
+
+const STATUS_TONE: Record<PetStatus, BadgeTone> = { available: 'good', pending: 'wait', sold: 'neutral' }
+
+export function PetStatusBadge({ status }: { status: PetStatus }) {
+  return <Badge tone={STATUS_TONE[status]}>{status}</Badge>
+}
+
+/** The filters of the tab, kept in its address so that a filtered view can be shared. */
+interface Filters {
+  status: PetStatus | ''
+  name: string
+}
+
+function filtersOf(search: string): Filters {
+  const params = new URLSearchParams(search)
+  const status = params.get('status') ?? ''
+  return { status: PET_STATUSES.includes(status as PetStatus) ? (status as PetStatus) : '', name: params.get('name') ?? '' }
+}
+
+function matches(pet: Pet, filters: Filters): boolean {
+  return (!filters.status || pet.status === filters.status) && pet.name.toLowerCase().includes(filters.name.toLowerCase())
+}
+
+/**
+ * A project's animals: a table paged by the id cursor ("More animals"), filtered by status and by
+ * a part of the name; add one, change its name and category, remove it. An animal's status is
+ * not edited here: its adoption orders move it (the Orders tab).
+ */
+export function Animals({ slug, search }: { slug: string; search: string }) {
+  const filters = filtersOf(search)
+  const [draft, setDraft] = useState<Filters>(filters)
+  const [status, setStatus] = useState<string | null>(null)
+  const [editing, setEditing] = useState<Pet | null>(null)
+  const { dialog, ask } = useConfirm()
+  const list = usePagedList<Pet>(path`/projects/${slug}/animals` + queryString({ limit: String(PAGE_SIZE), status: filters.status, name: filters.name }))
+  const animals = list.items
+  useEffect(() => setDraft(filters), [search])
+
+  const remove = (pet: Pet) =>
+    ask(
+      {
+        title: `Remove ${pet.name}?`,
+        body: (
+          <>
+            <p>
+              {pet.name} (id {pet.id}) is removed from the listings and from the API. This cannot be undone.
+            </p>
+            <p>Its delivered and cancelled adoption orders are kept, with its name. An animal with an open order (placed or approved) cannot be removed.</p>
+          </>
+        ),
+        confirmLabel: 'Remove animal',
+        danger: true,
+      },
+      async () => {
+        list.setError(null)
+        setStatus(null)
+        try {
+          await api<void>('DELETE', path`/projects/${slug}/animals/${pet.id}`)
+          list.update((items) => items.filter((p) => p.id !== pet.id))
+          setStatus(`${pet.name} is removed.`)
+        } catch (caught) {
+          list.setError(
+            caught instanceof ApiError && caught.code === 'pet_has_open_order' ? (
+              <>
+                {pet.name} has an open adoption order (placed or approved), so it cannot be removed yet. Deliver or cancel the order on the{' '}
+                <Link to={projectPath(slug, 'orders')}>Orders tab</Link>, then remove the animal.
+              </>
+            ) : (
+              messageOf(caught)
+            ),
+          )
+        }
+      },
+    )
+
+  const filtered = Boolean(filters.status || filters.name)
+  return (
+    <>
+      <h2 tabIndex={-1}>Animals</h2>
+      <NewAnimalForm
+        slug={slug}
+        onAdded={(pet) => {
+          setStatus(`${pet.name} is added (id ${pet.id}).`)
+          // In id order, a new animal comes last: shown once the list's end is loaded.
+          if (list.next === null && matches(pet, filters)) list.update((items) => [...items, pet])
+        }}
+      />
+      {/* Filters once there is something to filter. */}
+      {(filtered || Boolean(animals?.length)) && (
+        <FilterForm label="Filter the animals" onApply={() => navigate(projectPath(slug, 'animals', { status: draft.status, name: draft.name.trim() }))}>
+          <SelectField
+            id="animals-status"
+            label="Filter by status"
+            value={draft.status}
+            options={[{ value: '', text: 'Any status' }, ...PET_STATUSES.map((value) => ({ value, text: value }))]}
+            onChange={(value) => setDraft({ ...draft, status: value })}
+          />
+          <div class="field">
+            <label for="animals-name">Name contains</label>
+            <input id="animals-name" type="search" maxLength={100} value={draft.name} onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })} />
+          </div>
+        </FilterForm>
+      )}
+      <StatusMessage text={status} />
+      <ErrorMessage error={list.error} />
+      {animals === null && !list.error && <Loading what="animals" />}
+      {animals?.length === 0 && <p>{filtered ? 'No animals match these filters.' : 'This project has no animals yet: add the first one above.'}</p>}
+      {animals && animals.length > 0 && (
+        <TableWrap label={`Animals of ${slug}`}>
+          <table class="animals stacked">
+            <caption>
+              Animals of {slug}
+              {filtered ? ' (filtered)' : ''}, in the order they were added
+            </caption>
+            <ColumnHeads names={['Name', 'Id', 'Category', 'Status', 'Actions']} />
+            <tbody>
+              {animals.map((pet) => (
+                <tr key={pet.id}>
+                  <th scope="row" class="animal-name">
+                    {pet.name}
+                  </th>
+                  <td data-label="Id">{pet.id}</td>
+                  <td data-label="Category">{pet.categoryId}</td>
+                  <td data-label="Status">
+                    <PetStatusBadge status={pet.status} />
+                  </td>
+                  <RowActions>
+                    <RowButton label="Edit" what={pet.name} onClick={() => setEditing(pet)} />
+                    <RowButton label="Remove" what={pet.name} danger onClick={() => remove(pet)} />
+                  </RowActions>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      <MoreButton list={list} pageSize={PAGE_SIZE} label="More animals" none="No more animals." />
+      {editing && (
+        <EditAnimalDialog
+          slug={slug}
+          pet={editing}
+          onDone={(changed) => {
+            setEditing(null)
+            if (!changed) return
+            list.update((items) => items.map((p) => (p.id === changed.id ? changed : p)))
+            setStatus(`${changed.name} is saved.`)
+          }}
+        />
+      )}
+      {dialog}
+    </>
+  )
+}
+
+/** A category id as typed: a whole number from 1, or undefined. */
+function categoryOf(text: string): number | undefined {
+  const value = Number(text)
+  return text.trim() !== '' && Number.isSafeInteger(value) && value >= 1 ? value : undefined
+}
+
+function NameAndCategory({ id, name, category, onName, onCategory }: { id: string; name: string; category: string; onName: (v: string) => void; onCategory: (v: string) => void }) {
+  return (
+    <>
+      <div class="field">
+        <label for={`${id}-name`}>Name</label>
+        <input id={`${id}-name`} required maxLength={100} autoComplete="off" value={name} onInput={(e) => onName(e.currentTarget.value)} />
+      </div>
+      <div class="field">
+        <label for={`${id}-category`}>Category id</label>
+        <input id={`${id}-category`} type="number" required min={1} step={1} inputMode="numeric" value={category} onInput={(e) => onCategory(e.currentTarget.value)} />
+      </div>
+    </>
+  )
+}
+
+function NewAnimalForm({ slug, onAdded }: { slug: string; onAdded: (pet: Pet) => void }) {
+  const [name, setName] = useState('')
+  const [category, setCategory] = useState('1')
+  const [status, setStatus] = useState<PetStatus>('available')
+  const form = useSubmit(async () => {
+    const body: RequestBody<'addAnimal'> = { name: name.trim(), categoryId: categoryOf(category) ?? Number.NaN, status }
+    const pet = await api<Pet>('POST', path`/projects/${slug}/animals`, body)
+    setName('')
+    onAdded(pet)
+    document.getElementById('new-animal-name')?.focus()
+  })
+  return (
+    <FormCard id="new-animal" title="Add an animal" submitLabel="Add animal" form={form}>
+      <NameAndCategory id="new-animal" name={name} category={category} onName={setName} onCategory={setCategory} />
+      <SelectField id="new-animal-status" label="Status" value={status} options={PET_STATUSES.map((value) => ({ value, text: value }))} onChange={setStatus} />
+    </FormCard>
+  )
+}
+
+/** Name and category of an animal, in a modal form; `onDone` with the animal as saved, or nothing when cancelled. */
+function EditAnimalDialog({ slug, pet, onDone }: { slug: string; pet: Pet; onDone: (changed?: Pet) => void }) {
+  const [name, setName] = useState(pet.name)
+  const [category, setCategory] = useState(String(pet.categoryId))
+  const form = useSubmit(async () => {
+    const changes: RequestBody<'updateAnimal'> = {}
+    if (name.trim() !== pet.name) changes.name = name.trim()
+    if (categoryOf(category) !== pet.categoryId) changes.categoryId = categoryOf(category) ?? Number.NaN
+    onDone(Object.keys(changes).length === 0 ? undefined : await api<Pet>('PATCH', path`/projects/${slug}/animals/${pet.id}`, changes))
+  })
+  return (
+    <FormDialog title={`Edit ${pet.name}`} submitLabel="Save" form={form} onCancel={() => onDone()}>
+      <NameAndCategory id="edit-animal" name={name} category={category} onName={setName} onCategory={setCategory} />
+      <p class="help">The status follows the animal's adoption orders: see the Orders tab.</p>
+    </FormDialog>
+  )
+}

@@ -1,0 +1,39 @@
+import type { FastifyRequest } from 'fastify'
+import { ApiError } from '../errors.js'
+import { MERGE_PATCH } from '../http/json-body.js'
+import { errorResponses } from '../openapi/responses.js'
+import { noSuchPet } from './pets.service.js'
+
+/**
+ * Trims the name before validation, so the 1..100 length rule applies to the name as stored; and
+ * says why a change of `status` is refused, rather than only that the field is unknown.
+ */
+export async function prepareBody(request: FastifyRequest): Promise<void> {
+  const body = request.body as { name?: unknown; status?: unknown } | null
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return
+  if (typeof body.name === 'string') body.name = body.name.trim()
+  if (request.method === 'PATCH' && 'status' in body) {
+    throw new ApiError(
+      'invalid_request',
+      'Unknown field "status": an animal\'s status changes only through its adoption orders (place, approve, deliver, cancel); remove it.',
+    )
+  }
+}
+
+/**
+ * The media types of a change of an animal (updatePet, updateAnimal): JSON Merge Patch (RFC 7396),
+ * or plain JSON, which means the same here (neither field may be removed, so `null` is refused as
+ * any wrong type is). Such a route is registered with `withMergePatch`.
+ */
+export const PET_CHANGES_MEDIA_TYPES = [MERGE_PATCH, 'application/json']
+
+/** The answer for an animal that is not the caller's project's, or not at all. */
+export function petNotFound(id: number): ApiError {
+  return new ApiError('not_found', noSuchPet(id))
+}
+
+/**
+ * What a removal answers (deletePet, removeAnimal). No body is taken, but one sent is still read:
+ * 413 and 415 as for any request with a body.
+ */
+export const REMOVAL_RESPONSES = { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503) }
