@@ -69,6 +69,39 @@ describe('events from their triggers', () => {
     assert.equal(new Set(events.map((e) => e.id)).size, 4)
   })
 
+  test('pet.updated and pet.deleted through /v1 and the admin API, the admin API\'s animals and orders like /v1; a refused removal writes nothing', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created', 'pet.updated', 'pet.deleted', 'order.placed', 'order.approved'])
+    const send = (method: 'PATCH' | 'DELETE', url: string, body?: unknown) =>
+      t.request({ method, url, headers: { ...bearer(project.key), ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { payload: JSON.stringify(body) }) })
+    const rex = (await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })).json<{ id: number }>()
+    const added = await admin(t, 'POST', `/projects/${project.slug}/animals`, { name: 'Tom', categoryId: 2 })
+    assert.equal(added.statusCode, 201, added.body)
+    const tom = added.json<{ id: number }>()
+    assert.equal((await send('PATCH', `/v1/pets/${rex.id}`, { name: 'Rexy' })).statusCode, 200)
+    assert.equal((await admin(t, 'PATCH', `/projects/${project.slug}/animals/${tom.id}`, { categoryId: 5 })).statusCode, 200)
+    const order = (await post('/v1/store/orders', project.key, { petId: tom.id })).json<{ id: number }>()
+    // An animal with an open order is not removed: no event.
+    assert.equal((await admin(t, 'DELETE', `/projects/${project.slug}/animals/${tom.id}`)).statusCode, 409)
+    assert.equal((await admin(t, 'POST', `/projects/${project.slug}/orders/${order.id}/approve`)).statusCode, 200)
+    assert.equal((await send('DELETE', `/v1/pets/${rex.id}`)).statusCode, 204)
+    await deliverAll(t)
+
+    // Sent side by side, so in no particular order.
+    const byContent = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))
+    const seen = receiver.received.map((r) => [r.event.type, r.event.data]).sort(byContent)
+    assert.deepEqual(seen, [
+      ['order.approved', { id: order.id, petId: tom.id, status: 'approved', createdAt: receiver.of('order.approved')[0]!.event.data.createdAt, complete: false }],
+      ['order.placed', { id: order.id, petId: tom.id, status: 'placed', createdAt: receiver.of('order.placed')[0]!.event.data.createdAt, complete: false }],
+      ['pet.created', { id: rex.id, name: 'Rex', categoryId: 1, status: 'available' }],
+      ['pet.created', { id: tom.id, name: 'Tom', categoryId: 2, status: 'available' }],
+      ['pet.deleted', { id: rex.id, name: 'Rexy', categoryId: 1, status: 'available' }],
+      ['pet.updated', { id: rex.id, name: 'Rexy', categoryId: 1, status: 'available' }],
+      ['pet.updated', { id: tom.id, name: 'Tom', categoryId: 5, status: 'available' }],
+    ].sort(byContent))
+    for (const event of receiver.received) assertSigned(event, endpoint.secret)
+  })
+
   test('a project without a subscribed endpoint writes no event; another project is not told', async () => {
     const quiet = await t.project()
     const other = await t.project()
