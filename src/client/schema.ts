@@ -203,7 +203,7 @@ export interface webhooks {
         put?: never;
         /**
          * pet.updated
-         * @description An animal's name, category or status was changed.
+         * @description An animal's name or category was changed (its status moves with orders: see the order events).
          *
          *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
          */
