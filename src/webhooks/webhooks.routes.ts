@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
-import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
+import { NEXT_LINK_DOC, sendPage } from '../http/pagination.js'
 import { errorResponses, noContent, sendNoContent } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import {
@@ -148,9 +148,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       const { slug, endpointId: id } = request.params
       const { limit = 20, before } = request.query
       const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before }))
-      const link = nextPageLink(`/admin/v1/projects/${slug}/webhooks/${id}/deliveries`, { limit }, page.nextAfter, 'before')
-      if (link) reply.header('link', link)
-      return page.items
+      return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/webhooks/${encodeURIComponent(id)}/deliveries`, { limit }, 'before')
     },
   )
 
