@@ -3,14 +3,14 @@
  * `npm run lint:imports`; type-only imports count too.
  *
  * Layers, lowest first; a module imports only its own layer or lower ones:
- *   foundation  config.ts, clock.ts, lazy.ts, errors.ts, db/
+ *   foundation  config.ts, clock.ts, lazy.ts, errors.ts, secret-box.ts, db/
  *   data        *.repository.ts: SQL, and nothing else
  *   domain      services, stores, schemas and pure modules of each feature, auth/, cache/, limits/
  *   http        http/, openapi/, *.routes.ts, *.hook.ts, *.scope.ts, *.http.ts
  *   composition app.ts, *.module.ts, admin/, v1/, web/, ops/
  *   process     server.ts, cli.ts, cli/, bootstrap.ts
  */
-const FOUNDATION = '^src/(config|clock|lazy|errors)[.]ts$|^src/db/'
+const FOUNDATION = '^src/(config|clock|lazy|errors|secret-box)[.]ts$|^src/db/'
 const HTTP = '^src/(http|openapi)/|[.](routes|hook|scope|http|listener)[.]ts$'
 const COMPOSITION = '^src/app[.]ts$|[.]module[.]ts$|^src/(admin|v1|web|ops)/'
 const PROCESS = '^src/(server|cli|bootstrap)[.]ts$|^src/cli/'

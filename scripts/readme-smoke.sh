@@ -109,6 +109,24 @@ curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
   npx adoption-store domains remove shop.example.com --project acme >/dev/null
   echo "smoke: README domain commands passed"
 )
+# Webhooks (the CLI side). The server runs without a sealing key, so it sends nothing; the
+# endpoint is disabled before its test event anyway: nothing leaves this machine.
+(
+  WEBHOOK_ENCRYPTION_KEY=$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('hex'))")
+  export WEBHOOK_ENCRYPTION_KEY
+  hook=$(npx adoption-store webhooks add --project acme --url https://hooks.example.com/adoption --types pet.created,order.placed --json \
+    | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const e=JSON.parse(s);if(!e.secret.startsWith('whsec_'))process.exit(1);process.stdout.write(e.id)})")
+  npx adoption-store webhooks list --project acme --json | grep -q "\"id\": *\"$hook\""
+  npx adoption-store webhooks update "$hook" --project acme --types '*' --disable --json | grep -q '"enabled": *false'
+  npx adoption-store webhooks rotate-secret "$hook" --project acme --overlap-hours 24 --json | grep -q '"secret": *"whsec_'
+  delivery=$(npx adoption-store webhooks test "$hook" --project acme --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
+  npx adoption-store webhooks deliveries "$hook" --project acme --limit 20 --json | grep -q '"eventType": *"webhook.test"'
+  npx adoption-store webhooks redeliver "$hook" "$delivery" --project acme --json | grep -q '"manual": *true'
+  npx adoption-store webhooks update "$hook" --project acme --description "shop backend" >/dev/null
+  npx adoption-store webhooks remove "$hook" --project acme --json | grep -q '"removed": *true'
+  npx adoption-store audit list --project acme --action webhook.created --json | grep -q "\"id\": *\"$hook\""
+  echo "smoke: README webhook commands passed"
+)
 echo "smoke: README commands passed"
 
 # The benchmark and the soak, briefly: their harnesses run end to end on a fresh clone (the full

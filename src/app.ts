@@ -28,12 +28,13 @@ import { UsageRecorder } from './usage/usage.recorder.js'
 import { UsageService } from './usage/usage.service.js'
 import { registerPublicApi, SHARED_SCHEMAS } from './v1/v1.scope.js'
 import { installDashboard } from './web/dashboard.module.js'
+import { createWebhooks, type Webhooks } from './webhooks/webhooks.module.js'
 import { indexRoutes } from './web/index.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The services of projects and keys (the first start's project and key), and of animals and orders: for tests' fixtures. */
-    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService }
+    /** The services of projects and keys (the first start's project and key), and of animals, orders and webhooks: for tests' fixtures. */
+    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService; webhooks: Webhooks }
   }
 }
 
@@ -69,26 +70,31 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const forgetCaches = () => [generations, authenticator, cache].forEach((part) => part.forget())
 
   // The features.
+  // Revocations, plan changes and webhook endpoint changes reach every instance's caches before the answer.
+  const authChanged = () => generations.authChanged()
+  // Events are written by the services that make the changes, in their transactions.
+  const webhooks = createWebhooks(config, database, clock, log, generations, authChanged, metrics.webhookObserver)
+  const { outbox } = webhooks
+  metrics.watchWebhookQueue(() => webhooks.worker.queueAgeSeconds())
   const usage = new UsageRecorder(db, clock, log)
   const onBan = (level: number, projectId: number) => {
     metrics.bans.inc({ level })
     usage.ban(projectId)
   }
-  const limiter = new RateLimiter(backend, db, clock, { onBan }, generations.kind === 'shared')
+  const limiter = new RateLimiter(backend, db, clock, { onBan }, outbox, generations.kind === 'shared', log)
   const idempotency = new Idempotency(db, clock, log)
   const accounts = new AccountsService(db, clock)
-  const pets = new PetsService(db, clock, idempotency, generations)
-  const orders = new OrdersService(db, clock, idempotency, generations)
-  // Revocations and plan changes reach every instance's caches before the answer.
-  const authChanged = () => generations.authChanged()
+  const pets = new PetsService(db, clock, idempotency, generations, outbox)
+  const orders = new OrdersService(db, clock, idempotency, generations, outbox)
   const projects = new ProjectsService(db, clock, authChanged)
-  const keys = new KeysService(db, clock, environment, authChanged)
-  app.decorate('services', { projects, keys, pets, orders })
+  const keys = new KeysService(db, clock, environment, authChanged, outbox, log)
+  app.decorate('services', { projects, keys, pets, orders, webhooks })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)
-  const domains = await createDomains(config, db, clock, log, domainsOptions)
-  // Started when the app is ready, closed in this order: the last usage counts before the database.
-  runParts(app, [idempotency, outage, usage, generations, limiter, database])
+  const domains = await createDomains(config, db, clock, log, outbox, domainsOptions)
+  // Started when the app is ready, closed in this order: the last usage counts and the attempts in
+  // flight before the database.
+  runParts(app, [idempotency, outage, usage, keys, webhooks.worker, generations, limiter, database])
 
   // The routes: every request's pipeline first, then host routing, then each API.
   await installRequestPipeline(app, config, outage)
@@ -100,7 +106,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerAdminApi(
     app,
     { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts, pets, orders }),
+    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts, pets, orders, webhooks: webhooks.service }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)

@@ -13,6 +13,7 @@ import { registerKeyCommands } from './cli/keys.js'
 import { registerProjectCommands } from './cli/projects.js'
 import { registerServeCommand } from './cli/serve.js'
 import { registerUserCommands } from './cli/users.js'
+import { registerWebhookCommands } from './cli/webhooks.js'
 import { type Config, ConfigError, type ConfigOverrides, loadConfig } from './config.js'
 import { describeDatabaseFailure } from './db/errors.js'
 
@@ -57,6 +58,7 @@ registerUserCommands(program, cli)
 registerDataCommands(program)
 registerDomainCommands(program, cli)
 registerAuditCommands(program, cli)
+registerWebhookCommands(program, cli)
 
 /** A URL as an operator may see it in a message: without its password. */
 function redactUrl(url: string): string {

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { envSchema } from 'env-schema'
+import ipaddr from 'ipaddr.js'
 import { Type, type Static } from 'typebox'
 
 /**
@@ -55,6 +56,14 @@ export interface Config {
   readonly domainWorkerIntervalMs: number
   /** Serialized /v1 read answers kept per instance, in bytes (an estimate); 0: no response cache. */
   readonly responseCacheBytes: number
+  /** 32-byte key (base64 or hex) that seals webhook signing secrets; absent: CERTIFICATE_ENCRYPTION_KEY, else no webhooks. */
+  readonly webhookEncryptionKey: string | undefined
+  /** Networks (CIDR) webhooks may reach although they are private, loopback or link-local; plain http only to these. */
+  readonly webhookAllowedNetworks: readonly string[]
+  /** Longest one webhook attempt may take, from connecting to the end of the answer. */
+  readonly webhookTimeoutMs: number
+  /** How often each instance looks for due webhook deliveries (new events are also sent at once). */
+  readonly webhookWorkerIntervalMs: number
 }
 
 export type Environment = 'production' | 'staging'
@@ -99,6 +108,10 @@ export const EnvSchema = Type.Object({
   DOMAIN_WORKER_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 15000 }),
   RESPONSE_CACHE: Type.Enum(['on', 'off'], { default: 'on' }),
   RESPONSE_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, maximum: 17179869184, default: 33554432 }),
+  WEBHOOK_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$', description: '32 bytes as 64 hex or 44 base64 characters (e.g. openssl rand -hex 32)' })),
+  WEBHOOK_ALLOWED_NETWORKS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:/, ]+$', description: 'comma-separated CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1/32' })),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000 }),
+  WEBHOOK_WORKER_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 3600000, default: 1000 }),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -166,8 +179,21 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     certificateEncryptionKey: env.CERTIFICATE_ENCRYPTION_KEY,
     domainWorkerIntervalMs: env.DOMAIN_WORKER_INTERVAL_MS,
     responseCacheBytes: env.RESPONSE_CACHE === 'off' ? 0 : env.RESPONSE_CACHE_MAX_BYTES,
+    webhookEncryptionKey: env.WEBHOOK_ENCRYPTION_KEY,
+    webhookAllowedNetworks: parseNetworks(env.WEBHOOK_ALLOWED_NETWORKS),
+    webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    webhookWorkerIntervalMs: env.WEBHOOK_WORKER_INTERVAL_MS,
     ...values,
   })
+}
+
+/** CIDR ranges, each checked: a typo must stop the start, not quietly block or allow. */
+function parseNetworks(value: string | undefined): string[] {
+  const networks = splitList(value)
+  for (const network of networks) {
+    if (!ipaddr.isValidCIDR(network)) throw new ConfigError(`Invalid configuration: WEBHOOK_ALLOWED_NETWORKS must be comma-separated CIDR ranges (e.g. 10.0.0.0/8); "${network}" is not one`)
+  }
+  return networks
 }
 
 function splitList(value: string | undefined): string[] {

@@ -31,6 +31,9 @@ export async function serve(config: Config): Promise<void> {
   applyConnectionLimits(app.server, connectionLimits(config))
 
   let closing = false
+  // A first start's project and key, made once the service listens: a shutdown waits for them,
+  // so that the database is not closed under them (a SIGTERM right after the start).
+  let bootstrapping: Promise<unknown> = Promise.resolve()
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return
     closing = true
@@ -39,13 +42,16 @@ export async function serve(config: Config): Promise<void> {
       app.log.error('in-flight requests did not finish in time; exiting')
       exit(1)
     }, SHUTDOWN_GRACE_MS).unref()
-    app.close().then(
-      () => exit(0),
-      (err: unknown) => {
-        app.log.error({ err }, 'error while shutting down')
-        exit(1)
-      },
-    )
+    bootstrapping
+      .catch(() => undefined)
+      .then(() => app.close())
+      .then(
+        () => exit(0),
+        (err: unknown) => {
+          app.log.error({ err }, 'error while shutting down')
+          exit(1)
+        },
+      )
   }
   process.once('SIGTERM', shutdown)
   process.once('SIGINT', shutdown)
@@ -67,7 +73,9 @@ export async function serve(config: Config): Promise<void> {
     { database: database.location, environment: config.environment, url: base, docs: `${base}/docs`, dashboard: `${base}/dashboard` },
     `adoption store ready at ${base}: API ${base}/v1, reference ${base}/docs, dashboard ${base}/dashboard`,
   )
-  const firstKey = await bootstrapEmptyStore(database.db, app.services)
+  const bootstrap = bootstrapEmptyStore(database.db, app.services)
+  bootstrapping = bootstrap
+  const firstKey = await bootstrap
   // The ready line before the welcome, as when each line was handed on at once.
   destination.handOn()
   if (firstKey) printWelcome(firstKey, base)

@@ -16,7 +16,7 @@
  * And every change names the audit action it records (`x-audit-action`); made once more, it
  * leaves exactly that entry in the audit log, with its request id and actor, and no secret: not
  * the callers' passwords, the admin token, nor any secret an answer shows once (a new key, a new
- * user's or a reset one-time password; SHOWS_SECRET lists the operations that must show one).
+ * user's or a reset one-time password, a webhook signing secret; SHOWS_SECRET lists the operations that must show one).
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -55,6 +55,9 @@ interface Fixture {
   spare: string
   /** A user: an owner of the project, made for the operations on `{userId}`. */
   userId: number
+  /** A webhook endpoint of the project, and a delivery of its test event. */
+  endpointId: string
+  deliveryId: number
 }
 
 interface RequestSpec {
@@ -114,6 +117,15 @@ const REQUESTS: Record<string, RequestSpec> = {
   approveAdoptionOrder: { success: 200 },
   deliverAdoptionOrder: { success: 200, params: { orderId: (f) => f.approvedOrderId } },
   cancelAdoptionOrder: { success: 200 },
+  listWebhookEndpoints: { success: 200 },
+  createWebhookEndpoint: { success: 201, body: () => ({ url: 'https://hooks.example.test/in', types: ['pet.created'] }) },
+  getWebhookEndpoint: { success: 200 },
+  updateWebhookEndpoint: { success: 200, body: () => ({ description: 'matrix', enabled: false }) },
+  deleteWebhookEndpoint: { success: 204 },
+  rotateWebhookSecret: { success: 200, body: () => ({ overlapHours: 1 }) },
+  listWebhookDeliveries: { success: 200 },
+  redeliverWebhook: { success: 202 },
+  sendWebhookTestEvent: { success: 202 },
 }
 
 /** Operator actions: an owner gets 403 even for their own project. */
@@ -130,7 +142,7 @@ const OPERATOR_ONLY = new Set([
   'setUserProjects',
 ])
 /** The operations that show a secret once: the audit log must hold none of them. */
-const SHOWS_SECRET = new Set(['createApiKey', 'createUser', 'resetUserPassword'])
+const SHOWS_SECRET = new Set(['createApiKey', 'createUser', 'resetUserPassword', 'createWebhookEndpoint', 'rotateWebhookSecret'])
 /** The one operation without a principal: it is how a session is obtained. */
 const PUBLIC = new Set(['signIn'])
 const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -144,6 +156,8 @@ const PARAMETERS: Record<string, (fixture: Fixture) => string | number> = {
   userId: (f) => String(f.userId),
   petId: (f) => f.petId,
   orderId: (f) => f.placedOrderId,
+  endpointId: (f) => f.endpointId,
+  deliveryId: (f) => String(f.deliveryId),
 }
 
 describe('admin API authorization, for every operation of the admin document', () => {
@@ -155,7 +169,9 @@ describe('admin API authorization, for every operation of the admin document', (
   const ownerProjects: string[] = []
 
   before(async () => {
-    t = await createAdminApp()
+    t = await createAdminApp({ config: { webhookEncryptionKey: 'ab'.repeat(32) } })
+    // Deliveries stay due: nothing is sent anywhere.
+    await t.app.services.webhooks.worker.close()
     const doc = (await admin(t, 'GET', '/openapi.json')).json<{
       paths: Record<string, Record<string, { operationId: string; security?: Operation['security']; 'x-audit-action'?: string }>>
     }>()
@@ -207,7 +223,17 @@ describe('admin API authorization, for every operation of the admin document', (
     const placedOrderId = await order('placed')
     const approvedOrderId = await order('approved')
     await post(`/admin/v1/projects/${project.slug}/orders/${approvedOrderId}/approve`, {})
-    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId }
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, ...(await webhookOf(project.slug)) }
+  }
+
+  /** A webhook endpoint of the project with the delivery of a test event. */
+  async function webhookOf(slug: string): Promise<{ endpointId: string; deliveryId: number }> {
+    const added = await admin(t, 'POST', `/projects/${slug}/webhooks`, { url: 'https://hooks.example.test/in', types: ['*'] })
+    assert.equal(added.statusCode, 201, added.body)
+    const endpointId = added.json<{ id: string }>().id
+    const sent = await admin(t, 'POST', `/projects/${slug}/webhooks/${endpointId}/test`)
+    assert.equal(sent.statusCode, 202, sent.body)
+    return { endpointId, deliveryId: sent.json<{ id: number }>().id }
   }
 
   /** Fixtures of projects the owner belongs to, one per use. */
@@ -238,7 +264,7 @@ describe('admin API authorization, for every operation of the admin document', (
     // Owners may call no operation on a user: any user will do, here the operator.
     const users = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
     const userId = users.find((u) => u.email === operatorAccount.email)?.id ?? assert.fail('the operator is listed')
-    return { slug, keyId, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId }
+    return { slug, keyId, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, ...(await webhookOf(slug)) }
   }
 
   function urlOf(operation: Operation, f: Fixture): string {
@@ -383,8 +409,8 @@ describe('admin API authorization, for every operation of the admin document', (
         }
         expect(response, REQUESTS[operation.operationId]?.success ?? 0, undefined, 'the change, by an operator')
         // A secret shown once (a key, a one-time password) must not be in the log either.
-        const shown = response.body ? response.json<{ key?: unknown; password?: unknown }>() : {}
-        for (const value of [shown.key, shown.password]) {
+        const shown = response.body ? response.json<{ key?: unknown; password?: unknown; secret?: unknown }>() : {}
+        for (const value of [shown.key, shown.password, shown.secret]) {
           if (typeof value !== 'string') continue
           secrets.push(value)
           revealed.add(operation.operationId)

@@ -37,6 +37,10 @@ describe('loadConfig defaults', () => {
         certificateEncryptionKey: undefined,
         domainWorkerIntervalMs: 15000,
         responseCacheBytes: 33554432,
+        webhookEncryptionKey: undefined,
+        webhookAllowedNetworks: [],
+        webhookTimeoutMs: 10000,
+        webhookWorkerIntervalMs: 1000,
       },
     )
     assert.ok(path.isAbsolute(config.dataDir))
@@ -95,6 +99,10 @@ describe('loadConfig values', () => {
         DOMAIN_WORKER_INTERVAL_MS: '5000',
         RESPONSE_CACHE: 'on',
         RESPONSE_CACHE_MAX_BYTES: '1048576',
+        WEBHOOK_ENCRYPTION_KEY: 'cd'.repeat(32),
+        WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, fd00::/8',
+        WEBHOOK_TIMEOUT_MS: '5000',
+        WEBHOOK_WORKER_INTERVAL_MS: '250',
       },
     )
     assert.deepEqual(
@@ -128,8 +136,18 @@ describe('loadConfig values', () => {
         certificateEncryptionKey: 'ab'.repeat(32),
         domainWorkerIntervalMs: 5000,
         responseCacheBytes: 1048576,
+        webhookEncryptionKey: 'cd'.repeat(32),
+        webhookAllowedNetworks: ['10.0.0.0/8', 'fd00::/8'],
+        webhookTimeoutMs: 5000,
+        webhookWorkerIntervalMs: 250,
       },
     )
+  })
+
+  test('WEBHOOK_ALLOWED_NETWORKS takes CIDR ranges only, and names the one that is not', () => {
+    assert.throws(() => loadConfig({}, { WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8,10.0.0.1' }), /WEBHOOK_ALLOWED_NETWORKS must be comma-separated CIDR ranges .*"10.0.0.1" is not one/)
+    assert.throws(() => loadConfig({}, { WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33' }), /"10.0.0.0\/33" is not one/)
+    assert.throws(() => loadConfig({}, { WEBHOOK_ALLOWED_NETWORKS: 'localhost' }), /WEBHOOK_ALLOWED_NETWORKS must be comma-separated CIDR ranges/)
   })
 
   test('RESPONSE_CACHE=off turns the response cache off whatever its budget', () => {

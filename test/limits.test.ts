@@ -10,6 +10,7 @@ import { deleteBan } from '../src/limits/bans.repository.js'
 import { liftBan } from '../src/limits/limits.service.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
+import { Outbox } from '../src/webhooks/outbox.js'
 
 const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit']
 
@@ -158,7 +159,7 @@ for (const store of stores) {
       for (let i = 0; i < 31; i++) await list(t, key)
       assert.equal((await list(t, key)).json().code, 'api_key_banned')
       const [row] = await t.database.db.selectFrom('api_keys').select('id').where('prefix', '=', key.slice(0, 12)).execute()
-      const lifted = await liftBan(t.database.db, t.clock, t.config, row!.id, commandLineChange())
+      const lifted = await liftBan(t.database.db, t.clock, new Outbox(t.database.db, t.clock), t.config, row!.id, commandLineChange())
       assert.deepEqual(lifted, { ok: true, wasBanned: true })
       if (store.name === 'memory') {
         // The in-process store learns of it from the record, within a second.

@@ -8,6 +8,7 @@ import { Orders } from './Orders'
 import { hostOf, Limits } from './Projects'
 import { Link, projectPath, type Tab, TABS } from './router'
 import { UsagePage } from './Usage'
+import { Webhooks } from './Webhooks'
 
 /** A project: its summary, its sub-navigation, and the page of the tab chosen. */
 export function ProjectPage({ slug, tab, search }: { slug: string; tab: Tab; search: string }) {
@@ -57,6 +58,7 @@ export function ProjectPage({ slug, tab, search }: { slug: string; tab: Tab; sea
           {tab === 'orders' && <Orders slug={slug} search={search} />}
           {tab === 'usage' && <UsagePage slug={slug} />}
           {tab === 'domains' && <Domains project={project} />}
+          {tab === 'webhooks' && <Webhooks slug={slug} />}
         </div>
       )}
     </>

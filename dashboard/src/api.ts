@@ -2,7 +2,7 @@
  * The admin API (`/admin/v1`) as the dashboard uses it. Its shapes are the admin document's
  * (`openapi.admin.json`), through the types generated from it into `admin-schema.ts`.
  */
-import { adoptionOrderStatusValues, type components, type operations, petStatusValues, projectPlanValues, userRoleValues } from './admin-schema'
+import { adoptionOrderStatusValues, type components, type operations, petStatusValues, projectPlanValues, userRoleValues, webhookEndpointTypesValues } from './admin-schema'
 
 type Schemas = components['schemas']
 type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never
@@ -31,6 +31,12 @@ export type Pet = Schemas['Pet']
 export type PetStatus = Schemas['PetStatus']
 export type AdoptionOrder = Schemas['AdoptionOrder']
 export type OrderStatus = AdoptionOrder['status']
+export type WebhookEndpoint = Schemas['WebhookEndpoint']
+/** A new endpoint (or a rotated one), with its signing secret: shown this once. */
+export type NewWebhookEndpoint = Schemas['NewWebhookEndpoint']
+export type WebhookDelivery = Schemas['WebhookDelivery']
+/** Every event type an endpoint can receive, in the catalogue's order (without `*`). */
+export const WEBHOOK_EVENT_TYPES: readonly string[] = webhookEndpointTypesValues.filter((type) => type !== '*')
 
 /** Every plan, in the document's order (free first). */
 export const PLANS: readonly Plan[] = projectPlanValues

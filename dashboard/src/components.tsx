@@ -512,3 +512,19 @@ export function FilterForm({ label, onApply, children }: { label: string; onAppl
     </form>
   )
 }
+
+/**
+ * A table of rows that, on a phone, each become a block of labelled lines (each cell's
+ * `data-label`), so nothing needs a sideways scroll. `children` are its rows.
+ */
+export function StackedTable({ kind, caption, hideCaption = false, columns, children }: { kind: string; caption: string; hideCaption?: boolean; columns: readonly string[]; children: ComponentChildren }) {
+  return (
+    <TableWrap label={caption}>
+      <table class={`${kind} stacked`}>
+        <caption class={hideCaption ? 'visually-hidden' : undefined}>{caption}</caption>
+        <ColumnHeads names={columns} />
+        <tbody>{children}</tbody>
+      </table>
+    </TableWrap>
+  )
+}

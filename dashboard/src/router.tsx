@@ -11,6 +11,7 @@ export const TABS = [
   { tab: 'orders', label: 'Orders' },
   { tab: 'usage', label: 'Usage' },
   { tab: 'domains', label: 'Domains' },
+  { tab: 'webhooks', label: 'Webhooks' },
 ] as const
 export type Tab = (typeof TABS)[number]['tab']
 const DEFAULT_TAB: Tab = TABS[0].tab

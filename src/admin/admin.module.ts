@@ -23,6 +23,9 @@ import type { ProjectsService } from '../projects/projects.service.js'
 import { usageRoutes } from '../usage/usage.routes.js'
 import { UsageSchema } from '../usage/usage.schemas.js'
 import type { UsageService } from '../usage/usage.service.js'
+import { webhooksRoutes } from '../webhooks/webhooks.routes.js'
+import { NewWebhookEndpointSchema, WebhookDeliverySchema, WebhookEndpointSchema } from '../webhooks/webhooks.schemas.js'
+import type { WebhooksService } from '../webhooks/webhooks.service.js'
 
 /** The services behind the admin API, built once by the composition root. */
 export interface AdminDependencies {
@@ -36,6 +39,7 @@ export interface AdminDependencies {
   accounts: AccountsService
   pets: PetsService
   orders: OrdersService
+  webhooks: WebhooksService
 }
 
 /**
@@ -43,9 +47,22 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts, pets, orders }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts, pets, orders, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
-    const shared = [ProjectSchema, ApiKeySchema, NewApiKeySchema, UsageSchema, AuditEntrySchema, UserSchema, UserWithPasswordSchema, AdoptionOrderSchema, AdoptionOrdersSchema]
+    const shared = [
+      ProjectSchema,
+      ApiKeySchema,
+      NewApiKeySchema,
+      UsageSchema,
+      AuditEntrySchema,
+      UserSchema,
+      UserWithPasswordSchema,
+      AdoptionOrderSchema,
+      AdoptionOrdersSchema,
+      WebhookEndpointSchema,
+      NewWebhookEndpointSchema,
+      WebhookDeliverySchema,
+    ]
     for (const schema of shared) admin.addSchema(schema)
     await admin.register(projectsRoutes, { projects, platformDomain: config.platformDomain })
     await admin.register(keysRoutes, { keys, limiter })
@@ -55,5 +72,6 @@ export function adminRoutes({ config, projects, keys, limiter, usage, domains, a
     await admin.register(usersRoutes, { accounts })
     await admin.register(petsAdminRoutes, { pets })
     await admin.register(ordersAdminRoutes, { orders })
+    await admin.register(webhooksRoutes, { webhooks })
   }
 }

@@ -86,6 +86,7 @@ export async function registerAdminApi(
             { name: 'account', description: 'Your own account: your password' },
             { name: 'animals', description: "A project's animals: list and search, add, change, remove" },
             { name: 'orders', description: "A project's adoption orders, with their animals: list, approve, deliver, cancel" },
+            { name: 'webhooks', description: "A project's webhook endpoints: add, change, rotate the signing secret, the delivery log, redelivery and test events" },
           ],
           components: {
             securitySchemes: {

@@ -3,7 +3,7 @@ import type { ProjectLookup } from '../auth/admin-access.js'
 import { canSee } from '../auth/admin-access.js'
 import { parseInstant } from '../clock.js'
 import { ApiError } from '../errors.js'
-import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
+import { NEXT_LINK_DOC, sendPage } from '../http/pagination.js'
 import { errorResponses } from '../openapi/responses.js'
 import { AuditEntriesSchema, AuditQuerySchema } from './audit.schemas.js'
 import type { AuditService } from './audit.service.js'
@@ -49,9 +49,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService; findP
         before,
         limit,
       })
-      const link = nextPageLink('/admin/v1/audit', { project: slug, action, actor, targetType, targetId, since, until, limit }, page.nextAfter, 'before')
-      if (link) reply.header('link', link)
-      return page.items
+      return sendPage(reply, page, '/admin/v1/audit', { project: slug, action, actor, targetType, targetId, since, until, limit }, 'before')
     },
   )
 }

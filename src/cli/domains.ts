@@ -5,6 +5,7 @@ import { NodeDnsLookup } from '../domains/dns.js'
 import type { Domain, DomainSettings } from '../domains/domains.schemas.js'
 import { type DomainResult, DomainsService } from '../domains/domains.service.js'
 import { announceOnce } from '../domains/routing-changes.js'
+import { Outbox } from '../webhooks/outbox.js'
 import { type CliContext, CliError, jsonOption, print, succeeded, table, withService } from './common.js'
 
 /** The domain's DNS state as people read it. */
@@ -43,7 +44,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   const run = <T>(json: boolean | undefined, work: (service: DomainsService) => Promise<DomainResult<T>>, output: (result: T) => Output) =>
     withService(
       cli,
-      (db, config) => new DomainsService(db, systemClock, config, new NodeDnsLookup(config.dnsResolvers), (generation) => announceOnce(config, generation)),
+      (db, config) => new DomainsService(db, systemClock, config, new NodeDnsLookup(config.dnsResolvers), (generation) => announceOnce(config, generation), new Outbox(db, systemClock)),
       async (service) => {
         const { data, human, failure } = output(succeeded(await work(service)))
         print(json, data, human)

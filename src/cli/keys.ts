@@ -4,6 +4,7 @@ import { commandLineChange } from '../audit/audit.js'
 import { systemClock } from '../clock.js'
 import { KeysService, MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
 import { liftBan } from '../limits/limits.service.js'
+import { Outbox } from '../webhooks/outbox.js'
 import { type CliContext, jsonOption, print, printList, succeeded, withService } from './common.js'
 
 export function registerKeyCommands(program: Command, cli: CliContext): void {
@@ -11,7 +12,15 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
   // Without a running limiter, a ban is lifted at its record (which in-process stores re-read
   // within a second) and in Redis when configured.
   const run = (work: (services: { keys: KeysService; unban: (id: string) => ReturnType<typeof liftBan> }) => Promise<void>) =>
-    withService(cli, (db, config, authChanged) => ({ keys: new KeysService(db, systemClock, config.environment, authChanged), unban: (id: string) => liftBan(db, systemClock, config, id, commandLineChange()) }), work)
+    withService(
+      cli,
+      (db, config, authChanged) => {
+        // Events are written with the changes; the servers send them.
+        const outbox = new Outbox(db, systemClock)
+        return { keys: new KeysService(db, systemClock, config.environment, authChanged, outbox), unban: (id: string) => liftBan(db, systemClock, outbox, config, id, commandLineChange()) }
+      },
+      work,
+    )
 
   jsonOption(
     group

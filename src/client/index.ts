@@ -1,7 +1,8 @@
 /**
  * `adoption-store/client`: a typed client of the Adoption Store API, with retries that honour
  * Retry-After, automatic idempotency keys, rate-limit state and pagination. Types come from the
- * committed OpenAPI document (`npm run client:types`). No dependencies: it uses the global `fetch`.
+ * committed OpenAPI document (`npm run client:types`). It uses the global `fetch`; `verifyWebhook` checks the
+ * events of webhook endpoints with the `standardwebhooks` library.
  */
 export {
   AdoptionStoreClient,
@@ -26,3 +27,4 @@ export {
 export { AdoptionStoreError, type AdoptionStoreErrorCode, ApiKeyBannedError, type ClientErrorCode, isAdoptionStoreError, RateLimitedError } from './errors.js'
 export { backoffMs, type Clock, parseRetryAfter, RETRY_DEFAULTS, retryDelayMs, type RetryEvent, type RetryOptions, systemClock } from './retry.js'
 export { type components, type ErrorCode, errorCodes, type operations, type paths, servers } from './schema.js'
+export { verifyWebhook, type WebhookEvent, type WebhookEventType, type WebhookHeaders, WebhookVerificationError } from './webhooks.js'

@@ -169,7 +169,426 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "pet.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pet.created
+         * @description An animal was added (POST /v1/pets).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["petCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pet.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pet.updated
+         * @description An animal's name or category was changed (its status moves with orders: see the order events).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["petUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pet.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pet.deleted
+         * @description An animal was removed.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["petDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.placed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.placed
+         * @description An adoption order was placed; its animal is now pending.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["orderPlacedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.approved
+         * @description An adoption order was approved.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["orderApprovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivered
+         * @description An adoption order was delivered; its animal is sold.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["orderDeliveredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancelled
+         * @description An adoption order was cancelled; its animal is available again.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["orderCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * key.created
+         * @description An API key was created (never its secret).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["keyCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * key.revoked
+         * @description An API key was revoked.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["keyRevokedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * key.expiring
+         * @description An API key expires in 7 days or less (sent once), and again in 1 day or less (once).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["keyExpiringEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "quota.warning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * quota.warning
+         * @description 80 % of the project's daily request limit is used (once per UTC day).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["quotaWarningEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "quota.exhausted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * quota.exhausted
+         * @description The project's daily request limit is used up (once per UTC day).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["quotaExhaustedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ban.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ban.started
+         * @description An API key was banned for ignoring 429 answers.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["banStartedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ban.lifted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ban.lifted
+         * @description An operator lifted an API key's ban.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["banLiftedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * domain.verified
+         * @description A custom domain passed its DNS check.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["domainVerifiedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * domain.failed
+         * @description A custom domain failed its DNS check (sent when it starts failing).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["domainFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "certificate.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * certificate.issued
+         * @description A custom domain's certificate was issued or renewed.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["certificateIssuedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "certificate.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * certificate.failing
+         * @description Obtaining or renewing a custom domain's certificate failed (sent when it starts failing).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["certificateFailingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent on request ("send test event") to one endpoint, whatever it subscribes to.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["webhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The error envelope of every non-2xx response */
@@ -293,9 +712,297 @@ export interface components {
         };
         /** @description A page of orders, in ascending id order */
         Orders: components["schemas"]["Order"][];
+        /** @description An API key, never its secret */
+        WebhookApiKey: {
+            /** @description The key's id */
+            id: string;
+            /** @description The project's slug */
+            project: string;
+            /** @description The first characters of the secret (never the secret) */
+            prefix: string;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            createdAt: string;
+            /** @description When it was last used */
+            lastUsedAt: string | null;
+            /** @description When it stops working; null: never */
+            expiresAt: string | null;
+            /** @description When it was revoked */
+            revokedAt: string | null;
+            /** @description The end of a running ban */
+            bannedUntil: string | null;
+        };
+        /** @description An animal added, changed (as it is now) or removed (as it was) */
+        PetEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "pet.created" | "pet.updated" | "pet.deleted";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["Pet"];
+        };
+        /** @description An adoption order that moved */
+        OrderEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "order.placed" | "order.approved" | "order.delivered" | "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description An API key created or revoked */
+        ApiKeyEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "key.created" | "key.revoked";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookApiKey"];
+        };
+        /** @description An API key about to expire */
+        KeyExpiringEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "key.expiring";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookApiKey"] & {
+                /**
+                 * @description The notice: 7 days or 1 day before
+                 * @enum {number}
+                 */
+                noticeDays: 7 | 1;
+            };
+        };
+        /** @description The project's daily limit 80 % used, or used up */
+        QuotaEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "quota.warning" | "quota.exhausted";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                /** @description The project's slug */
+                project: string;
+                /** @enum {string} */
+                window: "day";
+                /** @description The plan's requests per UTC day */
+                limit: number;
+                /** @description Requests admitted so far today */
+                used: number;
+                /**
+                 * Format: date-time
+                 * @description When the day ends (UTC midnight)
+                 */
+                resetAt: string;
+            };
+        };
+        /** @description An API key banned for ignoring 429 answers */
+        BanStartedEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "ban.started";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                keyId: string;
+                /** @description Escalation: 0 for a first ban (10 minutes), doubling with each repeat */
+                level: number;
+                /**
+                 * Format: date-time
+                 * @description When it started
+                 */
+                bannedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When it ends
+                 */
+                until: string;
+            };
+        };
+        /** @description A ban lifted by an operator */
+        BanLiftedEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "ban.lifted";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                keyId: string;
+                /**
+                 * Format: date-time
+                 * @description When an operator lifted it
+                 */
+                liftedAt: string;
+            };
+        };
+        /** @description A custom domain's DNS check passed, or started failing */
+        DomainEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "domain.verified" | "domain.failed";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                /** @description The custom domain */
+                domain: string;
+                /** @enum {string} */
+                state: "verified" | "failed";
+                /** @description Why the check failed, and how to fix it */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @description When DNS was checked
+                 */
+                checkedAt: string;
+            };
+        };
+        /** @description A certificate issued or renewed */
+        CertificateIssuedEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "certificate.issued";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                domain: string;
+                /**
+                 * Format: date-time
+                 * @description Start of validity
+                 */
+                notBefore: string;
+                /**
+                 * Format: date-time
+                 * @description End of validity
+                 */
+                notAfter: string;
+                /**
+                 * Format: date-time
+                 * @description When it will be renewed
+                 */
+                renewAt: string;
+                /** @description Whether it replaces a certificate */
+                renewal: boolean;
+            };
+        };
+        /** @description Obtaining or renewing a certificate started failing */
+        CertificateFailingEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "certificate.failing";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                domain: string;
+                /** @description Why, and how to fix it */
+                reason: string;
+                attempts: number;
+                /**
+                 * Format: date-time
+                 * @description When it is tried again
+                 */
+                nextAttemptAt: string;
+                /** @description For a failing renewal: until when the current certificate is still served */
+                servedUntil: string | null;
+            };
+        };
+        /** @description A test event sent on request */
+        TestEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                endpointId: string;
+                message: string;
+            };
+        };
     };
-    responses: never;
-    parameters: never;
+    responses: {
+        /** @description Received. Any 2xx counts; anything else (a 3xx included: redirects are not followed) or no answer within 10 s is retried for about 3 days */
+        WebhookReceived: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+    };
+    parameters: {
+        /**
+         * @description The event id: the same on every attempt; deduplicate by it
+         * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+         */
+        WebhookId: string;
+        /**
+         * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+         * @example 1732450000
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -2824,6 +3531,614 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    petCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PetEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    petUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PetEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    petDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PetEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    orderPlacedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    orderApprovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    orderDeliveredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    orderCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    keyCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    keyRevokedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    keyExpiringEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyExpiringEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    quotaWarningEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    quotaExhaustedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    banStartedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BanStartedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    banLiftedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BanLiftedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    domainVerifiedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    domainFailedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    certificateIssuedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CertificateIssuedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    certificateFailingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CertificateFailingEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
         };
     };
 }

@@ -28,6 +28,8 @@ export interface PreparedQuery<A extends unknown[], R> {
    * bad write fails only its own caller. On a transaction, the same as a plain call.
    */
   batched(db: Db, ...args: A): Promise<R[]>
+  /** The statement with these arguments, for `batchedTogether`; undefined where `db` has no batching fast path. */
+  statement(db: Db, ...args: A): Statement | undefined
 }
 
 /** One statement of a batch. */
@@ -105,15 +107,37 @@ export function prepare<A extends unknown[], R>(build: (db: Db, ...args: A) => C
     const { template, parameters } = statement(db, path, args)
     const { run, runAll } = path
     if (!runAll) return run<R>(template, parameters)
-    return enqueue(db, { run, runAll }, { template, parameters }) as Promise<R[]>
+    return (await enqueue(db, { run, runAll }, [{ template, parameters }]))[0] as R[]
+  }
+  query.statement = (db: Db, ...args: A): Statement | undefined => {
+    const path = fastPaths.get(db)
+    return path?.runAll ? statement(db, path, args) : undefined
   }
   return query
 }
 
+/** Whether `db` commits batched writes together (SQLite's root instance), so `batchedTogether` may be used. */
+export function canBatch(db: Db): boolean {
+  return fastPaths.get(db)?.runAll !== undefined
+}
+
+/**
+ * Group commit of statements that belong together (a change and the event that reports it): they
+ * run in order, in the same transaction as the other calls of the batch, and commit or fail
+ * together. The rows of each, in order. Only where `canBatch(db)`.
+ */
+export async function batchedTogether(db: Db, statements: Statement[]): Promise<unknown[][]> {
+  const path = fastPaths.get(db)
+  if (!path?.runAll) throw new Error('batchedTogether needs a database that batches (see canBatch)')
+  return enqueue(db, { run: path.run, runAll: path.runAll }, statements)
+}
+
 type Batcher = Required<Pick<FastPath, 'run' | 'runAll'>>
 
-interface Queued extends Statement {
-  resolve(rows: unknown[]): void
+/** One caller's statements (usually one), answered with the rows of each. */
+interface Queued {
+  statements: Statement[]
+  resolve(rows: unknown[][]): void
   reject(error: unknown): void
 }
 
@@ -125,14 +149,14 @@ interface Batches {
 
 const batches = new WeakMap<Db, Batches>()
 
-function enqueue(db: Db, path: Batcher, statement: Statement): Promise<unknown[]> {
+function enqueue(db: Db, path: Batcher, statements: Statement[]): Promise<unknown[][]> {
   return new Promise((resolve, reject) => {
     let state = batches.get(db)
     if (!state) {
       state = { waiting: [], busy: false }
       batches.set(db, state)
     }
-    state.waiting.push({ ...statement, resolve, reject })
+    state.waiting.push({ statements, resolve, reject })
     if (state.busy) return
     state.busy = true
     // After the I/O of this turn: every request that arrived with it joins the batch.
@@ -157,8 +181,11 @@ async function drain(path: Batcher, state: Batches): Promise<void> {
 async function commit(path: Batcher, queue: Queued[]): Promise<void> {
   if (queue.length > 1) {
     try {
-      const results = await path.runAll(queue)
-      queue.forEach((item, i) => item.resolve(results[i] ?? []))
+      const results = await path.runAll(queue.flatMap((item) => item.statements))
+      let next = 0
+      for (const item of queue) {
+        item.resolve(item.statements.map(() => results[next++] ?? []))
+      }
       return
     } catch (error) {
       // The database is away or locked: each statement alone would only wait as long again.
@@ -168,7 +195,8 @@ async function commit(path: Batcher, queue: Queued[]): Promise<void> {
   }
   for (const item of queue) {
     try {
-      item.resolve(await path.run(item.template, item.parameters))
+      const [only, ...more] = item.statements
+      item.resolve(more.length === 0 && only ? [await path.run(only.template, only.parameters)] : await path.runAll(item.statements))
     } catch (error) {
       item.reject(error)
     }

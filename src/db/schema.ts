@@ -14,6 +14,8 @@ export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 're
 export const USER_ROLES = ['operator', 'owner'] as const
 /** Who can make a change the audit log records: a signed-in user, the ADMIN_TOKEN bearer, the CLI, or the service itself (its first start). */
 export const ACTOR_KINDS = ['user', 'admin_token', 'cli', 'system'] as const
+/** Every state of a webhook delivery: its column takes its type from it. */
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const
 
 /** The query builder over the database. */
 export type Db = Kysely<Database>
@@ -42,6 +44,10 @@ export interface Database {
   usage_minutes: UsageMinuteTable
   cache_generations: CacheGenerationTable
   audit_entries: AuditEntryTable
+  webhook_endpoints: WebhookEndpointTable
+  webhook_subscriptions: WebhookSubscriptionTable
+  webhook_events: WebhookEventTable
+  webhook_deliveries: WebhookDeliveryTable
 }
 
 // Each enumeration is listed once, where its feature lives; its columns take the type of the list.
@@ -160,7 +166,7 @@ export interface CertificateTable {
   domain_id: number
   /** The leaf certificate and its chain, PEM. */
   certificate_pem: string
-  /** The private key, encrypted (see src/domains/secret-box.ts). */
+  /** The private key, encrypted (see src/secret-box.ts). */
   private_key: string
   not_before: string
   not_after: string
@@ -278,6 +284,74 @@ export interface AuditEntryTable {
   details: string
 }
 
+export type DeliveryState = (typeof DELIVERY_STATES)[number]
+
+/** A project's receiver of events (see src/webhooks). */
+export interface WebhookEndpointTable {
+  /** Public identifier, `ep_<random>`. */
+  id: string
+  project_id: number
+  url: string
+  description: string | null
+  /** 1 or 0. */
+  enabled: number
+  /** Why it was disabled, when the service disabled it (failing for days) or an operator gave one. */
+  disabled_reason: string | null
+  /** The signing secret (`whsec_…`), sealed (src/secret-box.ts). */
+  secret: string
+  /** The secret before the last rotation, sealed: it signs too until `previous_secret_until`. */
+  previous_secret: string | null
+  previous_secret_until: string | null
+  /** Since when every attempt failed; null after a success. */
+  failing_since: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface WebhookSubscriptionTable {
+  endpoint_id: string
+  /** An event type, or `*` for all. */
+  event_type: string
+}
+
+/** The outbox: an event, written in the transaction of the change it reports. */
+export interface WebhookEventTable {
+  /** `msg_<random>`: the `webhook-id` of every attempt. */
+  id: string
+  project_id: number
+  type: string
+  /** JSON: the event's `data`. */
+  data: string
+  created_at: string
+  /** Makes an event that no row change carries happen once (`quota.warning:<project>:<day>`). */
+  dedupe_key: string | null
+}
+
+/** One event for one endpoint: its attempts, lease and outcome. */
+export interface WebhookDeliveryTable {
+  id: Generated<number>
+  event_id: string
+  endpoint_id: string
+  project_id: number
+  state: DeliveryState
+  /** 1: a redelivery or test event asked for by a person, attempted once. */
+  manual: number
+  attempts: number
+  /** When the next attempt is due; null once the delivery succeeded or gave up. */
+  next_attempt_at: string | null
+  lease_holder: string | null
+  lease_until: string | null
+  last_attempt_at: string | null
+  /** The HTTP status of the last attempt; null when no answer came. */
+  last_status: number | null
+  last_error: string | null
+  last_latency_ms: number | null
+  /** The first KiB at most of the last answer's body. */
+  response_excerpt: string | null
+  created_at: string
+  completed_at: string | null
+}
+
 export type ProjectRow = Selectable<ProjectTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type PetRow = Selectable<PetTable>
@@ -290,3 +364,6 @@ export type CertificateRow = Selectable<CertificateTable>
 export type UserRow = Selectable<UserTable>
 export type SessionRow = Selectable<SessionTable>
 export type AuditEntryRow = Selectable<AuditEntryTable>
+export type WebhookEndpointRow = Selectable<WebhookEndpointTable>
+export type WebhookEventRow = Selectable<WebhookEventTable>
+export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>

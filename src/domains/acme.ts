@@ -5,7 +5,7 @@ import type * as Acme from 'acme-client'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { findAcmeAccount, insertAcmeAccount, setAcmeAccountUrl } from './domains.repository.js'
-import type { SecretBox } from './secret-box.js'
+import type { SecretBox } from '../secret-box.js'
 import { lazy } from '../lazy.js'
 
 const acmeClient = lazy<typeof Acme>('acme-client')

@@ -5,7 +5,8 @@ import type { CertificateAuthority } from './acme.js'
 import { checkCaa, type DnsLookup } from './dns.js'
 import { bumpGeneration, deleteChallenge, findCertificate, findChallenge, insertChallenge, releaseDomain, saveCertificate, updateDomain } from './domains.repository.js'
 import { nextCertificateAttempt, type ChangeListener } from './domains.service.js'
-import type { SecretBox } from './secret-box.js'
+import type { SecretBox } from '../secret-box.js'
+import type { Outbox } from '../webhooks/outbox.js'
 
 export const NOT_CONFIGURED = 'Certificates are not issued by this service: set CERTIFICATE_ENCRYPTION_KEY (and HTTPS_PORT) to enable them.'
 
@@ -37,6 +38,7 @@ export class CertificatesService {
     private readonly box: SecretBox | undefined,
     private readonly caaDomains: readonly string[],
     private readonly onChange: ChangeListener,
+    private readonly outbox: Outbox,
   ) {}
 
   /** Works on a domain whose lease `holder` has; answers the row after, or nothing if the lease was lost. */
@@ -51,11 +53,25 @@ export class CertificatesService {
 
     const failed = async (reason: string) => {
       const attempts = row.cert_attempts + 1
-      return this.finish(row.id, holder, {
-        cert_state: 'failed',
+      const changes = {
+        cert_state: 'failed' as const,
         cert_reason: renewing ? `Renewal failed (the current certificate is served until ${existing?.not_after}): ${reason}` : reason,
         cert_attempts: attempts,
         cert_next_at: iso(nextCertificateAttempt(attempts, this.clock.now())),
+      }
+      // certificate.failing when it starts failing, not at each retry.
+      return this.db.transaction().execute(async (trx) => {
+        const after = await releaseDomain(trx, row.id, holder, changes)
+        if (after && row.cert_state !== 'failed') {
+          await this.outbox.write(trx, row.project_id, 'certificate.failing', {
+            domain: row.name,
+            reason: changes.cert_reason,
+            attempts,
+            nextAttemptAt: changes.cert_next_at,
+            servedUntil: renewing ? (existing?.not_after ?? null) : null,
+          })
+        }
+        return after
       })
     }
 
@@ -85,6 +101,13 @@ export class CertificatesService {
         not_after: issued.notAfter.toISOString(),
         renew_at: iso(renewAt),
         issued_at: iso(this.clock.now()),
+      })
+      await this.outbox.write(trx, row.project_id, 'certificate.issued', {
+        domain: row.name,
+        notBefore: issued.notBefore.toISOString(),
+        notAfter: issued.notAfter.toISOString(),
+        renewAt: iso(renewAt),
+        renewal: renewing,
       })
       return bumpGeneration(trx)
     })

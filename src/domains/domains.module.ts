@@ -12,7 +12,8 @@ import { DomainsService } from './domains.service.js'
 import { ACME_CHALLENGE_PREFIX, HostRouter, installHostRouting } from './host-routing.hook.js'
 import { CertificateStore, closeHttps } from './https.listener.js'
 import { createRoutingChanges, DatabaseRoutingChanges, type RoutingChanges } from './routing-changes.js'
-import { SecretBox } from './secret-box.js'
+import { SecretBox } from '../secret-box.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import { DomainWorker } from './worker.js'
 
 /** Custom domains, wired: what the app, the HTTPS listener and tests reach. */
@@ -41,15 +42,15 @@ export interface DomainsOptions {
 }
 
 /** Builds the feature from configuration: the one place its back ends (DNS, CA, change feed) are chosen. */
-export async function createDomains(config: Config, db: Db, clock: Clock, log: FastifyBaseLogger, options: DomainsOptions = {}): Promise<Domains> {
+export async function createDomains(config: Config, db: Db, clock: Clock, log: FastifyBaseLogger, outbox: Outbox, options: DomainsOptions = {}): Promise<Domains> {
   const dns = options.dns ?? new NodeDnsLookup(config.dnsResolvers)
   // Without PLATFORM_DOMAIN nothing is routed by host: no subscription is worth its connections.
   const changes = config.platformDomain ? await createRoutingChanges(db, config, log) : new DatabaseRoutingChanges(db)
   const box = config.certificateEncryptionKey ? new SecretBox(config.certificateEncryptionKey) : undefined
   const authority = options.authority ?? (box ? new AcmeAuthority(db, box, clock, config) : undefined)
   const announce = (generation: number) => changes.announce(generation)
-  const service = new DomainsService(db, clock, config, dns, announce)
-  const issuer = new CertificatesService(db, clock, dns, authority, box, config.acmeCaaDomains, announce)
+  const service = new DomainsService(db, clock, config, dns, announce, outbox)
+  const issuer = new CertificatesService(db, clock, dns, authority, box, config.acmeCaaDomains, announce, outbox)
   return {
     service,
     issuer,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
-import { errorResponses } from '../openapi/responses.js'
+import { errorResponses, noContent, sendNoContent } from '../openapi/responses.js'
 import {
   DomainParamsSchema,
   DomainSchema,
@@ -112,13 +112,10 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
         summary: 'Remove a domain',
         description: 'Stops serving the domain on every instance from the next request, and deletes its certificate and any redirect to it.',
         params: DomainParamsSchema,
-        response: { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
+        response: { ...noContent('Removed'), ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
       },
     },
-    async (request, reply) => {
-      orThrow(await domains.remove(request.params.slug, request.params.name, changeOf(request)))
-      return reply.code(204).send(null)
-    },
+    async (request, reply) => sendNoContent(reply, domains.remove(request.params.slug, request.params.name, changeOf(request))),
   )
 
   app.put(

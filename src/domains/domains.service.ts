@@ -19,6 +19,7 @@ import {
   updateDomain,
 } from './domains.repository.js'
 import type { Domain, DomainSettings } from './domains.schemas.js'
+import type { Outbox } from '../webhooks/outbox.js'
 
 /** Plans that include custom domains. */
 /** Custom domains need plan pro or above. */
@@ -101,6 +102,7 @@ export class DomainsService {
     private readonly settings: DomainSettingsConfig,
     private readonly dns: DnsLookup,
     private readonly onChange: ChangeListener,
+    private readonly outbox: Outbox,
   ) {}
 
   private get target(): string {
@@ -163,7 +165,7 @@ export class DomainsService {
     if (!found.ok) return found
     const now = this.clock.now()
     const checked = await this.check(found.domain, now, now)
-    const row = await this.change((trx) => updateDomain(trx, found.domain.id, checked), change, {
+    const row = await this.change((trx) => this.reported(trx, found.domain, checked, updateDomain(trx, found.domain.id, checked)), change, {
       action: 'domain.verification_requested',
       target: { type: 'domain', id: found.domain.name },
       projectId: found.domain.project_id,
@@ -179,7 +181,21 @@ export class DomainsService {
   async recheck(row: DomainRow, holder: string): Promise<DomainRow | undefined> {
     const now = this.clock.now()
     const checked = await this.check(row, Date.parse(row.checks_since), now)
-    return this.change((trx) => releaseDomain(trx, row.id, holder, checked))
+    return this.change((trx) => this.reported(trx, row, checked, releaseDomain(trx, row.id, holder, checked)))
+  }
+
+  /** `domain.verified` or `domain.failed` when a check moves the domain into that state, in the transaction that saves it. */
+  private async reported(
+    trx: Db,
+    before: DomainRow,
+    checked: { state: 'verified' | 'failed'; reason: string | null; checked_at: string },
+    saving: Promise<DomainRow | undefined>,
+  ): Promise<DomainRow | undefined> {
+    const saved = await saving
+    if (saved && checked.state !== before.state) {
+      await this.outbox.write(trx, before.project_id, `domain.${checked.state}`, { domain: before.name, state: checked.state, reason: checked.reason, checkedAt: checked.checked_at })
+    }
+    return saved
   }
 
   private async check(row: DomainRow, since: number, now: number) {

@@ -8,7 +8,7 @@ import { certificateContext } from './certificates.service.js'
 import { normalizeHost } from './domain-name.js'
 import { findServedCertificate } from './domains.repository.js'
 import type { RoutingChanges } from './routing-changes.js'
-import type { SecretBox } from './secret-box.js'
+import type { SecretBox } from '../secret-box.js'
 
 /** Most TLS contexts cached per instance; the cache starts over when full. */
 const MAX_CACHED_CONTEXTS = 5_000

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto'
-import os from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import { BackgroundPass, leaseHolder } from '../jobs/background-pass.js'
 import type { CertificatesService } from './certificates.service.js'
 import { claimDomain, findDueDomains, releaseDomain, type WorkKind } from './domains.repository.js'
 import type { DomainsService } from './domains.service.js'
@@ -22,11 +21,8 @@ const iso = (ms: number) => new Date(ms).toISOString()
  * same work twice; a lease left by a crashed instance expires and is taken over.
  */
 export class DomainWorker {
-  readonly holder = `${os.hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
-  private again = false
-  private stopped = true
+  readonly holder = leaseHolder()
+  private readonly passes: BackgroundPass
 
   constructor(
     private readonly db: Db,
@@ -34,40 +30,23 @@ export class DomainWorker {
     private readonly domains: DomainsService,
     private readonly certificates: CertificatesService,
     private readonly log: FastifyBaseLogger,
-    private readonly intervalMs: number,
-  ) {}
+    intervalMs: number,
+  ) {
+    this.passes = new BackgroundPass(() => this.runOnce(), intervalMs, (err) => this.log.warn({ err }, 'domains: background pass failed'))
+  }
 
   start(): void {
-    this.stopped = false
-    this.timer = setInterval(() => this.kick(), this.intervalMs)
-    this.timer.unref()
-    this.kick()
+    this.passes.start()
   }
 
   /** Runs a pass soon (e.g. right after a domain was verified), or again after the current one. */
   kick(): void {
-    if (this.stopped) return
-    if (this.running) {
-      this.again = true
-      return
-    }
-    this.running = this.runOnce()
-      .then(() => undefined)
-      .catch((err: unknown) => this.log.warn({ err }, 'domains: background pass failed'))
-      .finally(() => {
-        this.running = undefined
-        if (this.again) {
-          this.again = false
-          this.kick()
-        }
-      })
+    this.passes.kick()
   }
 
   /** Stops scheduling and waits for the pass in flight, at most `graceMs`; its leases expire if cut short. */
   async stop(graceMs = 5_000): Promise<void> {
-    this.stopped = true
-    clearInterval(this.timer)
-    if (this.running) await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, graceMs).unref())])
+    await this.passes.stop(graceMs)
   }
 
   /** One pass over the due work; answers how many rows it worked on. */

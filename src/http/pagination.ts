@@ -60,6 +60,19 @@ export function nextPageLink(
   return `<${path}?${params.toString()}>; rel="next"`
 }
 
+/** Answers a page of an admin list: its items, with the `Link` to the next page when there is one. */
+export function sendPage<T>(
+  reply: FastifyReply,
+  page: Page<T>,
+  path: string,
+  query: Record<string, string | number | undefined>,
+  cursor: 'after' | 'before' = 'after',
+): T[] {
+  const link = nextPageLink(path, query, page.nextAfter, cursor)
+  if (link) reply.header('link', link)
+  return page.items
+}
+
 export const NEXT_LINK_DOC = {
   Link: { type: 'string', description: 'RFC 8288 link to the next page, `<...>; rel="next"`, when more results exist' },
 } as const

@@ -80,3 +80,17 @@ export async function anyKeyUsed(db: Db, projectId: number): Promise<boolean> {
   const used = await db.selectFrom('api_keys').select('id').where('project_id', '=', projectId).where('last_used_at', 'is not', null).limit(1).executeTakeFirst()
   return used !== undefined
 }
+
+/** Keys not revoked whose expiry is after `from` and at most `until`, with their project's slug. */
+export async function listKeysExpiringBefore(db: Db, from: string, until: string): Promise<(ApiKeyRow & { slug: string })[]> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+    .selectAll('api_keys')
+    .select('projects.slug')
+    .where('api_keys.revoked_at', 'is', null)
+    .where('api_keys.expires_at', '>', from)
+    .where('api_keys.expires_at', '<=', until)
+    .orderBy('api_keys.expires_at')
+    .execute()
+}

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import type { RateLimiter } from '../limits/limits.service.js'
-import { errorResponses } from '../openapi/responses.js'
+import { errorResponses, noContent } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import { ApiKeysSchema, KeyParamsSchema, KeyRequestSchema } from './keys.schemas.js'
 import type { KeysService } from './keys.service.js'
@@ -90,7 +90,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter:
         description:
           'Ends the ban of a key that kept calling while rate limited, and forgets its escalation (the next ban lasts 10 minutes again). The plan limits still apply. Lifting no ban changes nothing.',
         params: KeyParamsSchema,
-        response: { 204: { description: 'No ban any more', type: 'null' }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
+        response: { ...noContent('No ban any more'), ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
       },
     },
     async (request, reply) => {

@@ -7,7 +7,8 @@ import type { Db } from '../db/database.js'
 import type { ApiKeyRow } from '../db/schema.js'
 import type { Outcome } from '../errors.js'
 import { findProjectBySlug, getProjectSlug } from '../projects/projects.repository.js'
-import { findApiKey, findProjectApiKey, insertApiKey, listApiKeys, revokeApiKey } from './keys.repository.js'
+import type { Outbox } from '../webhooks/outbox.js'
+import { findApiKey, findProjectApiKey, insertApiKey, listApiKeys, listKeysExpiringBefore, revokeApiKey } from './keys.repository.js'
 
 export interface ApiKey {
   id: string
@@ -49,15 +50,54 @@ export interface KeyRequest {
   expiresInMs?: number | undefined
 }
 
-/** A project's API keys: create (the secret is shown once), list, find, revoke. */
+const DAY_MS = 86_400_000
+/** The `key.expiring` notices: 7 days before, then 1 day before; each sent once per key. */
+export const EXPIRY_NOTICES = [1, 7] as const
+/** How often each instance looks for keys that reached a notice. */
+const EXPIRY_SCAN_MS = 15 * 60_000
+
+/** A project's API keys: create (the secret is shown once), list, find, revoke; and the notices of keys about to expire. */
 export class KeysService {
+  private scanTimer: NodeJS.Timeout | undefined
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly environment: Environment,
     /** Told once a revocation committed: every instance refuses the key from the next request. */
     private readonly authChanged: AuthChangeListener,
+    private readonly outbox: Outbox,
+    private readonly log?: { warn(object: object, message: string): void },
   ) {}
+
+  /** Looks for keys about to expire now and every 15 minutes, until `close`. */
+  start(): void {
+    const scan = () => void this.noticeExpiringKeys().catch((err: unknown) => this.log?.warn({ err }, 'key expiry notices failed'))
+    this.scanTimer = setInterval(scan, EXPIRY_SCAN_MS)
+    this.scanTimer.unref()
+    scan()
+  }
+
+  close(): void {
+    clearInterval(this.scanTimer)
+  }
+
+  /**
+   * Writes `key.expiring` for each key (not revoked) that expires within 7 days, or within 1 day:
+   * once per key and notice across every instance (the event's dedupe key). Answers how many were written.
+   */
+  async noticeExpiringKeys(): Promise<number> {
+    const now = this.clock.now()
+    let written = 0
+    for (const row of await listKeysExpiringBefore(this.db, new Date(now).toISOString(), new Date(now + 7 * DAY_MS).toISOString())) {
+      const left = Date.parse(row.expires_at ?? '') - now
+      const days = EXPIRY_NOTICES.find((notice) => left <= notice * DAY_MS)
+      if (days === undefined) continue
+      const data = { ...toApiKey(row, row.slug), noticeDays: days }
+      if (await this.db.transaction().execute((trx) => this.outbox.write(trx, row.project_id, 'key.expiring', data, `key.expiring:${row.id}:${days}d`))) written++
+    }
+    return written
+  }
 
   /** Creates a key; the secret is in the answer and nowhere else, ever. */
   async create(request: KeyRequest, change: Change): Promise<KeyResult<{ key: ApiKey; secret: string }>> {
@@ -85,6 +125,7 @@ export class KeysService {
       })
       // The prefix only: never the secret, nor its hash.
       await recordChange(trx, this.clock, change, { action: 'key.created', target: { type: 'key', id }, projectId: project.id, details: { name, prefix, expiresAt } })
+      await this.outbox.write(trx, project.id, 'key.created', toApiKey(inserted, project.slug))
       return inserted
     })
     return { ok: true, key: toApiKey(row, project.slug), secret }
@@ -101,8 +142,10 @@ export class KeysService {
   async revoke(id: string, change: Change, projectId?: number): Promise<KeyResult<{ key: ApiKey }>> {
     const existing = await this.find(id, projectId)
     if (!existing.ok) return existing
+    const slug = await getProjectSlug(this.db, existing.row.project_id)
     const row = await this.db.transaction().execute(async (trx) => {
       const revoked = await revokeApiKey(trx, id, new Date(this.clock.now()).toISOString())
+      if (revoked && existing.row.revoked_at === null) await this.outbox.write(trx, existing.row.project_id, 'key.revoked', toApiKey(revoked, slug))
       await recordChange(trx, this.clock, change, {
         action: 'key.revoked',
         target: { type: 'key', id },
@@ -112,7 +155,7 @@ export class KeysService {
       return revoked
     })
     await this.authChanged()
-    return { ok: true, key: toApiKey(row ?? existing.row, await getProjectSlug(this.db, existing.row.project_id)) }
+    return { ok: true, key: toApiKey(row ?? existing.row, slug) }
   }
 
   /** A key that exists; with `projectId`, only a key of that project (another's is not found). */

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { ERROR_CATALOG } from '../errors.js'
+import { webhooksDocument } from '../webhooks/webhooks.schemas.js'
 import { API_KEY_SECURITY } from './security.js'
 
 export const API_VERSION = '1.0.0'
@@ -80,6 +81,7 @@ export function withBodyExamples<D extends { paths?: object; components?: { sche
  * servers, which carry the `/v1` segment.
  */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  const events = webhooksDocument()
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -110,7 +112,13 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       tags: [
         { name: 'pets', description: 'Animals available for adoption' },
         { name: 'store', description: 'Adoption orders (experimental). The live testing panel of the reference is disabled for this group.' },
+        {
+          name: 'webhooks',
+          description:
+            'Events your webhook endpoints receive (endpoints are managed in the dashboard, the admin API or the CLI): POSTed as JSON, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried with backoff for about 3 days. See docs/webhooks.md.',
+        },
       ],
+      webhooks: events.webhooks,
       components: {
         securitySchemes: {
           [API_KEY_SECURITY]: { type: 'http', scheme: 'bearer', description: 'An API key: `as_live_…` in production, `as_test_…` in staging' },
@@ -130,6 +138,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const schemas: Record<string, unknown> = document.openapiObject.components?.schemas ?? {}
       const own = app.getSchemas() as Record<string, unknown>
       for (const id of Object.keys(schemas)) if (!(id in own)) delete schemas[id]
+      // The webhooks' own components: no route uses them, so they are added here.
+      const components = (document.openapiObject.components ??= {})
+      components.schemas = { ...schemas, ...events.schemas } as typeof components.schemas
+      components.parameters = { ...components.parameters, ...events.parameters } as typeof components.parameters
+      components.responses = { ...components.responses, ...events.responses } as typeof components.responses
       return withBodyExamples(document.openapiObject)
     },
   })

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
-import { ERROR_CATALOG, type ErrorCode } from '../errors.js'
+import type { FastifyReply } from 'fastify'
+import { ERROR_CATALOG, type ErrorCode, type Failure, orThrow } from '../errors.js'
 
 /** OpenAPI response headers, keyed by name; each lands in `responses.<status>.headers`. */
 export type HeaderDocs = Record<string, { type: 'string' | 'integer'; description: string }>
@@ -37,4 +38,15 @@ export function errorResponses(...statuses: number[]): Record<number, object> {
       return [status, { description, headers: ERROR_HEADERS[status] ?? {}, ...Type.Ref('Error') }]
     }),
   )
+}
+
+/** Answers 204 once the operation succeeded; its expected failure is thrown as its catalog error. */
+export async function sendNoContent(reply: FastifyReply, operation: Promise<{ ok: true } | Failure>): Promise<FastifyReply> {
+  orThrow(await operation)
+  return reply.code(204).send(null)
+}
+
+/** The documented answer of an operation that answers 204 with no body. */
+export function noContent(description: string): Record<204, object> {
+  return { 204: { description, type: 'null' } }
 }

@@ -32,6 +32,41 @@ export class Metrics {
 
   readonly responseCache = counter(this.registry, 'adoption_store_response_cache_total', 'Reads of /v1 animals and orders answered from the response cache (hit) or the database (miss)', ['result'])
 
+  readonly webhookAttempts = counter(this.registry, 'adoption_store_webhook_attempts_total', 'Webhook delivery attempts, by outcome: succeeded, retrying (failed, retried later) or failed (no attempt left)', ['outcome'])
+
+  readonly webhookLatency = new Histogram({
+    name: 'adoption_store_webhook_attempt_duration_seconds',
+    help: 'Time a webhook attempt took, from connecting to the end of the answer (or the failure)',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  })
+
+  /** Set by `watchWebhookQueue`: how long the oldest due delivery has waited. */
+  private webhookQueueAge: () => Promise<number> = async () => 0
+
+  readonly webhookQueueAgeGauge = new Gauge({
+    name: 'adoption_store_webhook_queue_age_seconds',
+    help: 'How long the oldest due webhook delivery has been waiting (0 when none is due)',
+    registers: [this.registry],
+    collect: async () => {
+      const seconds = await this.webhookQueueAge().catch(() => undefined)
+      if (seconds !== undefined) this.webhookQueueAgeGauge.set(seconds)
+    },
+  })
+
+  /** Counts each webhook attempt and its time. */
+  readonly webhookObserver = {
+    attempted: (outcome: 'succeeded' | 'retrying' | 'failed', latencyMs: number) => {
+      this.webhookAttempts.inc({ outcome })
+      this.webhookLatency.observe(latencyMs / 1000)
+    },
+  }
+
+  /** Where the queue's age is read at each scrape. */
+  watchWebhookQueue(age: () => Promise<number>): void {
+    this.webhookQueueAge = age
+  }
+
   /** Children bound once: the cache counts on every read. */
   readonly responseCacheCounters = { hit: bound(this.responseCache.labels('hit')), miss: bound(this.responseCache.labels('miss')) }
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
-import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
+import { NEXT_LINK_DOC, sendPage } from '../http/pagination.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import { ORDER_MOVES } from './orders.http.js'
@@ -31,9 +31,7 @@ export const ordersAdminRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersServic
       const { slug, id } = request.adminProject
       const { limit = 20, status, after } = request.query
       const page = await orders.listWithPets(id, { limit, status, after })
-      const link = nextPageLink(`/admin/v1/projects/${encodeURIComponent(slug)}/orders`, { limit, status }, page.nextAfter)
-      if (link) reply.header('link', link)
-      return page.items
+      return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/orders`, { limit, status })
     },
   )
 

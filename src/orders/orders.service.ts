@@ -8,6 +8,7 @@ import { type Page, pageOf, type PageQuery } from '../http/pagination.js'
 import type { Idempotency } from '../idempotency/idempotency.service.js'
 import { findPet, movePet, setPetStatus } from '../pets/pets.repository.js'
 import { noSuchPet } from '../pets/pets.service.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import { findOrder, insertOrder, listOrders, listOrdersWithPets, moveOrder } from './orders.repository.js'
 import type { AdoptionOrder, Order, OrderStatus } from './orders.schemas.js'
 
@@ -39,6 +40,7 @@ export class OrdersService {
     private readonly clock: Clock,
     private readonly idempotency: Idempotency,
     private readonly generations: Generations,
+    private readonly outbox: Outbox,
   ) {}
 
   async list(projectId: number, filter: PageQuery<OrderStatus>): Promise<Page<Order>> {
@@ -60,13 +62,17 @@ export class OrdersService {
   /** Places an order and takes the animal, atomically: of concurrent orders for one animal, one wins. */
   async place(projectId: number, petId: number, idempotencyKey: string | undefined): Promise<PlaceOrderResult> {
     const idempotent = idempotencyKey === undefined ? undefined : { key: idempotencyKey, request: { operation: 'placeOrder', body: { petId } }, status: 201 }
+    // order.placed goes out with the order, in its transaction, when an endpoint wants it.
+    const reported = await this.outbox.wants(projectId, 'order.placed')
     const outcome = await this.idempotency.change(projectId, idempotent, async (trx): Promise<Order> => {
       if (!(await movePet(trx, projectId, petId, 'available', 'pending'))) {
         const pet = await findPet(trx, projectId, petId)
         if (!pet) return refuse('not_found', noSuchPet(petId))
         return refuse('pet_unavailable', `Animal ${petId} is ${pet.status}, not available: only available animals can be ordered.`)
       }
-      return toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.clock.now()).toISOString() }))
+      const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.clock.now()).toISOString() }))
+      if (reported) await this.outbox.write(trx, projectId, 'order.placed', order)
+      return order
     })
     if (!outcome.ok) return outcome
     await this.generations.dataChanged(projectId)
@@ -79,6 +85,7 @@ export class OrdersService {
    */
   async transition(projectId: number, orderId: number, action: OrderAction, change?: Change): Promise<TransitionResult> {
     const { from, to, pet: petStatus } = TRANSITIONS[action]
+    const reported = await this.outbox.wants(projectId, `order.${to}`)
     const result = await this.db.transaction().execute(async (trx): Promise<TransitionResult> => {
       const before = await findOrder(trx, projectId, orderId)
       if (!before) return { ok: false, error: 'not_found', message: `No order with id ${orderId} in your project.` }
@@ -89,6 +96,7 @@ export class OrdersService {
         return { ok: false, error: 'invalid_transition', message: `Order ${orderId} is ${status}: only ${from.join(' or ')} orders can be ${to}.` }
       }
       if (petStatus) await setPetStatus(trx, projectId, moved.pet_id, petStatus)
+      if (reported) await this.outbox.write(trx, projectId, `order.${to}`, toOrder(moved))
       if (change) {
         await recordChange(trx, this.clock, change, {
           action: `order.${to}`,

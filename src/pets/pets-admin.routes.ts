@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { withMergePatch } from '../http/json-body.js'
-import { NEXT_LINK_DOC, nextPageLink } from '../http/pagination.js'
+import { NEXT_LINK_DOC, sendPage } from '../http/pagination.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import { PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody, REMOVAL_RESPONSES } from './pets.http.js'
@@ -36,9 +36,7 @@ export const petsAdminRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService }> =
       // The schema's default fills `limit` in.
       const { limit = 20, status, name, after } = request.query
       const page = await pets.list(id, { limit, status, name, after })
-      const link = nextPageLink(`/admin/v1/projects/${encodeURIComponent(slug)}/animals`, { limit, status, name }, page.nextAfter)
-      if (link) reply.header('link', link)
-      return page.items
+      return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/animals`, { limit, status, name })
     },
   )
 

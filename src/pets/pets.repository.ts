@@ -1,7 +1,8 @@
 import { sql } from 'kysely'
 import type { Db } from '../db/database.js'
-import { prepare } from '../db/prepared.js'
+import { batchedTogether, prepare } from '../db/prepared.js'
 import type { PetStatus } from '../db/schema.js'
+import { eventOfInsertedRowStatements, type OutboxEvent, writeEvent } from '../webhooks/webhooks.repository.js'
 import type { Pet } from './pets.schemas.js'
 
 /** An animal is read in the API's own shape: one object per row, handed to the serialiser as is. */
@@ -60,6 +61,33 @@ export async function insertPet(
   const [row] = await insert.batched(db, projectId, pet.name, folded(pet.name), pet.categoryId, pet.status, pet.createdAt)
   if (!row) throw new Error('insert into pets returned no row')
   return row
+}
+
+/**
+ * Inserts an animal and the webhook event that reports it (whose `data` is the animal), in one
+ * transaction. On SQLite's root instance both join the group commit; elsewhere (PostgreSQL, or
+ * inside a transaction) they run one after the other in a transaction.
+ */
+export async function insertPetReported(
+  db: Db,
+  projectId: number,
+  pet: { name: string; categoryId: number; status: PetStatus; createdAt: string },
+  event: Omit<OutboxEvent, 'data' | 'dedupeKey'>,
+): Promise<Pet> {
+  const first = insert.statement(db, projectId, pet.name, folded(pet.name), pet.categoryId, pet.status, pet.createdAt)
+  const rest = eventOfInsertedRowStatements(db, { ...event, data: JSON.stringify({ id: 0, name: pet.name, categoryId: pet.categoryId, status: pet.status }) })
+  if (first && rest) {
+    const [rows] = await batchedTogether(db, [first, ...rest])
+    const row = rows?.[0] as Pet | undefined
+    if (!row) throw new Error('insert into pets returned no row')
+    return row
+  }
+  const inserted = async (trx: Db) => {
+    const row = await insertPet(trx, projectId, pet)
+    await writeEvent(trx, { ...event, data: JSON.stringify(row), dedupeKey: null })
+    return row
+  }
+  return db.isTransaction ? inserted(db) : db.transaction().execute(inserted)
 }
 
 export async function listPets(db: Db, projectId: number, filter: PetFilter): Promise<Pet[]> {

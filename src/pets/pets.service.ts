@@ -6,7 +6,9 @@ import { type Outcome, refuse } from '../errors.js'
 import { type Page, pageOf } from '../http/pagination.js'
 import type { ChangeOutcome, Idempotency } from '../idempotency/idempotency.service.js'
 import { findOpenOrder, keepPetName } from '../orders/orders.repository.js'
-import { deletePet, findPet, insertPet, listPets, type PetFilter, updatePet } from './pets.repository.js'
+import type { WebhookEventType } from '../webhooks/events.js'
+import type { Outbox } from '../webhooks/outbox.js'
+import { deletePet, findPet, insertPet, insertPetReported, listPets, type PetFilter, updatePet } from './pets.repository.js'
 import type { NewPet, Pet, PetChanges } from './pets.schemas.js'
 
 /** Who asks for a change, besides the project it is made in. */
@@ -31,6 +33,7 @@ export class PetsService {
     private readonly clock: Clock,
     private readonly idempotency: Idempotency,
     private readonly generations: Generations,
+    private readonly outbox: Outbox,
   ) {}
 
   /** One page in ascending id order, and the cursor of the next page when there is one. */
@@ -46,22 +49,36 @@ export class PetsService {
   async create(projectId: number, input: NewPet, options: ChangeOptions = {}): Promise<PetChangeResult> {
     const pet = { name: input.name.trim(), categoryId: input.categoryId, status: input.status ?? 'available' }
     const insert = (db: Db) => insertPet(db, projectId, { ...pet, createdAt: new Date(this.clock.now()).toISOString() })
+    // pet.created goes out with the animal, in its transaction, when an endpoint wants it.
+    const reported = await this.outbox.wants(projectId, 'pet.created')
     if (options.idempotencyKey === undefined && options.change === undefined) {
-      // The common /v1 create needs nothing else in its transaction: it joins the group commit.
-      const created = await insert(this.db)
+      // The common /v1 create needs nothing else in its transaction: it joins the group commit,
+      // with its event when there is one.
+      const created = reported ? await this.insertReported(projectId, pet) : await insert(this.db)
       await this.generations.dataChanged(projectId)
       return { ok: true, pet: created, replayed: false }
     }
     return this.changed(projectId, { key: options.idempotencyKey, sent: { operation: 'createPet', body: input }, status: 201 }, async (trx) => {
       const created = await insert(trx)
       await this.record(trx, projectId, options.change, 'pet.created', created, { name: created.name, categoryId: created.categoryId, status: created.status })
+      if (reported) await this.outbox.write(trx, projectId, 'pet.created', created)
       return created
     })
+  }
+
+  /** An animal and its pet.created event, committed together (in the group commit where there is one). */
+  private async insertReported(projectId: number, pet: { name: string; categoryId: number; status: Pet['status'] }): Promise<Pet> {
+    const createdAt = new Date(this.clock.now()).toISOString()
+    const { id, type } = this.outbox.event(projectId, 'pet.created', null)
+    const created = await insertPetReported(this.db, projectId, { ...pet, createdAt }, { id, projectId, type, createdAt })
+    this.outbox.written()
+    return created
   }
 
   /** Changes an animal's name or category. Its status is the orders' to change. */
   async update(projectId: number, id: number, input: PetChanges, options: ChangeOptions = {}): Promise<PetChangeResult> {
     const changes = { name: input.name?.trim(), categoryId: input.categoryId }
+    const report = await this.reporter(projectId, 'pet.updated')
     return this.changed(projectId, { key: options.idempotencyKey, sent: { operation: 'updatePet', petId: id, body: input }, status: 200 }, async (trx) => {
       const before = await findPet(trx, projectId, id)
       const after = before && (await updatePet(trx, projectId, id, changes))
@@ -71,6 +88,7 @@ export class PetsService {
         from: Object.fromEntries(fields.map((field) => [field, before[field]])),
         to: Object.fromEntries(fields.map((field) => [field, after[field]])),
       })
+      await report(trx, after)
       return after
     })
   }
@@ -82,6 +100,7 @@ export class PetsService {
    * committed before (and is seen) or waits for the deleted row (and finds no animal).
    */
   async remove(projectId: number, id: number, options: Pick<ChangeOptions, 'change'> = {}): Promise<PetChangeResult> {
+    const report = await this.reporter(projectId, 'pet.deleted')
     return this.changed(projectId, undefined, async (trx) => {
       const removed = await deletePet(trx, projectId, id)
       if (!removed) return refuse('not_found', noSuchPet(id))
@@ -94,8 +113,17 @@ export class PetsService {
       }
       await keepPetName(trx, projectId, id, removed.name)
       await this.record(trx, projectId, options.change, 'pet.deleted', removed, { name: removed.name, categoryId: removed.categoryId, status: removed.status })
+      await report(trx, removed)
       return removed
     })
+  }
+
+  /** Writes the event of a change of an animal in its transaction, when an endpoint of the project wants it (asked once, before the transaction). */
+  private async reporter(projectId: number, type: Extract<WebhookEventType, `pet.${string}`>): Promise<(trx: Db, pet: Pet) => Promise<void>> {
+    const wanted = await this.outbox.wants(projectId, type)
+    return async (trx, pet) => {
+      if (wanted) await this.outbox.write(trx, projectId, type, pet)
+    }
   }
 
   /** Runs a change's transaction (at most once per Idempotency-Key, if one was sent), then tells the caches. */

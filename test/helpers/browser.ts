@@ -12,7 +12,7 @@ import { type Browser, type BrowserContext, chromium, type Locator, type Page } 
 import { after, before } from 'node:test'
 import { DEFAULT_DASHBOARD_ROOT } from '../../src/web/dashboard.module.js'
 import { createAdminApp } from './admin.js'
-import { ManualClock, type TestApp } from './app.js'
+import { ManualClock, type TestApp, type TestAppOptions } from './app.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 /** Why the browser suites cannot run here, or false when they can. */
@@ -95,16 +95,16 @@ export interface DashboardSuite {
  * The set-up of a dashboard suite, registered as the enclosing `describe`'s hooks: the admin test
  * app listening on loopback, and Chromium. The service's clock stands still (a whole test stays
  * in one rate-limit minute) at the browser's own time, so that what a page compares with its
- * clock (bans, "2 minutes ago") holds.
+ * clock (bans, "2 minutes ago") holds. `config` adds to the admin app's configuration.
  */
-export function dashboardSuite(): DashboardSuite {
+export function dashboardSuite(options: Pick<TestAppOptions, 'config'> = {}): DashboardSuite {
   let app: TestApp | undefined
   let browser: Browser | undefined
   let address: string | undefined
   let open: DashboardPage[] = []
   before(async () => {
     assertDashboardBuilt()
-    app = await createAdminApp({ clock: new ManualClock(Date.now()) })
+    app = await createAdminApp({ clock: new ManualClock(Date.now()), ...options })
     address = await app.app.listen({ port: 0, host: '127.0.0.1' })
     browser = await launchChromium()
   })

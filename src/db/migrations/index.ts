@@ -9,6 +9,7 @@ import * as cacheGenerations from './0007-cache-generations.js'
 import * as auditAndUserStates from './0008-audit-and-user-states.js'
 import * as adoptionHistoryAndNameSearch from './0009-adoption-history-and-name-search.js'
 import * as signInsAndOneTimePasswords from './0010-sign-ins-and-one-time-passwords.js'
+import * as webhooks from './0011-webhooks.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008-audit-and-user-states': auditAndUserStates,
   '0009-adoption-history-and-name-search': adoptionHistoryAndNameSearch,
   '0010-sign-ins-and-one-time-passwords': signInsAndOneTimePasswords,
+  '0011-webhooks': webhooks,
 }

@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 const VERSION = 'v1'
 
 /**
- * Encrypts private keys at rest (certificates, the ACME account) with AES-256-GCM under the key
+ * Encrypts secrets at rest (certificate and ACME account private keys, webhook signing secrets) with AES-256-GCM under the key
  * from configuration. Each value is bound to its context (e.g. `certificate:shop.example.com`) as
  * additional authenticated data, so a ciphertext copied to another row does not decrypt.
  */

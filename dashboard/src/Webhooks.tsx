@@ -1,0 +1,340 @@
+import { useEffect, useState } from 'preact/hooks'
+import { api, messageOf, type NewWebhookEndpoint, path, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
+import { Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage, useConfirm, useSubmit } from './components'
+
+const ALL = '*'
+
+/** A project's webhook endpoints: add one (its secret shown once), test, rotate, enable or disable, remove, and each one's delivery log. */
+export function Webhooks({ slug }: { slug: string }) {
+  const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [status, setStatus] = useState<string | null>(null)
+  const [secret, setSecret] = useState<{ endpoint: NewWebhookEndpoint; rotated: boolean } | null>(null)
+  const { dialog, ask } = useConfirm()
+
+  useEffect(() => {
+    setEndpoints(null)
+    setSecret(null)
+    api<WebhookEndpoint[]>('GET', path`/projects/${slug}/webhooks`).then(setEndpoints, (caught: unknown) => setError(messageOf(caught)))
+  }, [slug])
+
+  const replace = (endpoint: WebhookEndpoint) => setEndpoints((list) => (list ?? []).map((e) => (e.id === endpoint.id ? endpoint : e)))
+  const act = async (work: () => Promise<string>) => {
+    setError(null)
+    setStatus(null)
+    try {
+      setStatus(await work())
+    } catch (caught) {
+      setError(messageOf(caught))
+    }
+  }
+
+  const toggle = (endpoint: WebhookEndpoint) =>
+    act(async () => {
+      const changed = await api<WebhookEndpoint>('PATCH', path`/projects/${slug}/webhooks/${endpoint.id}`, { enabled: !endpoint.enabled })
+      replace(changed)
+      return changed.enabled ? `${endpoint.url} is enabled: events are sent to it again.` : `${endpoint.url} is disabled: no event is sent to it.`
+    })
+
+  const rotate = (endpoint: WebhookEndpoint) =>
+    ask(
+      {
+        title: 'Rotate the signing secret?',
+        body: <p>A new secret is shown once. For the next 24 hours every event carries two signatures, one with each secret, so the receiver can switch without losing an event.</p>,
+        confirmLabel: 'Rotate secret',
+      },
+      () =>
+        void act(async () => {
+          const rotated = await api<NewWebhookEndpoint>('POST', path`/projects/${slug}/webhooks/${endpoint.id}/rotate-secret`, { overlapHours: 24 })
+          replace(rotated)
+          setSecret({ endpoint: rotated, rotated: true })
+          return ''
+        }),
+    )
+
+  const remove = (endpoint: WebhookEndpoint) =>
+    ask(
+      {
+        title: 'Remove this endpoint?',
+        body: (
+          <p>
+            No event is sent to <code>{endpoint.url}</code> any more, and its delivery log is deleted.
+          </p>
+        ),
+        confirmLabel: 'Remove endpoint',
+        danger: true,
+      },
+      () =>
+        void act(async () => {
+          await api<void>('DELETE', path`/projects/${slug}/webhooks/${endpoint.id}`)
+          setEndpoints((list) => (list ?? []).filter((e) => e.id !== endpoint.id))
+          return `${endpoint.url} is removed.`
+        }),
+    )
+
+  return (
+    <>
+      <h2 tabIndex={-1}>Webhooks</h2>
+      <p class="help-text">
+        Events of this project are POSTed to your endpoints as they happen, signed per{' '}
+        <a href="https://www.standardwebhooks.com/" rel="noreferrer">
+          Standard Webhooks
+        </a>
+        , and retried for about 3 days until your endpoint answers 2xx.
+      </p>
+      <NewEndpointForm
+        slug={slug}
+        onCreated={(endpoint) => {
+          setSecret({ endpoint, rotated: false })
+          setStatus(null)
+          setEndpoints((list) => [...(list ?? []), endpoint])
+        }}
+      />
+      {secret && (
+        <NewSecret
+          endpoint={secret.endpoint}
+          rotated={secret.rotated}
+          onDone={() => setSecret(null)}
+        />
+      )}
+      <StatusMessage text={status || null} />
+      <ErrorMessage error={error} />
+      {endpoints === null && !error && <Loading what="endpoints" />}
+      {endpoints?.length === 0 && <p>This project has no webhook endpoints yet.</p>}
+      {endpoints?.map((endpoint) => (
+        <EndpointCard
+          key={endpoint.id}
+          slug={slug}
+          endpoint={endpoint}
+          onToggle={() => void toggle(endpoint)}
+          onRotate={() => rotate(endpoint)}
+          onRemove={() => remove(endpoint)}
+        />
+      ))}
+      {dialog}
+    </>
+  )
+}
+
+function EndpointState({ endpoint }: { endpoint: WebhookEndpoint }) {
+  if (!endpoint.enabled) return <Badge tone="neutral">Disabled</Badge>
+  if (endpoint.failingSince) {
+    return (
+      <Badge tone="bad">
+        Failing since <DateTime value={endpoint.failingSince} />
+      </Badge>
+    )
+  }
+  return <Badge tone="good">Enabled</Badge>
+}
+
+function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: string; endpoint: WebhookEndpoint; onToggle: () => void; onRotate: () => void; onRemove: () => void }) {
+  const [showLog, setShowLog] = useState(false)
+  const [reload, setReload] = useState(0)
+  const [status, setStatus] = useState<string | null>(null)
+  const test = useSubmit(async () => {
+    setStatus(null)
+    const delivery = await api<WebhookDelivery>('POST', path`/projects/${slug}/webhooks/${endpoint.id}/test`)
+    setStatus(`Test event ${delivery.eventId} is on its way.`)
+    setShowLog(true)
+    setReload((n) => n + 1)
+  })
+  const headingId = `endpoint-${endpoint.id}`
+  return (
+    <section class="card endpoint" aria-labelledby={headingId}>
+      <div class="card-heading">
+        <h3 id={headingId}>
+          <code class="endpoint-url">{endpoint.url}</code>
+        </h3>
+        <EndpointState endpoint={endpoint} />
+      </div>
+      {endpoint.description && <p>{endpoint.description}</p>}
+      {endpoint.disabledReason && <p class="message message-warning">{endpoint.disabledReason}</p>}
+      <p class="endpoint-types">
+        Events:{' '}
+        {endpoint.types.includes(ALL) ? (
+          <strong>all</strong>
+        ) : (
+          endpoint.types.map((type, i) => (
+            <span key={type}>
+              {i > 0 && ', '}
+              <code>{type}</code>
+            </span>
+          ))
+        )}
+      </p>
+      {endpoint.previousSecretExpiresAt && (
+        <p class="help">
+          The previous secret also signs until <DateTime value={endpoint.previousSecretExpiresAt} />.
+        </p>
+      )}
+      <div class="actions">
+        <button type="button" class="button-small" disabled={test.busy} onClick={() => void test.run()}>
+          Send test event<Hidden> to {endpoint.url}</Hidden>
+        </button>
+        <button type="button" class="button-small" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
+          {showLog ? 'Hide deliveries' : 'Deliveries'}
+          <Hidden> of {endpoint.url}</Hidden>
+        </button>
+        <button type="button" class="button-small" onClick={onToggle}>
+          {endpoint.enabled ? 'Disable' : 'Enable'}
+          <Hidden> {endpoint.url}</Hidden>
+        </button>
+        <button type="button" class="button-small" onClick={onRotate}>
+          Rotate secret<Hidden> of {endpoint.url}</Hidden>
+        </button>
+        <button type="button" class="button-small button-danger" onClick={onRemove}>
+          Remove<Hidden> {endpoint.url}</Hidden>
+        </button>
+      </div>
+      <StatusMessage text={status} />
+      <ErrorMessage error={test.error} />
+      {showLog && <DeliveryLog slug={slug} endpoint={endpoint} reload={reload} />}
+    </section>
+  )
+}
+
+function DeliveryState({ delivery }: { delivery: WebhookDelivery }) {
+  if (delivery.state === 'succeeded') return <Badge tone="good">Delivered</Badge>
+  if (delivery.state === 'failed') return <Badge tone="bad">Failed</Badge>
+  return <Badge tone="wait">{delivery.attempts === 0 ? 'Due' : 'Retrying'}</Badge>
+}
+
+/** An endpoint's deliveries, newest first, 20 at a time; older ones on demand. */
+function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: WebhookEndpoint; reload: number }) {
+  const [deliveries, setDeliveries] = useState<WebhookDelivery[] | null>(null)
+  const [more, setMore] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const [status, setStatus] = useState<string | null>(null)
+  const page = async (before?: number) => {
+    const query = before === undefined ? '?limit=20' : `?limit=20&before=${before}`
+    const items = await api<WebhookDelivery[]>('GET', path`/projects/${slug}/webhooks/${endpoint.id}/deliveries` + query)
+    setMore(items.length === 20)
+    return items
+  }
+  const load = () =>
+    page().then(
+      (items) => setDeliveries(items),
+      (caught: unknown) => setError(messageOf(caught)),
+    )
+  useEffect(() => {
+    void load()
+  }, [endpoint.id, reload])
+
+  const redeliver = async (delivery: WebhookDelivery) => {
+    setError(null)
+    try {
+      const again = await api<WebhookDelivery>('POST', path`/projects/${slug}/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`)
+      setDeliveries((list) => [again, ...(list ?? [])])
+      setStatus(`Event ${delivery.eventId} is sent again.`)
+    } catch (caught) {
+      setError(messageOf(caught))
+    }
+  }
+
+  const caption = `Deliveries to ${endpoint.url}`
+  return (
+    <div class="delivery-log">
+      <div class="card-heading">
+        <h4>Deliveries</h4>
+        <button type="button" class="button-small" onClick={() => void load()}>
+          Refresh<Hidden> the deliveries of {endpoint.url}</Hidden>
+        </button>
+      </div>
+      <StatusMessage text={status} />
+      <ErrorMessage error={error} />
+      {deliveries === null && !error && <Loading what="deliveries" />}
+      {deliveries?.length === 0 && <p>No event was sent to this endpoint yet.</p>}
+      {deliveries && deliveries.length > 0 && (
+        <StackedTable kind="deliveries" caption={caption} hideCaption columns={['Event', 'State', 'Attempts', 'Last answer', 'Latency', 'Next retry', 'Actions']}>
+          {deliveries.map((delivery) => (
+            <tr key={delivery.id}>
+              <th scope="row">
+                <code>{delivery.eventType}</code>
+                <span class="muted event-id">{delivery.eventId}</span>
+                <DateTime value={delivery.eventCreatedAt} />
+              </th>
+              <td data-label="State">
+                <DeliveryState delivery={delivery} />
+              </td>
+              <td data-label="Attempts">{delivery.attempts}</td>
+              <td data-label="Last answer">
+                {delivery.lastStatus !== null ? <code>HTTP {delivery.lastStatus}</code> : delivery.lastError ? '' : '—'}
+                {delivery.lastError && delivery.lastStatus === null && <span class="delivery-error">{delivery.lastError}</span>}
+                {delivery.responseExcerpt && <span class="excerpt" title={delivery.responseExcerpt}>{delivery.responseExcerpt.slice(0, 120)}</span>}
+              </td>
+              <td data-label="Latency">{delivery.latencyMs === null ? '—' : `${delivery.latencyMs} ms`}</td>
+              <td data-label="Next retry">
+                <DateTime value={delivery.nextAttemptAt} />
+              </td>
+              <RowActions>
+                <RowButton label="Redeliver" what={`${delivery.eventType} ${delivery.eventId}`} onClick={() => void redeliver(delivery)} />
+              </RowActions>
+            </tr>
+          ))}
+        </StackedTable>
+      )}
+      {more && deliveries && (
+        <button
+          type="button"
+          class="button-small"
+          onClick={() => {
+            const last = deliveries[deliveries.length - 1]
+            if (last) void page(last.id).then((items) => setDeliveries((list) => [...(list ?? []), ...items]), (caught: unknown) => setError(messageOf(caught)))
+          }}
+        >
+          Older deliveries
+        </button>
+      )}
+    </div>
+  )
+}
+
+function NewEndpointForm({ slug, onCreated }: { slug: string; onCreated: (endpoint: NewWebhookEndpoint) => void }) {
+  const [url, setUrl] = useState('')
+  const [description, setDescription] = useState('')
+  const [types, setTypes] = useState<string[]>([ALL])
+  const form = useSubmit(async () => {
+    const body = { url: url.trim(), types, ...(description.trim() && { description: description.trim() }) } as RequestBody<'createWebhookEndpoint'>
+    const endpoint = await api<NewWebhookEndpoint>('POST', path`/projects/${slug}/webhooks`, body)
+    setUrl('')
+    setDescription('')
+    setTypes([ALL])
+    onCreated(endpoint)
+  })
+  const all = types.includes(ALL)
+  const flip = (type: string, on: boolean) => setTypes((list) => (on ? [...list.filter((t) => t !== ALL), type] : list.filter((t) => t !== type)))
+
+  return (
+    <FormCard id="new-webhook" title="Add an endpoint" submitLabel="Add endpoint" form={form}>
+      <div class="field field-wide">
+        <label for="new-webhook-url">URL</label>
+        <input id="new-webhook-url" type="url" required maxLength={2048} placeholder="https://example.com/webhooks" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+      </div>
+      <div class="field">
+        <label for="new-webhook-description">Description</label>
+        <input id="new-webhook-description" maxLength={200} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      </div>
+      <fieldset class="event-types">
+        <legend>Events</legend>
+        <label class="checkbox">
+          <input type="checkbox" checked={all} onChange={(e) => setTypes(e.currentTarget.checked ? [ALL] : [])} /> All events
+        </label>
+        {WEBHOOK_EVENT_TYPES.map((type) => (
+          <label class="checkbox" key={type}>
+            <input type="checkbox" disabled={all} checked={all || types.includes(type)} onChange={(e) => flip(type, e.currentTarget.checked)} /> <code>{type}</code>
+          </label>
+        ))}
+      </fieldset>
+    </FormCard>
+  )
+}
+
+/** The signing secret, this once. */
+function NewSecret({ endpoint, rotated, onDone }: { endpoint: NewWebhookEndpoint; rotated: boolean; onDone: () => void }) {
+  return (
+    <SecretBox title={rotated ? 'New signing secret' : 'Endpoint added'} secret={endpoint.secret} what="secret" testId="new-webhook-secret" refocus="new-webhook-url" onDone={onDone}>
+      <strong>Copy the signing secret now: it will not be shown again.</strong> Verify every event with it (see the webhooks guide); if it is lost, rotate it.
+    </SecretBox>
+  )
+}

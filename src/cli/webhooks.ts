@@ -1,0 +1,147 @@
+/** `adoption-store webhooks …`: a project's webhook endpoints, their secrets and delivery logs. */
+import { type Command, InvalidArgumentError, Option } from 'commander'
+import { commandLineChange } from '../audit/audit.js'
+import { systemClock } from '../clock.js'
+import { ALL_EVENTS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../webhooks/events.js'
+import { webhookSecretBox, webhookSettings } from '../webhooks/webhooks.module.js'
+import type { WebhookDelivery, WebhookEndpoint } from '../webhooks/webhooks.schemas.js'
+import { DEFAULT_OVERLAP_HOURS, WebhooksService } from '../webhooks/webhooks.service.js'
+import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withService } from './common.js'
+
+const TYPES = [...WEBHOOK_EVENT_TYPES, ALL_EVENTS] as readonly string[]
+
+export function registerWebhookCommands(program: Command, cli: CliContext): void {
+  const group = program.command('webhooks').description("manage a project's webhook endpoints: add, list, update, remove, rotate-secret, deliveries, redeliver, test")
+  // Events and due deliveries are sent by the running servers, which look every WEBHOOK_WORKER_INTERVAL_MS.
+  const run = (work: (webhooks: WebhooksService) => Promise<void>) =>
+    withService(cli, (db, config, authChanged) => new WebhooksService(db, systemClock, webhookSecretBox(config), webhookSettings(config), authChanged), work)
+  const project = (command: Command) => command.requiredOption('--project <slug>', 'the project')
+
+  jsonOption(
+    project(group.command('add').description('add an endpoint; its signing secret is shown only this once'))
+      .requiredOption('--url <url>', 'https URL the events are POSTed to')
+      .requiredOption('--types <types>', `comma-separated event types, or * for all: ${TYPES.join(', ')}`, eventTypes)
+      .option('--description <text>', 'what the endpoint is for')
+      .option('--disabled', 'add it disabled'),
+  ).action(async (options: { project: string; url: string; types: string[]; description?: string; disabled?: boolean; json?: boolean }) =>
+    run(async (webhooks) => {
+      const { endpoint, secret } = succeeded(
+        await webhooks.create(options.project, { url: options.url, types: options.types, description: options.description, enabled: !options.disabled }, commandLineChange()),
+      )
+      print(options.json, { ...endpoint, secret }, () =>
+        [`Added webhook endpoint ${endpoint.id} (${endpoint.url}) for ${endpoint.types.join(', ')}.`, 'Its signing secret is shown only this once:', '', `  ${secret}`].join('\n'),
+      )
+    }),
+  )
+
+  jsonOption(project(group.command('list').description("list a project's endpoints (never their secrets)"))).action(async (options: { project: string; json?: boolean }) =>
+    run(async (webhooks) => printList(options.json, succeeded(await webhooks.list(options.project)).endpoints, ENDPOINT_COLUMNS)),
+  )
+
+  jsonOption(
+    project(group.command('update <id>').description("change an endpoint's URL, event types or description, or enable or disable it"))
+      .option('--url <url>', 'new https URL')
+      .option('--types <types>', 'the new comma-separated event types (the whole list)', eventTypes)
+      .option('--description <text>', 'new description ("" clears it)')
+      .addOption(new Option('--enable', 'enable it (clears the reason it was disabled)').conflicts('disable'))
+      .option('--disable', 'disable it'),
+  ).action(async (id: string, options: { project: string; url?: string; types?: string[]; description?: string; enable?: boolean; disable?: boolean; json?: boolean }) =>
+    run(async (webhooks) => {
+      const enabled = options.enable ? true : options.disable ? false : undefined
+      const description = options.description === undefined ? undefined : options.description.trim() === '' ? null : options.description
+      if (options.url === undefined && options.types === undefined && description === undefined && enabled === undefined) {
+        throw new CliError('Nothing to change: give --url, --types, --description, --enable or --disable.')
+      }
+      const { endpoint } = succeeded(await webhooks.update(options.project, id, { url: options.url, types: options.types, description, enabled }, commandLineChange()))
+      print(options.json, endpoint, () => `Updated webhook endpoint ${endpoint.id}: ${describe(endpoint)}`)
+    }),
+  )
+
+  jsonOption(project(group.command('remove <id>').description('remove an endpoint and its delivery log'))).action(async (id: string, options: { project: string; json?: boolean }) =>
+    run(async (webhooks) => {
+      succeeded(await webhooks.remove(options.project, id, commandLineChange()))
+      print(options.json, { id, removed: true }, () => `Removed webhook endpoint ${id}`)
+    }),
+  )
+
+  jsonOption(
+    project(group.command('rotate-secret <id>').description('a new signing secret, shown only this once; the previous one signs too during the overlap')).option(
+      '--overlap-hours <hours>',
+      `how long the previous secret keeps signing too (0..168; 0 ends it at once)`,
+      wholeNumber(0),
+      DEFAULT_OVERLAP_HOURS,
+    ),
+  ).action(async (id: string, options: { project: string; overlapHours: number; json?: boolean }) =>
+    run(async (webhooks) => {
+      if (options.overlapHours > 168) throw new CliError('--overlap-hours is at most 168 (7 days).')
+      const { endpoint, secret } = succeeded(await webhooks.rotateSecret(options.project, id, options.overlapHours, commandLineChange()))
+      print(options.json, { ...endpoint, secret }, () =>
+        [
+          `Rotated the signing secret of ${endpoint.id}.`,
+          endpoint.previousSecretExpiresAt ? `The previous secret also signs until ${endpoint.previousSecretExpiresAt}.` : 'The previous secret no longer signs.',
+          'The new secret is shown only this once:',
+          '',
+          `  ${secret}`,
+        ].join('\n'),
+      )
+    }),
+  )
+
+  jsonOption(
+    project(group.command('deliveries <id>').description("an endpoint's delivery log, newest first"))
+      .option('--before <deliveryId>', 'only deliveries with a smaller id (the next page)', wholeNumber(1))
+      .option('--limit <n>', 'at most this many (1..100)', wholeNumber(1), 20),
+  ).action(async (id: string, options: { project: string; before?: number; limit: number; json?: boolean }) =>
+    run(async (webhooks) => {
+      if (options.limit > 100) throw new CliError('--limit is at most 100.')
+      const { page } = succeeded(await webhooks.deliveries(options.project, id, { before: options.before, limit: options.limit }))
+      printList(options.json, page.items, DELIVERY_COLUMNS)
+    }),
+  )
+
+  jsonOption(project(group.command('redeliver <id> <deliveryId>').description("send a delivery's event again, once (the same webhook-id)"))).action(
+    async (id: string, deliveryId: string, options: { project: string; json?: boolean }) =>
+      run(async (webhooks) => {
+        const { delivery } = succeeded(await webhooks.redeliver(options.project, id, wholeNumber(1)(deliveryId), commandLineChange()))
+        print(options.json, delivery, () => `Delivery ${delivery.id} of event ${delivery.eventId} (${delivery.eventType}) is due now; the servers send it.`)
+      }),
+  )
+
+  jsonOption(project(group.command('test <id>').description(`send a ${TEST_EVENT_TYPE} event to the endpoint, once`))).action(async (id: string, options: { project: string; json?: boolean }) =>
+    run(async (webhooks) => {
+      const { delivery } = succeeded(await webhooks.sendTest(options.project, id, commandLineChange()))
+      print(options.json, delivery, () => `Test event ${delivery.eventId} is due now as delivery ${delivery.id}; the servers send it.`)
+    }),
+  )
+}
+
+const ENDPOINT_COLUMNS: Record<string, (endpoint: WebhookEndpoint) => string> = {
+  ID: (e) => e.id,
+  URL: (e) => e.url,
+  TYPES: (e) => e.types.join(','),
+  ENABLED: (e) => (e.enabled ? 'yes' : `no${e.disabledReason ? ` (${e.disabledReason})` : ''}`),
+  'FAILING SINCE': (e) => e.failingSince ?? '',
+  CREATED: (e) => e.createdAt,
+}
+
+const DELIVERY_COLUMNS: Record<string, (delivery: WebhookDelivery) => string> = {
+  ID: (d) => String(d.id),
+  EVENT: (d) => `${d.eventType} ${d.eventId}`,
+  STATE: (d) => d.state,
+  ATTEMPTS: (d) => String(d.attempts),
+  STATUS: (d) => (d.lastStatus === null ? '' : String(d.lastStatus)),
+  'LATENCY MS': (d) => (d.latencyMs === null ? '' : String(d.latencyMs)),
+  'NEXT ATTEMPT': (d) => d.nextAttemptAt ?? '',
+  ERROR: (d) => d.lastError ?? '',
+}
+
+function describe(endpoint: WebhookEndpoint): string {
+  return `${endpoint.url} for ${endpoint.types.join(', ')}, ${endpoint.enabled ? 'enabled' : 'disabled'}`
+}
+
+function eventTypes(value: string): string[] {
+  const types = value.split(',').map((type) => type.trim()).filter(Boolean)
+  const unknown = types.filter((type) => !TYPES.includes(type))
+  if (types.length === 0 || unknown.length > 0) throw new InvalidArgumentError(`use event types from: ${TYPES.join(', ')}${unknown.length > 0 ? ` (not: ${unknown.join(', ')})` : ''}.`)
+  return types
+}

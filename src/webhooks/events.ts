@@ -1,0 +1,35 @@
+/**
+ * The event catalogue: every event type a webhook endpoint can subscribe to, and when it fires.
+ * The admin API's `types`, the CLI's `--types`, the OpenAPI `webhooks` section and the docs take
+ * their values from here.
+ */
+export const WEBHOOK_EVENTS = {
+  'pet.created': 'An animal was added (POST /v1/pets).',
+  'pet.updated': "An animal's name or category was changed (its status moves with orders: see the order events).",
+  'pet.deleted': 'An animal was removed.',
+  'order.placed': 'An adoption order was placed; its animal is now pending.',
+  'order.approved': 'An adoption order was approved.',
+  'order.delivered': 'An adoption order was delivered; its animal is sold.',
+  'order.cancelled': 'An adoption order was cancelled; its animal is available again.',
+  'key.created': 'An API key was created (never its secret).',
+  'key.revoked': 'An API key was revoked.',
+  'key.expiring': 'An API key expires in 7 days or less (sent once), and again in 1 day or less (once).',
+  'quota.warning': "80 % of the project's daily request limit is used (once per UTC day).",
+  'quota.exhausted': "The project's daily request limit is used up (once per UTC day).",
+  'ban.started': 'An API key was banned for ignoring 429 answers.',
+  'ban.lifted': "An operator lifted an API key's ban.",
+  'domain.verified': 'A custom domain passed its DNS check.',
+  'domain.failed': 'A custom domain failed its DNS check (sent when it starts failing).',
+  'certificate.issued': "A custom domain's certificate was issued or renewed.",
+  'certificate.failing': "Obtaining or renewing a custom domain's certificate failed (sent when it starts failing).",
+} as const
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENTS
+
+export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[]
+
+/** The event "send test event" sends: to one endpoint, whatever it subscribes to. */
+export const TEST_EVENT_TYPE = 'webhook.test'
+
+/** Subscribes to every event type, present and future. */
+export const ALL_EVENTS = '*'

@@ -1,0 +1,291 @@
+import { sql } from 'kysely'
+import type { Db } from '../db/database.js'
+import { prepare } from '../db/prepared.js'
+import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../db/schema.js'
+
+/** An event to write to the outbox. */
+export interface OutboxEvent {
+  id: string
+  projectId: number
+  type: string
+  /** JSON text of the event's `data`. */
+  data: string
+  createdAt: string
+  dedupeKey: string | null
+}
+
+// The outbox: an event is written only when an enabled endpoint of its project subscribes to its
+// type, and its deliveries (one per such endpoint) with it. Every value comes from a row or is
+// text, so PostgreSQL infers every parameter's type from its column.
+const eventValues = (db: Db, id: string, projectId: number, type: string, createdAt: string, dedupeKey: string | null) =>
+  db
+    .selectFrom('webhook_endpoints as e')
+    .innerJoin('webhook_subscriptions as s', 's.endpoint_id', 'e.id')
+    .where('e.project_id', '=', projectId)
+    .where('e.enabled', '=', 1)
+    .where((eb) => eb.or([eb('s.event_type', '=', type), eb('s.event_type', '=', '*')]))
+    .select([sql<string>`${id}`.as('id'), 'e.project_id', sql<string>`${type}`.as('type'), sql<string>`${createdAt}`.as('created_at'), sql<string | null>`${dedupeKey}`.as('dedupe_key')])
+    .limit(1)
+
+const insertEvent = prepare((db, id: string, projectId: number, type: string, data: string, createdAt: string, dedupeKey: string | null) =>
+  db
+    .insertInto('webhook_events')
+    .columns(['id', 'project_id', 'type', 'created_at', 'dedupe_key', 'data'])
+    .expression(
+      db
+        .selectFrom(eventValues(db, id, projectId, type, createdAt, dedupeKey).as('v'))
+        .select(['v.id', 'v.project_id', 'v.type', 'v.created_at', 'v.dedupe_key', sql<string>`${data}`.as('data')])
+        // SQLite reads `ON CONFLICT` after a SELECT without WHERE as part of a join: this says where it ends.
+        .where(sql<boolean>`1 = 1`),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returning('id'),
+)
+
+/**
+ * SQLite's batched path: the event of the row the statement before it inserted, whose id
+ * (`last_insert_rowid()`, the same connection and transaction) replaces `data.id`.
+ */
+const insertEventOfInsertedRow = prepare((db, id: string, projectId: number, type: string, data: string, createdAt: string) =>
+  db
+    .insertInto('webhook_events')
+    .columns(['id', 'project_id', 'type', 'created_at', 'dedupe_key', 'data'])
+    .expression(
+      db
+        .selectFrom(eventValues(db, id, projectId, type, createdAt, null).as('v'))
+        .select(['v.id', 'v.project_id', 'v.type', 'v.created_at', 'v.dedupe_key', sql<string>`json_set(${data}, '$.id', last_insert_rowid())`.as('data')]),
+    ),
+)
+
+/** The deliveries of an event just written: one per enabled endpoint subscribed to its type. */
+const insertDeliveries = prepare((db, eventId: string, at: string) =>
+  db.insertInto('webhook_deliveries').columns(['event_id', 'endpoint_id', 'project_id', 'state', 'manual', 'attempts', 'next_attempt_at', 'created_at']).expression(
+    db
+      .selectFrom('webhook_events as ev')
+      .innerJoin('webhook_endpoints as e', 'e.project_id', 'ev.project_id')
+      .innerJoin('webhook_subscriptions as s', 's.endpoint_id', 'e.id')
+      .where('ev.id', '=', eventId)
+      .where('e.enabled', '=', 1)
+      .where((eb) => eb.or([eb('s.event_type', '=', eb.ref('ev.type')), eb('s.event_type', '=', '*')]))
+      .select(['ev.id', 'e.id as endpoint_id', 'e.project_id', sql<'pending'>`'pending'`.as('state'), sql<number>`0`.as('manual'), sql<number>`0`.as('attempts'), sql<string>`${at}`.as('next'), sql<string>`${at}`.as('created')]),
+  ),
+)
+
+/** Writes an event and its deliveries; on a transaction, within it. Answers whether the event was written. */
+export async function writeEvent(db: Db, event: OutboxEvent): Promise<boolean> {
+  const [written] = await insertEvent(db, event.id, event.projectId, event.type, event.data, event.createdAt, event.dedupeKey)
+  if (!written) return false
+  await insertDeliveries(db, event.id, event.createdAt)
+  return true
+}
+
+/** The statements of `writeEvent` for the row the statement before them inserted (SQLite's batched path); undefined without one. */
+export function eventOfInsertedRowStatements(db: Db, event: Omit<OutboxEvent, 'dedupeKey'>) {
+  const first = insertEventOfInsertedRow.statement(db, event.id, event.projectId, event.type, event.data, event.createdAt)
+  const second = insertDeliveries.statement(db, event.id, event.createdAt)
+  return first && second ? [first, second] : undefined
+}
+
+const subscribedTypes = prepare((db, projectId: number) =>
+  db
+    .selectFrom('webhook_subscriptions as s')
+    .innerJoin('webhook_endpoints as e', 'e.id', 's.endpoint_id')
+    .select('s.event_type')
+    .distinct()
+    .where('e.project_id', '=', projectId)
+    .where('e.enabled', '=', 1),
+)
+
+/** The event types some enabled endpoint of the project receives (`*`: all). */
+export async function listSubscribedTypes(db: Db, projectId: number): Promise<string[]> {
+  return (await subscribedTypes(db, projectId)).map((row) => row.event_type)
+}
+
+// Endpoints.
+
+export type EndpointWithTypes = WebhookEndpointRow & { types: string[] }
+
+export async function insertEndpoint(db: Db, endpoint: WebhookEndpointRow, types: readonly string[]): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(endpoint).execute()
+  await setSubscriptions(db, endpoint.id, types)
+}
+
+export async function setSubscriptions(db: Db, endpointId: string, types: readonly string[]): Promise<void> {
+  await db.deleteFrom('webhook_subscriptions').where('endpoint_id', '=', endpointId).execute()
+  if (types.length > 0) await db.insertInto('webhook_subscriptions').values(types.map((type) => ({ endpoint_id: endpointId, event_type: type }))).execute()
+}
+
+export async function listEndpoints(db: Db, projectId: number): Promise<EndpointWithTypes[]> {
+  const rows = await db.selectFrom('webhook_endpoints').selectAll().where('project_id', '=', projectId).orderBy('created_at').orderBy('id').execute()
+  return withTypes(db, rows)
+}
+
+export async function findEndpoint(db: Db, projectId: number, id: string): Promise<EndpointWithTypes | undefined> {
+  const row = await db.selectFrom('webhook_endpoints').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+  return row && (await withTypes(db, [row]))[0]
+}
+
+export async function findEndpointsByIds(db: Db, ids: readonly string[]): Promise<WebhookEndpointRow[]> {
+  if (ids.length === 0) return []
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute()
+}
+
+async function withTypes(db: Db, rows: WebhookEndpointRow[]): Promise<EndpointWithTypes[]> {
+  if (rows.length === 0) return []
+  const subscriptions = await db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where(
+      'endpoint_id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .orderBy('event_type')
+    .execute()
+  return rows.map((row) => ({ ...row, types: subscriptions.filter((s) => s.endpoint_id === row.id).map((s) => s.event_type) }))
+}
+
+export async function updateEndpoint(db: Db, id: string, changes: Partial<Omit<WebhookEndpointRow, 'id' | 'project_id'>>): Promise<void> {
+  await db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).execute()
+}
+
+export async function deleteEndpoint(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute()
+  await db.deleteFrom('webhook_subscriptions').where('endpoint_id', '=', id).execute()
+  await db.deleteFrom('webhook_endpoints').where('id', '=', id).execute()
+}
+
+/** After a failed attempt: the endpoint fails since `at`, unless it already did. */
+export async function markEndpointFailing(db: Db, id: string, at: string): Promise<WebhookEndpointRow | undefined> {
+  await db.updateTable('webhook_endpoints').set({ failing_since: at }).where('id', '=', id).where('failing_since', 'is', null).execute()
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function markEndpointHealthy(db: Db, id: string): Promise<void> {
+  await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute()
+}
+
+/** Disables an endpoint that is still enabled; answers whether it was. */
+export async function disableEndpoint(db: Db, id: string, reason: string, at: string): Promise<boolean> {
+  const result = await db.updateTable('webhook_endpoints').set({ enabled: 0, disabled_reason: reason, updated_at: at }).where('id', '=', id).where('enabled', '=', 1).executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+// Deliveries.
+
+/** A delivery with what its attempt needs: the event. */
+export type DeliveryWithEvent = WebhookDeliveryRow & { type: string; data: string; event_created_at: string }
+
+/**
+ * Takes up to `limit` due deliveries of enabled endpoints under a lease, in one statement: on
+ * PostgreSQL rows another instance is taking are skipped (`FOR UPDATE SKIP LOCKED`); SQLite has
+ * one writer, so the statement alone decides. A lease that ran out (its holder died) is due again.
+ */
+export async function claimDueDeliveries(db: Db, dialect: 'sqlite' | 'postgres', holder: string, now: string, leaseUntil: string, limit: number): Promise<WebhookDeliveryRow[]> {
+  let due = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('webhook_endpoints.id').where('webhook_endpoints.enabled', '=', 1))
+    .orderBy('next_attempt_at')
+    .limit(limit)
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked()
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ lease_holder: holder, lease_until: leaseUntil })
+    .where('id', 'in', due)
+    .returningAll()
+    .execute()
+}
+
+export async function findEvents(db: Db, ids: readonly string[]): Promise<WebhookEventRow[]> {
+  if (ids.length === 0) return []
+  return db.selectFrom('webhook_events').selectAll().where('id', 'in', ids).execute()
+}
+
+/** Records an attempt's outcome, if `holder` still holds the lease; answers whether it did. */
+export async function finishAttempt(db: Db, id: number, holder: string, changes: Partial<Omit<WebhookDeliveryRow, 'id'>>): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, lease_holder: null, lease_until: null })
+    .where('id', '=', id)
+    .where('lease_holder', '=', holder)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+export interface DeliveryFilter {
+  endpointId: string
+  /** Only deliveries with a smaller id (newest first). */
+  before?: number | undefined
+  limit: number
+}
+
+export async function listDeliveries(db: Db, filter: DeliveryFilter): Promise<DeliveryWithEvent[]> {
+  let query = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+    .selectAll('d')
+    .select(['ev.type', 'ev.data', 'ev.created_at as event_created_at'])
+    .where('d.endpoint_id', '=', filter.endpointId)
+  if (filter.before !== undefined) query = query.where('d.id', '<', filter.before)
+  return query.orderBy('d.id', 'desc').limit(filter.limit).execute()
+}
+
+export async function findDelivery(db: Db, endpointId: string, id: number): Promise<DeliveryWithEvent | undefined> {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+    .selectAll('d')
+    .select(['ev.type', 'ev.data', 'ev.created_at as event_created_at'])
+    .where('d.endpoint_id', '=', endpointId)
+    .where('d.id', '=', id)
+    .executeTakeFirst()
+}
+
+/** A delivery attempted once, now: a redelivery or a test event. */
+export async function insertManualDelivery(db: Db, delivery: { eventId: string; endpointId: string; projectId: number; at: string }): Promise<number> {
+  const row = await db
+    .insertInto('webhook_deliveries')
+    .values({
+      event_id: delivery.eventId,
+      endpoint_id: delivery.endpointId,
+      project_id: delivery.projectId,
+      state: 'pending',
+      manual: 1,
+      attempts: 0,
+      next_attempt_at: delivery.at,
+      created_at: delivery.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return Number(row.id)
+}
+
+export async function insertPlainEvent(db: Db, event: OutboxEvent): Promise<void> {
+  await db.insertInto('webhook_events').values({ id: event.id, project_id: event.projectId, type: event.type, data: event.data, created_at: event.createdAt, dedupe_key: event.dedupeKey }).execute()
+}
+
+/** When the oldest due delivery of an enabled endpoint was due; undefined when none is due. */
+export async function oldestDue(db: Db, now: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('oldest'))
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('webhook_endpoints.id').where('webhook_endpoints.enabled', '=', 1))
+    .executeTakeFirst()
+  return row?.oldest ?? undefined
+}
+
+/** Forgets finished deliveries, and events without deliveries, older than `before`. */
+export async function purgeBefore(db: Db, before: string): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('state', '<>', 'pending').where('created_at', '<', before).execute()
+  await db
+    .deleteFrom('webhook_events')
+    .where('created_at', '<', before)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries').select('id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
+    .execute()
+}

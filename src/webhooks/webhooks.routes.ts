@@ -1,0 +1,189 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { changeOf } from '../auth/admin-access.js'
+import { orThrow } from '../errors.js'
+import { NEXT_LINK_DOC, sendPage } from '../http/pagination.js'
+import { errorResponses, noContent, sendNoContent } from '../openapi/responses.js'
+import { ProjectParamsSchema } from '../projects/projects.schemas.js'
+import {
+  CreateWebhookSchema,
+  DeliveryParamsSchema,
+  DeliveryQuerySchema,
+  RotateSecretSchema,
+  UpdateWebhookSchema,
+  WebhookDeliveriesSchema,
+  WebhookEndpointsSchema,
+  WebhookParamsSchema,
+} from './webhooks.schemas.js'
+import { DEFAULT_OVERLAP_HOURS, type WebhooksService } from './webhooks.service.js'
+
+const WEBHOOKS = { tags: ['webhooks'] } as const
+const NO_STORE = { 'Cache-Control': { type: 'string', description: '`no-store`: the secret must not be kept by any cache' } } as const
+const CHANGE_ERRORS = [400, 401, 403, 404, 413, 415, 500, 503] as const
+
+/** A project's webhook endpoints and their delivery logs (admin API, `/admin/v1`). */
+export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
+  app.get(
+    '/projects/:slug/webhooks',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'listWebhookEndpoints',
+        summary: "List a project's webhook endpoints",
+        description: 'Every endpoint of the project, oldest first, disabled ones included with the reason. Secrets are never listed.',
+        params: ProjectParamsSchema,
+        response: { 200: { description: "The project's endpoints", ...WebhookEndpointsSchema }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request) => orThrow(await webhooks.list(request.adminProject.slug)).endpoints,
+  )
+
+  app.post(
+    '/projects/:slug/webhooks',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'createWebhookEndpoint',
+        'x-audit-action': 'webhook.created',
+        summary: 'Add a webhook endpoint',
+        description:
+          'Events of the given types are POSTed to the URL, signed per Standard Webhooks. The answer carries the signing secret (`secret`, `whsec_…`) this once, with `Cache-Control: no-store`; it is stored sealed and never shown again (rotate it to get a new one). The URL must be https, and must not point at a loopback, private, link-local or metadata address unless the operator allows that network (`WEBHOOK_ALLOWED_NETWORKS`; plain http only there).',
+        params: ProjectParamsSchema,
+        body: CreateWebhookSchema,
+        response: { 201: { description: 'The endpoint, with its secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const { endpoint, secret } = orThrow(await webhooks.create(request.adminProject.slug, request.body, changeOf(request)))
+      return reply.code(201).header('cache-control', 'no-store').send({ ...endpoint, secret })
+    },
+  )
+
+  app.get(
+    '/projects/:slug/webhooks/:endpointId',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'getWebhookEndpoint',
+        summary: 'Get a webhook endpoint',
+        description: 'The endpoint, its event types and state. Its secret is never shown.',
+        params: WebhookParamsSchema,
+        response: { 200: { description: 'The endpoint', ...Type.Ref('WebhookEndpoint') }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request) => orThrow(await webhooks.get(request.adminProject.slug, request.params.endpointId)).endpoint,
+  )
+
+  app.patch(
+    '/projects/:slug/webhooks/:endpointId',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'updateWebhookEndpoint',
+        'x-audit-action': 'webhook.updated',
+        summary: 'Change a webhook endpoint',
+        description:
+          'Changes the URL, the event types (the whole list), the description, or enables or disables it. Enabling an endpoint the service disabled clears its reason, and its deliveries still due are sent. Events written while it is disabled are not sent to it.',
+        params: WebhookParamsSchema,
+        body: UpdateWebhookSchema,
+        response: { 200: { description: 'The endpoint, changed', ...Type.Ref('WebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS) },
+      },
+    },
+    async (request) => orThrow(await webhooks.update(request.adminProject.slug, request.params.endpointId, request.body, changeOf(request))).endpoint,
+  )
+
+  app.delete(
+    '/projects/:slug/webhooks/:endpointId',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'deleteWebhookEndpoint',
+        'x-audit-action': 'webhook.deleted',
+        summary: 'Remove a webhook endpoint',
+        description: 'No event is sent to it any more; its delivery log goes with it.',
+        params: WebhookParamsSchema,
+        response: { ...noContent('Removed'), ...errorResponses(...CHANGE_ERRORS) },
+      },
+    },
+    async (request, reply) => sendNoContent(reply, webhooks.remove(request.adminProject.slug, request.params.endpointId, changeOf(request))),
+  )
+
+  app.post(
+    '/projects/:slug/webhooks/:endpointId/rotate-secret',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'rotateWebhookSecret',
+        'x-audit-action': 'webhook.secret_rotated',
+        summary: "Rotate a webhook endpoint's signing secret",
+        description:
+          'A new secret, shown this once. During the overlap (default 24 hours) every attempt carries two signatures in `webhook-signature`, one per secret, so the receiver can switch secrets without losing an event.',
+        params: WebhookParamsSchema,
+        body: Type.Optional(RotateSecretSchema),
+        response: { 200: { description: 'The endpoint, with its new secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const overlap = request.body?.overlapHours ?? DEFAULT_OVERLAP_HOURS
+      const { endpoint, secret } = orThrow(await webhooks.rotateSecret(request.adminProject.slug, request.params.endpointId, overlap, changeOf(request)))
+      return reply.header('cache-control', 'no-store').send({ ...endpoint, secret })
+    },
+  )
+
+  app.get(
+    '/projects/:slug/webhooks/:endpointId/deliveries',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'listWebhookDeliveries',
+        summary: "List a webhook endpoint's deliveries",
+        description:
+          'The delivery log, newest first: each event sent to the endpoint, its attempts, state, last status, latency and excerpt of the answer, and when the next attempt is due. Kept for 30 days. When more exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor).',
+        params: WebhookParamsSchema,
+        querystring: DeliveryQuerySchema,
+        response: { 200: { description: 'A page of deliveries, newest first', headers: NEXT_LINK_DOC, ...WebhookDeliveriesSchema }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { slug, endpointId: id } = request.params
+      const { limit = 20, before } = request.query
+      const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before }))
+      return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/webhooks/${encodeURIComponent(id)}/deliveries`, { limit }, 'before')
+    },
+  )
+
+  app.post(
+    '/projects/:slug/webhooks/:endpointId/deliveries/:deliveryId/redeliver',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'redeliverWebhook',
+        'x-audit-action': 'webhook.redelivered',
+        summary: 'Send a delivery again',
+        description: "Sends the delivery's event to the endpoint again, once, now: a new delivery with the same `webhook-id`, so a receiver that deduplicates by it sees it once.",
+        params: DeliveryParamsSchema,
+        response: { 202: { description: 'The new delivery, due now', ...Type.Ref('WebhookDelivery') }, ...errorResponses(...CHANGE_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const { endpointId: id, deliveryId } = request.params
+      return reply.code(202).send(orThrow(await webhooks.redeliver(request.adminProject.slug, id, deliveryId, changeOf(request))).delivery)
+    },
+  )
+
+  app.post(
+    '/projects/:slug/webhooks/:endpointId/test',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'sendWebhookTestEvent',
+        'x-audit-action': 'webhook.test_sent',
+        summary: 'Send a test event',
+        description: 'Sends a `webhook.test` event to this endpoint only, once, now, whatever types it subscribes to (a disabled endpoint included). Watch its delivery in the log.',
+        params: WebhookParamsSchema,
+        response: { 202: { description: 'The delivery of the test event, due now', ...Type.Ref('WebhookDelivery') }, ...errorResponses(...CHANGE_ERRORS) },
+      },
+    },
+    async (request, reply) => reply.code(202).send(orThrow(await webhooks.sendTest(request.adminProject.slug, request.params.endpointId, changeOf(request))).delivery),
+  )
+}

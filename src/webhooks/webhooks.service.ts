@@ -1,0 +1,319 @@
+import { type AuditAction, type Change, recordChange } from '../audit/audit.js'
+import { randomBase62 } from '../auth/api-key.js'
+import type { AuthChangeListener } from '../cache/generations.js'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import type { ProjectRow } from '../db/schema.js'
+import type { Outcome } from '../errors.js'
+import { type Page, pageOf } from '../http/pagination.js'
+import { findProjectBySlug } from '../projects/projects.repository.js'
+import type { SecretBox } from '../secret-box.js'
+import { type AddressPolicy, literalRefusal } from './address-guard.js'
+import { TEST_EVENT_TYPE } from './events.js'
+import { newEventId } from './outbox.js'
+import { newSigningSecret } from './signing.js'
+import {
+  deleteEndpoint,
+  type DeliveryWithEvent,
+  type EndpointWithTypes,
+  findDelivery,
+  findEndpoint,
+  insertEndpoint,
+  insertManualDelivery,
+  insertPlainEvent,
+  listDeliveries,
+  listEndpoints,
+  setSubscriptions,
+  updateEndpoint,
+} from './webhooks.repository.js'
+import type { WebhookDelivery, WebhookEndpoint } from './webhooks.schemas.js'
+import { secretContext } from './worker.js'
+
+export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable'>
+
+export interface EndpointInput {
+  url: string
+  types: string[]
+  description?: string | undefined
+  enabled?: boolean | undefined
+}
+
+export interface EndpointChanges {
+  url?: string | undefined
+  types?: string[] | undefined
+  description?: string | null | undefined
+  enabled?: boolean | undefined
+}
+
+export const DEFAULT_OVERLAP_HOURS = 24
+const HOUR_MS = 3_600_000
+
+export function toEndpoint(row: EndpointWithTypes): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    types: row.types as WebhookEndpoint['types'],
+    enabled: row.enabled === 1,
+    disabledReason: row.disabled_reason,
+    previousSecretExpiresAt: row.previous_secret ? row.previous_secret_until : null,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+export function toDelivery(row: DeliveryWithEvent): WebhookDelivery {
+  return {
+    id: Number(row.id),
+    eventId: row.event_id,
+    eventType: row.type,
+    eventCreatedAt: row.event_created_at,
+    state: row.state,
+    manual: row.manual === 1,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    lastAttemptAt: row.last_attempt_at,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    latencyMs: row.last_latency_ms,
+    responseExcerpt: row.response_excerpt,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  }
+}
+
+export interface WebhookSettings {
+  /** Whether any network is allowed despite being private: plain http is accepted only then. */
+  allowsPlainHttp: boolean
+  policy: AddressPolicy
+}
+
+/**
+ * A project's webhook endpoints: add (the signing secret is shown once), list, change, remove,
+ * rotate the secret with an overlap, read the delivery log, redeliver, send a test event. Each
+ * change is recorded in the audit log in its own transaction, never the secret.
+ */
+export class WebhooksService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly box: SecretBox | undefined,
+    private readonly settings: WebhookSettings,
+    /** Told once an endpoint change committed: every instance's outbox reads the subscriptions again. */
+    private readonly authChanged: AuthChangeListener,
+    /** Told once a delivery is due now (a redelivery, a test event). */
+    private readonly onDue: () => void = () => undefined,
+  ) {}
+
+  async list(slug: string): Promise<WebhookResult<{ endpoints: WebhookEndpoint[] }>> {
+    const project = await this.project(slug)
+    if (!project.ok) return project
+    return { ok: true, endpoints: (await listEndpoints(this.db, project.project.id)).map(toEndpoint) }
+  }
+
+  async get(slug: string, id: string): Promise<WebhookResult<{ endpoint: WebhookEndpoint }>> {
+    const found = await this.endpoint(slug, id)
+    return found.ok ? { ok: true, endpoint: toEndpoint(found.endpoint) } : found
+  }
+
+  async create(slug: string, input: EndpointInput, change: Change): Promise<WebhookResult<{ endpoint: WebhookEndpoint; secret: string }>> {
+    const project = await this.project(slug)
+    if (!project.ok) return project
+    const box = this.sealer()
+    if (!box.ok) return box
+    const checked = this.checkInput(input)
+    if (!checked.ok) return checked
+    const at = new Date(this.clock.now()).toISOString()
+    const id = `ep_${randomBase62(16)}`
+    const secret = newSigningSecret()
+    const enabled = input.enabled ?? true
+    const row = {
+      id,
+      project_id: project.project.id,
+      url: checked.url,
+      description: checked.description,
+      enabled: enabled ? 1 : 0,
+      disabled_reason: null,
+      secret: box.box.seal(secret, secretContext(id)),
+      previous_secret: null,
+      previous_secret_until: null,
+      failing_since: null,
+      created_at: at,
+      updated_at: at,
+    }
+    const types = [...new Set(input.types)].sort()
+    await this.changed(change, 'webhook.created', { id, project_id: project.project.id }, { url: checked.url, types, enabled }, (trx) => insertEndpoint(trx, row, types))
+    await this.authChanged()
+    return { ok: true, endpoint: toEndpoint({ ...row, types }), secret }
+  }
+
+  async update(slug: string, id: string, changes: EndpointChanges, change: Change): Promise<WebhookResult<{ endpoint: WebhookEndpoint }>> {
+    const found = await this.endpoint(slug, id)
+    if (!found.ok) return found
+    const before = found.endpoint
+    const checked = this.checkInput({ url: changes.url ?? before.url, types: changes.types ?? before.types, description: changes.description ?? undefined })
+    if (!checked.ok) return checked
+    const at = new Date(this.clock.now()).toISOString()
+    const row = {
+      url: checked.url,
+      description: changes.description === undefined ? before.description : checked.description,
+      updated_at: at,
+      ...(changes.enabled !== undefined && {
+        enabled: changes.enabled ? 1 : 0,
+        // Enabling starts afresh; a person's disabling has no reason to show.
+        disabled_reason: null,
+        ...(changes.enabled && { failing_since: null }),
+      }),
+    }
+    const types = changes.types ? [...new Set(changes.types)].sort() : before.types
+    const details = Object.fromEntries(
+      Object.entries({ url: changes.url && checked.url, types: changes.types && types, description: changes.description, enabled: changes.enabled }).filter(([, value]) => value !== undefined),
+    )
+    await this.changed(change, 'webhook.updated', before, details, async (trx) => {
+      await updateEndpoint(trx, id, row)
+      if (changes.types) await setSubscriptions(trx, id, types)
+    })
+    await this.authChanged()
+    const after = await findEndpoint(this.db, before.project_id, id)
+    return after ? { ok: true, endpoint: toEndpoint(after) } : { ok: false, error: 'not_found', message: `No webhook endpoint "${id}" in project ${slug}.` }
+  }
+
+  async remove(slug: string, id: string, change: Change): Promise<WebhookResult<{ id: string }>> {
+    const found = await this.endpoint(slug, id)
+    if (!found.ok) return found
+    await this.changed(change, 'webhook.deleted', found.endpoint, { url: found.endpoint.url }, (trx) => deleteEndpoint(trx, id))
+    await this.authChanged()
+    return { ok: true, id }
+  }
+
+  /** A new secret, shown this once; the previous one keeps signing too for `overlapHours`. */
+  async rotateSecret(slug: string, id: string, overlapHours: number, change: Change): Promise<WebhookResult<{ endpoint: WebhookEndpoint; secret: string }>> {
+    const found = await this.endpoint(slug, id)
+    if (!found.ok) return found
+    const box = this.sealer()
+    if (!box.ok) return box
+    const now = this.clock.now()
+    const secret = newSigningSecret()
+    const until = overlapHours > 0 ? new Date(now + overlapHours * HOUR_MS).toISOString() : null
+    const changes = {
+      secret: box.box.seal(secret, secretContext(id)),
+      previous_secret: until ? found.endpoint.secret : null,
+      previous_secret_until: until,
+      updated_at: new Date(now).toISOString(),
+    }
+    await this.changed(change, 'webhook.secret_rotated', found.endpoint, { previousSecretExpiresAt: until }, (trx) => updateEndpoint(trx, id, changes))
+    return { ok: true, endpoint: toEndpoint({ ...found.endpoint, ...changes }), secret }
+  }
+
+  /** The delivery log of an endpoint, newest first; `nextAfter` is the `before` cursor of the next page. */
+  async deliveries(slug: string, id: string, query: { before?: number | undefined; limit: number }): Promise<WebhookResult<{ page: Page<WebhookDelivery> }>> {
+    const found = await this.endpoint(slug, id)
+    if (!found.ok) return found
+    const rows = await listDeliveries(this.db, { endpointId: id, before: query.before, limit: query.limit + 1 })
+    return { ok: true, page: pageOf(rows.map(toDelivery), query.limit) }
+  }
+
+  /** Sends a delivery's event again, once, now: a new delivery with the same event id. */
+  async redeliver(slug: string, id: string, deliveryId: number, change: Change): Promise<WebhookResult<{ delivery: WebhookDelivery }>> {
+    const found = await this.endpoint(slug, id)
+    if (!found.ok) return found
+    const original = await findDelivery(this.db, id, deliveryId)
+    if (!original) return { ok: false, error: 'not_found', message: `Webhook endpoint ${id} has no delivery ${deliveryId}.` }
+    const at = new Date(this.clock.now()).toISOString()
+    const newId = await this.changed(
+      change,
+      'webhook.redelivered',
+      found.endpoint,
+      (inserted: number) => ({ eventId: original.event_id, eventType: original.type, deliveryId: inserted, of: deliveryId }),
+      (trx) => insertManualDelivery(trx, { eventId: original.event_id, endpointId: id, projectId: found.endpoint.project_id, at }),
+    )
+    return this.due(id, newId)
+  }
+
+  /** Sends a `webhook.test` event to this endpoint only, once, now, whatever it subscribes to. */
+  async sendTest(slug: string, id: string, change: Change): Promise<WebhookResult<{ delivery: WebhookDelivery }>> {
+    const found = await this.endpoint(slug, id)
+    if (!found.ok) return found
+    const at = new Date(this.clock.now()).toISOString()
+    const eventId = newEventId()
+    const data = { endpointId: id, message: 'A test event sent from Adoption Store: your endpoint receives and verifies events.' }
+    const newId = await this.changed(
+      change,
+      'webhook.test_sent',
+      found.endpoint,
+      (inserted: number) => ({ eventId, deliveryId: inserted }),
+      async (trx) => {
+        await insertPlainEvent(trx, { id: eventId, projectId: found.endpoint.project_id, type: TEST_EVENT_TYPE, data: JSON.stringify(data), createdAt: at, dedupeKey: null })
+        return insertManualDelivery(trx, { eventId, endpointId: id, projectId: found.endpoint.project_id, at })
+      },
+    )
+    return this.due(id, newId)
+  }
+
+  /** Runs a change of an endpoint and its audit entry in one transaction; `details` may depend on what the change made. */
+  private async changed<T>(
+    change: Change,
+    action: AuditAction,
+    endpoint: Pick<EndpointWithTypes, 'id' | 'project_id'>,
+    details: Record<string, unknown> | ((made: T) => Record<string, unknown>),
+    work: (trx: Db) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      const made = await work(trx)
+      await recordChange(trx, this.clock, change, {
+        action,
+        target: { type: 'webhook', id: endpoint.id },
+        projectId: endpoint.project_id,
+        details: typeof details === 'function' ? details(made) : details,
+      })
+      return made
+    })
+  }
+
+  private async due(endpointId: string, deliveryId: number): Promise<WebhookResult<{ delivery: WebhookDelivery }>> {
+    this.onDue()
+    const row = await findDelivery(this.db, endpointId, deliveryId)
+    if (!row) return { ok: false, error: 'not_found', message: `Delivery ${deliveryId} is gone (its endpoint was removed).` }
+    return { ok: true, delivery: toDelivery(row) }
+  }
+
+  private checkInput(input: EndpointInput): { ok: true; url: string; description: string | null } | { ok: false; error: 'invalid_request'; message: string } {
+    const refuse = (message: string) => ({ ok: false as const, error: 'invalid_request' as const, message })
+    let url: URL
+    try {
+      url = new URL(input.url.trim())
+    } catch {
+      return refuse(`"url" is not a URL: use https://host/path.`)
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return refuse(`"url" must be an https URL, not ${url.protocol}.`)
+    if (url.protocol === 'http:' && !this.settings.allowsPlainHttp) {
+      return refuse('"url" must be an https URL: plain http is accepted only when the operator allows private networks (WEBHOOK_ALLOWED_NETWORKS).')
+    }
+    if (url.username || url.password) return refuse('"url" must not carry a user or password: authenticate events by their signature.')
+    if (url.hash) return refuse('"url" must not have a #fragment.')
+    const refused = literalRefusal(this.settings.policy, url.hostname, url.protocol === 'http:')
+    if (refused) return refuse(`"url" is refused: ${refused}.`)
+    const description = input.description?.trim() || null
+    if (description !== null && /\p{Cc}/u.test(description)) return refuse('"description" must not contain control characters.')
+    return { ok: true, url: url.toString(), description }
+  }
+
+  private sealer(): { ok: true; box: SecretBox } | { ok: false; error: 'service_unavailable'; message: string } {
+    if (this.box) return { ok: true, box: this.box }
+    return { ok: false, error: 'service_unavailable', message: 'Webhooks are not configured on this service: set WEBHOOK_ENCRYPTION_KEY (32 bytes, e.g. openssl rand -hex 32), which seals signing secrets at rest.' }
+  }
+
+  private async project(slug: string): Promise<{ ok: true; project: ProjectRow } | { ok: false; error: 'not_found'; message: string }> {
+    const project = await findProjectBySlug(this.db, slug)
+    return project ? { ok: true, project } : { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
+  }
+
+  private async endpoint(slug: string, id: string): Promise<{ ok: true; endpoint: EndpointWithTypes } | { ok: false; error: 'not_found'; message: string }> {
+    const project = await this.project(slug)
+    if (!project.ok) return project
+    // Another project's endpoint is answered exactly like one that does not exist.
+    const endpoint = await findEndpoint(this.db, project.project.id, id)
+    return endpoint ? { ok: true, endpoint } : { ok: false, error: 'not_found', message: `No webhook endpoint "${id}" in project ${slug}.` }
+  }
+}

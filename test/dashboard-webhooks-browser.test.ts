@@ -1,0 +1,93 @@
+/**
+ * The Webhooks tab end to end in Chromium, with a real receiving server: add an endpoint (its
+ * secret shown once), send a test event and see its delivery in the log, watch a failed delivery
+ * and redeliver it, rotate the secret, disable and remove; on a desktop and on a 390 px phone,
+ * with screenshots in test-results/dashboard/.
+ */
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { createUser } from './helpers/accounts.js'
+import { chromiumMissing, dashboardSuite, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
+import { Receiver, validSignatures } from './helpers/receiver.js'
+
+describe('the Webhooks tab in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
+  // The delivery worker runs on its own, as in production, only more often.
+  const suite = dashboardSuite({ config: { webhookEncryptionKey: randomBytes(32).toString('hex'), webhookAllowedNetworks: ['127.0.0.0/8'], webhookWorkerIntervalMs: 100 } })
+  let receiver: Receiver
+  before(async () => {
+    receiver = await Receiver.start()
+  })
+  after(async () => {
+    await receiver?.close()
+  })
+
+  test('add → secret shown once → test event delivered and signed → a failure redelivered → rotate → disable → remove, on desktop and phone', async () => {
+    const { t } = suite
+    const project = await t.project()
+    const user = await createUser(t, { role: 'owner', projects: [project.slug] })
+    const { page } = await suite.newPage()
+    await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/webhooks`)
+    await page.getByRole('heading', { level: 2, name: 'Webhooks' }).waitFor()
+    await textOf(page.getByRole('main'), /This project has no webhook endpoints yet\./)
+
+    // Add, for two event types.
+    await page.getByLabel('URL').fill(receiver.url)
+    await page.getByLabel('All events').uncheck()
+    await page.getByLabel('pet.created').check()
+    await page.getByLabel('order.placed').check()
+    await page.getByRole('button', { name: 'Add endpoint' }).click()
+    const secret = (await page.getByTestId('new-webhook-secret').innerText()).trim()
+    assert.match(secret, /^whsec_/)
+    await screenshot(page, 'webhooks-secret')
+    await page.getByRole('button', { name: 'I have copied the secret' }).click()
+    assert.equal(await page.getByTestId('new-webhook-secret').count(), 0, 'the secret is gone once dismissed')
+    const card = page.getByRole('region', { name: receiver.url })
+    await textOf(card, /Events: order\.placed, pet\.created/)
+
+    // A test event reaches the receiver, signed with the secret shown, and shows in the log.
+    await card.getByRole('button', { name: `Send test event to ${receiver.url}` }).click()
+    const [received] = await receiver.waitFor('webhook.test')
+    assert.equal(validSignatures(received!, secret).length, 1)
+    const log = card.getByRole('table', { name: `Deliveries to ${receiver.url}` })
+    await card.getByRole('button', { name: `Refresh the deliveries of ${receiver.url}` }).click()
+    await textOf(log, /webhook\.test[\s\S]*Delivered[\s\S]*HTTP 204/)
+
+    // A failure, then a redelivery of it.
+    receiver.fallback = { status: 500, body: 'not today' }
+    await card.getByRole('button', { name: `Send test event to ${receiver.url}` }).click()
+    await receiver.waitFor('webhook.test', 2)
+    await card.getByRole('button', { name: `Refresh the deliveries of ${receiver.url}` }).click()
+    await textOf(log, /Failed[\s\S]*HTTP 500[\s\S]*not today/)
+    receiver.fallback = { status: 200 }
+    await log.getByRole('button', { name: /^Redeliver webhook\.test/ }).first().click()
+    await receiver.waitFor('webhook.test', 3)
+    assert.equal(receiver.received[2]!.id, receiver.received[1]!.id, 'the same event id again')
+    await card.getByRole('button', { name: `Refresh the deliveries of ${receiver.url}` }).click()
+    await textOf(log.locator('tbody tr').first(), /Delivered/)
+    await screenshot(page, 'webhooks')
+
+    // On a phone: nothing wider than the screen, the log stacked.
+    await page.setViewportSize(PHONE)
+    assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'no sideways scroll on a phone')
+    await screenshot(page, 'webhooks-phone')
+    await page.setViewportSize({ width: 1280, height: 900 })
+
+    // Rotate: a new secret, shown once; both sign for a day.
+    await card.getByRole('button', { name: `Rotate secret of ${receiver.url}` }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click()
+    const rotated = (await page.getByTestId('new-webhook-secret').innerText()).trim()
+    assert.notEqual(rotated, secret)
+    await page.getByRole('button', { name: 'I have copied the secret' }).click()
+    await textOf(card, /The previous secret also signs until/)
+
+    // Disable, then remove.
+    await card.getByRole('button', { name: `Disable ${receiver.url}` }).click()
+    await textOf(card, /Disabled/)
+    await card.getByRole('button', { name: `Remove ${receiver.url}` }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove endpoint' }).click()
+    await textOf(page.getByRole('main'), /is removed\./)
+    assert.equal(await page.getByRole('region', { name: receiver.url }).count(), 0)
+    await suite.closePages()
+  })
+})

@@ -1,0 +1,457 @@
+/**
+ * Webhooks end to end, on the suite's back end (TEST_DIALECT), to a real HTTP receiver: each
+ * event type from its real trigger, written with its change (or not at all), signed per Standard
+ * Webhooks (checked here with node:crypto), retried on the documented schedule, and refused for
+ * addresses the operator did not allow.
+ */
+import assert from 'node:assert/strict'
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
+import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../src/webhooks/worker.js'
+import { admin } from './helpers/admin.js'
+import { bearer, ManualClock, type TestApp } from './helpers/app.js'
+import { assertSigned, type Received, Receiver, validSignatures } from './helpers/receiver.js'
+import { addEndpoint, createWebhooksApp, deliverAll, deliveriesOf } from './helpers/webhooks.js'
+
+const DAY_MS = 86_400_000
+
+let receiver: Receiver
+let t: TestApp
+let clock: ManualClock
+
+beforeEach(async () => {
+  receiver = await Receiver.start()
+  clock = new ManualClock()
+  t = await createWebhooksApp({}, { clock })
+})
+
+afterEach(async () => {
+  await t.close()
+  await receiver.close()
+})
+
+async function countRows(table: 'webhook_events' | 'webhook_deliveries'): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(t.database.db)
+  return Number(rows[0]?.n ?? 0)
+}
+
+async function post(url: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
+  return t.request({
+    method: 'POST',
+    url,
+    headers: { ...bearer(key), ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { payload: JSON.stringify(body) }),
+  })
+}
+
+describe('events from their triggers', () => {
+  test('pet.created: the animal as the API shows it, with its real id, signed; batched and idempotent paths alike', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    assert.match(endpoint.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+
+    // Several at once: they join one group commit, each with its event.
+    const created = await Promise.all(['Rex', 'Tom', 'Kit'].map((name) => post('/v1/pets', project.key, { name, categoryId: 3 })))
+    const idempotent = await post('/v1/pets', project.key, { name: 'Ida', categoryId: 4 }, { 'idempotency-key': 'once-1' })
+    const replay = await post('/v1/pets', project.key, { name: 'Ida', categoryId: 4 }, { 'idempotency-key': 'once-1' })
+    assert.equal(replay.headers['idempotent-replayed'], 'true')
+    await deliverAll(t)
+
+    const events = receiver.of('pet.created')
+    assert.equal(events.length, 4, 'one event per animal, none for the replay')
+    const pets = [...created, idempotent].map((response) => response.json<{ id: number }>())
+    assert.deepEqual(events.map((e) => e.event.data).sort((a, b) => Number(a.id) - Number(b.id)), pets.sort((a, b) => a.id - b.id))
+    for (const event of events) {
+      assertSigned(event, endpoint.secret)
+      assert.match(event.event.timestamp, /^\d{4}-\d{2}-\d{2}T/)
+    }
+    assert.equal(new Set(events.map((e) => e.id)).size, 4)
+  })
+
+  test('pet.updated and pet.deleted through /v1 and the admin API, the admin API\'s animals and orders like /v1; a refused removal writes nothing', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created', 'pet.updated', 'pet.deleted', 'order.placed', 'order.approved'])
+    const send = (method: 'PATCH' | 'DELETE', url: string, body?: unknown) =>
+      t.request({ method, url, headers: { ...bearer(project.key), ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { payload: JSON.stringify(body) }) })
+    const rex = (await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })).json<{ id: number }>()
+    const added = await admin(t, 'POST', `/projects/${project.slug}/animals`, { name: 'Tom', categoryId: 2 })
+    assert.equal(added.statusCode, 201, added.body)
+    const tom = added.json<{ id: number }>()
+    assert.equal((await send('PATCH', `/v1/pets/${rex.id}`, { name: 'Rexy' })).statusCode, 200)
+    assert.equal((await admin(t, 'PATCH', `/projects/${project.slug}/animals/${tom.id}`, { categoryId: 5 })).statusCode, 200)
+    const order = (await post('/v1/store/orders', project.key, { petId: tom.id })).json<{ id: number }>()
+    // An animal with an open order is not removed: no event.
+    assert.equal((await admin(t, 'DELETE', `/projects/${project.slug}/animals/${tom.id}`)).statusCode, 409)
+    assert.equal((await admin(t, 'POST', `/projects/${project.slug}/orders/${order.id}/approve`)).statusCode, 200)
+    assert.equal((await send('DELETE', `/v1/pets/${rex.id}`)).statusCode, 204)
+    await deliverAll(t)
+
+    // Sent side by side, so in no particular order.
+    const byContent = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))
+    const seen = receiver.received.map((r) => [r.event.type, r.event.data]).sort(byContent)
+    assert.deepEqual(seen, [
+      ['order.approved', { id: order.id, petId: tom.id, status: 'approved', createdAt: receiver.of('order.approved')[0]!.event.data.createdAt, complete: false }],
+      ['order.placed', { id: order.id, petId: tom.id, status: 'placed', createdAt: receiver.of('order.placed')[0]!.event.data.createdAt, complete: false }],
+      ['pet.created', { id: rex.id, name: 'Rex', categoryId: 1, status: 'available' }],
+      ['pet.created', { id: tom.id, name: 'Tom', categoryId: 2, status: 'available' }],
+      ['pet.deleted', { id: rex.id, name: 'Rexy', categoryId: 1, status: 'available' }],
+      ['pet.updated', { id: rex.id, name: 'Rexy', categoryId: 1, status: 'available' }],
+      ['pet.updated', { id: tom.id, name: 'Tom', categoryId: 5, status: 'available' }],
+    ].sort(byContent))
+    for (const event of receiver.received) assertSigned(event, endpoint.secret)
+  })
+
+  test('a project without a subscribed endpoint writes no event; another project is not told', async () => {
+    const quiet = await t.project()
+    const other = await t.project()
+    await addEndpoint(t, other.slug, receiver.url, ['order.placed'])
+    assert.equal((await post('/v1/pets', quiet.key, { name: 'Rex', categoryId: 1 })).statusCode, 201)
+    assert.equal((await post('/v1/pets', other.key, { name: 'Rex', categoryId: 1 })).statusCode, 201)
+    assert.equal(await countRows('webhook_events'), 0)
+  })
+
+  test('an endpoint added, disabled or removed is seen by the next create, on every instance', async () => {
+    const project = await t.project()
+    const sibling = await t.sibling()
+    try {
+      await sibling.app.services.webhooks.worker.close()
+      const create = async (on: TestApp, name: string) => {
+        const response = await on.request({ method: 'POST', url: '/v1/pets', headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: JSON.stringify({ name, categoryId: 1 }) })
+        assert.equal(response.statusCode, 201)
+      }
+      // Both instances learn that nobody listens.
+      await create(t, 'Before')
+      await create(sibling, 'Before too')
+      const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+      await create(sibling, 'Seen by the other instance')
+      await create(t, 'Seen here')
+      await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${endpoint.id}`, { enabled: false })
+      await create(sibling, 'Disabled')
+      await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${endpoint.id}`, { enabled: true })
+      await create(sibling, 'Enabled again')
+      await admin(t, 'DELETE', `/projects/${project.slug}/webhooks/${endpoint.id}`)
+      await create(sibling, 'Removed')
+      const { rows } = await sql<{ data: string }>`select data from webhook_events order by created_at, id`.execute(t.database.db)
+      assert.deepEqual(rows.map((row) => (JSON.parse(row.data) as { name: string }).name).sort(), ['Enabled again', 'Seen by the other instance', 'Seen here'])
+    } finally {
+      await sibling.app.close()
+    }
+  })
+
+  test('orders: placed, approved, delivered, cancelled, each with the order; a refused move writes nothing', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['*'])
+    const pet = (await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })).json<{ id: number }>()
+    const pet2 = (await post('/v1/pets', project.key, { name: 'Tom', categoryId: 1 })).json<{ id: number }>()
+    const order = (await post('/v1/store/orders', project.key, { petId: pet.id })).json<{ id: number }>()
+    assert.equal((await post('/v1/store/orders', project.key, { petId: pet.id })).statusCode, 409)
+    await post(`/v1/store/orders/${order.id}/approve`, project.key)
+    await post(`/v1/store/orders/${order.id}/deliver`, project.key)
+    assert.equal((await post(`/v1/store/orders/${order.id}/cancel`, project.key)).statusCode, 409)
+    const second = (await post('/v1/store/orders', project.key, { petId: pet2.id })).json<{ id: number }>()
+    await post(`/v1/store/orders/${second.id}/cancel`, project.key)
+    await deliverAll(t)
+
+    const types = receiver.received.map((r) => `${r.event.type}:${String(r.event.data.id)}`)
+    assert.deepEqual(types.filter((type) => type.startsWith('order.')).sort(), [
+      `order.approved:${order.id}`,
+      `order.cancelled:${second.id}`,
+      `order.delivered:${order.id}`,
+      `order.placed:${order.id}`,
+      `order.placed:${second.id}`,
+    ].sort())
+    const delivered = receiver.of('order.delivered')[0]!
+    assert.deepEqual(delivered.event.data, { id: order.id, petId: pet.id, status: 'delivered', createdAt: delivered.event.data.createdAt, complete: true })
+    for (const event of receiver.received) assertSigned(event, endpoint.secret)
+  })
+
+  test('key.created and key.revoked, never the secret; key.expiring 7 days and 1 day before, once each', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['key.created', 'key.revoked', 'key.expiring'])
+    const created = await admin(t, 'POST', `/projects/${project.slug}/keys`, { name: 'ci', expiresInDays: 10 })
+    const key = created.json<{ id: string; key: string }>()
+    await admin(t, 'DELETE', `/projects/${project.slug}/keys/${key.id}`)
+    const expiring = await t.key(project.slug, { expiresInMs: 10 * DAY_MS, name: 'expiring' })
+    await deliverAll(t)
+    assert.deepEqual(receiver.of('key.created').map((r) => r.event.data.id), [key.id, expiring.id])
+    assert.equal(receiver.of('key.revoked')[0]?.event.data.id, key.id)
+    assert.ok(receiver.of('key.revoked')[0]?.event.data.revokedAt)
+    assert.ok(!receiver.received.some((r) => r.body.includes(key.key) || r.body.includes(expiring.secret)), 'no secret in any event')
+
+    const keys = t.app.services.keys
+    assert.equal(await keys.noticeExpiringKeys(), 0, 'ten days before: nothing')
+    clock.advance(3 * DAY_MS + 1)
+    assert.equal(await keys.noticeExpiringKeys(), 1, 'seven days before: the first notice (the revoked key has none)')
+    assert.equal(await keys.noticeExpiringKeys(), 0, 'once')
+    // Another instance scanning at the same time writes nothing more.
+    const sibling = await t.sibling()
+    try {
+      assert.equal(await sibling.app.services.keys.noticeExpiringKeys(), 0)
+    } finally {
+      await sibling.app.close()
+    }
+    clock.advance(6 * DAY_MS)
+    assert.equal(await keys.noticeExpiringKeys(), 1, 'one day before: the second notice')
+    assert.equal(await keys.noticeExpiringKeys(), 0)
+    clock.advance(DAY_MS)
+    assert.equal(await keys.noticeExpiringKeys(), 0, 'expired: nothing more')
+    await deliverAll(t)
+    const notices = receiver.of('key.expiring')
+    assert.deepEqual(
+      notices.map((r) => [r.event.data.id, r.event.data.noticeDays]),
+      [...EXPIRY_NOTICES].reverse().map((days) => [expiring.id, days]),
+    )
+    for (const event of receiver.received) assertSigned(event, endpoint.secret)
+  })
+
+  test('quota.warning at 80 % of the day and quota.exhausted at 100 %, once per day each', async () => {
+    const project = await t.project({ plan: 'enterprise', perMinute: 1000, perDay: 10 })
+    await addEndpoint(t, project.slug, receiver.url, ['quota.warning', 'quota.exhausted'])
+    const statuses: number[] = []
+    for (let i = 0; i < 14; i++) statuses.push((await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(project.key) })).statusCode)
+    assert.deepEqual(statuses, [...Array(10).fill(200), ...Array(4).fill(429)])
+    // The events are written beside the requests, which do not wait for them.
+    await waitForRows(2)
+    await deliverAll(t)
+    assert.deepEqual(
+      receiver.received.map((r) => [r.event.type, r.event.data.used, r.event.data.limit]).sort(),
+      [
+        ['quota.exhausted', 10, 10],
+        ['quota.warning', 8, 10],
+      ],
+    )
+    // The next day starts afresh.
+    clock.advance(DAY_MS)
+    for (let i = 0; i < 10; i++) await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(project.key) })
+    await waitForRows(4)
+  })
+
+  test('ban.started for a key that kept calling while refused; ban.lifted when an operator lifts it', async () => {
+    const project = await t.project({ plan: 'enterprise', perMinute: 1, perDay: 1000 })
+    await addEndpoint(t, project.slug, receiver.url, ['ban.started', 'ban.lifted'])
+    // One request allowed, then 30 refused in the minute, and the next one bans the key.
+    for (let i = 0; i < 40; i++) {
+      const response = await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(project.key) })
+      if (response.json<{ code?: string }>().code === 'api_key_banned') break
+    }
+    const keyId = (await admin(t, 'GET', `/projects/${project.slug}/keys`)).json<{ id: string; bannedUntil: string | null }[]>()[0]!
+    assert.ok(keyId.bannedUntil, 'the key is banned')
+    assert.equal((await admin(t, 'DELETE', `/projects/${project.slug}/keys/${keyId.id}/ban`)).statusCode, 204)
+    await deliverAll(t)
+    const started = receiver.of('ban.started')
+    assert.equal(started.length, 1)
+    assert.equal(started[0]!.event.data.keyId, keyId.id)
+    assert.equal(started[0]!.event.data.until, keyId.bannedUntil)
+    assert.equal(receiver.of('ban.lifted')[0]?.event.data.keyId, keyId.id)
+  })
+})
+
+async function waitForRows(count: number): Promise<void> {
+  const deadline = Date.now() + 5_000
+  while ((await countRows('webhook_events')) < count) {
+    if (Date.now() > deadline) throw new Error(`${count} events not written`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  assert.equal(await countRows('webhook_events'), count)
+}
+
+describe('delivery', () => {
+  test('retries follow the schedule with jitter, with the same webhook-id, until they give up', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    receiver.fallback = { status: 500, body: 'down for maintenance' }
+    await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })
+    await deliverAll(t)
+    for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
+      const [delivery] = await deliveriesOf(t, project.slug, endpoint.id)
+      assert.equal(delivery!.state, 'pending')
+      assert.equal(delivery!.attempts, attempt)
+      assert.equal(delivery!.lastStatus, 500)
+      assert.equal(delivery!.responseExcerpt, 'down for maintenance')
+      const wait = Date.parse(delivery!.nextAttemptAt!) - clock.now()
+      const base = RETRY_SCHEDULE_MS[attempt - 1]!
+      assert.ok(wait >= base * (1 - JITTER) && wait <= base * (1 + JITTER), `attempt ${attempt}: waits ${wait} ms for ${base} ms ±${JITTER * 100} %`)
+      clock.advance(wait - 1)
+      assert.equal(await t.app.services.webhooks.worker.runOnce(), 0, 'not due before its time')
+      clock.advance(1)
+      assert.equal(await t.app.services.webhooks.worker.runOnce(), 1)
+    }
+    const [delivery] = await deliveriesOf(t, project.slug, endpoint.id)
+    assert.equal(delivery!.state, 'failed')
+    assert.equal(delivery!.attempts, MAX_ATTEMPTS)
+    assert.equal(delivery!.nextAttemptAt, null)
+    assert.equal(receiver.received.length, MAX_ATTEMPTS)
+    assert.equal(new Set(receiver.received.map((r) => r.id)).size, 1, 'one webhook-id on every attempt')
+    const total = RETRY_SCHEDULE_MS.reduce((sum, ms) => sum + ms, 0)
+    assert.ok(total > 2.5 * DAY_MS && total < 3.5 * DAY_MS, `about three days in all (${total / DAY_MS} days)`)
+  })
+
+  test('a redirect is not followed, a slow endpoint times out, and only a KiB of an answer is kept', async () => {
+    await t.close()
+    t = await createWebhooksApp({ webhookTimeoutMs: 300 }, { clock })
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    receiver.answers.push({ status: 302, headers: { location: 'http://127.0.0.1:9/elsewhere' } }, 'hang', { status: 400, body: 'x'.repeat(5000) })
+    for (const name of ['A', 'B', 'C']) {
+      await post('/v1/pets', project.key, { name, categoryId: 1 })
+      await deliverAll(t)
+    }
+    const [big, slow, redirected] = await deliveriesOf(t, project.slug, endpoint.id)
+    assert.equal(redirected!.lastStatus, 302)
+    assert.match(redirected!.lastError!, /redirects are not followed/)
+    assert.equal(receiver.received.length, 3, 'nothing was sent to the redirect target')
+    assert.equal(slow!.lastStatus, null)
+    assert.match(slow!.lastError!, /within 300 ms/)
+    assert.equal(big!.lastStatus, 400)
+    assert.equal(big!.responseExcerpt!.length, 1024)
+    for (const delivery of [big, slow, redirected]) assert.equal(delivery!.state, 'pending')
+  })
+
+  test('an endpoint whose every attempt failed for 5 days is disabled with the reason; a success in between resets it', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    receiver.fallback = { status: 503 }
+    await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+    await deliverAll(t)
+    clock.advance(DISABLE_AFTER_MS - DAY_MS)
+    await post('/v1/pets', project.key, { name: 'B', categoryId: 1 })
+    await deliverAll(t)
+    let state = (await admin(t, 'GET', `/projects/${project.slug}/webhooks/${endpoint.id}`)).json<{ enabled: boolean; failingSince: string | null }>()
+    assert.equal(state.enabled, true)
+    assert.ok(state.failingSince)
+    clock.advance(DAY_MS)
+    await post('/v1/pets', project.key, { name: 'C', categoryId: 1 })
+    await deliverAll(t)
+    const disabled = (await admin(t, 'GET', `/projects/${project.slug}/webhooks/${endpoint.id}`)).json<{ enabled: boolean; disabledReason: string }>()
+    assert.equal(disabled.enabled, false)
+    assert.match(disabled.disabledReason, /every delivery attempt failed since .* \(5 days\).*HTTP 503/)
+    const before = receiver.received.length
+    await post('/v1/pets', project.key, { name: 'D', categoryId: 1 })
+    clock.advance(DAY_MS)
+    await deliverAll(t)
+    assert.equal(receiver.received.length, before, 'a disabled endpoint receives nothing')
+
+    // Enabled again, it starts afresh.
+    receiver.fallback = { status: 200 }
+    const enabled = await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${endpoint.id}`, { enabled: true })
+    assert.equal(enabled.json<{ disabledReason: string | null }>().disabledReason, null)
+    await deliverAll(t)
+    state = (await admin(t, 'GET', `/projects/${project.slug}/webhooks/${endpoint.id}`)).json()
+    assert.equal(state.failingSince, null)
+  })
+
+  test('rotation: both secrets sign during the overlap, the new one alone after it', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    const rotated = await admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/rotate-secret`, { overlapHours: 2 })
+    assert.equal(rotated.statusCode, 200, rotated.body)
+    assert.equal(rotated.headers['cache-control'], 'no-store')
+    const { secret, previousSecretExpiresAt } = rotated.json<{ secret: string; previousSecretExpiresAt: string }>()
+    assert.notEqual(secret, endpoint.secret)
+    assert.equal(previousSecretExpiresAt, new Date(clock.now() + 2 * 3_600_000).toISOString())
+    const sentAfterCreating = async (name: string) => {
+      await post('/v1/pets', project.key, { name, categoryId: 1 })
+      await deliverAll(t)
+      return receiver.received[receiver.received.length - 1]!
+    }
+    /** How many signatures the request carries, and how many verify with the new and with the previous secret. */
+    const signatures = (received: Received) => [received.signature.split(' ').length, validSignatures(received, secret).length, validSignatures(received, endpoint.secret).length]
+    assert.deepEqual(signatures(await sentAfterCreating('A')), [2, 1, 1], 'both sign during the overlap')
+    clock.advance(2 * 3_600_000)
+    assert.deepEqual(signatures(await sentAfterCreating('B')), [1, 1, 0], 'the new one alone after it')
+  })
+
+  test('two instances never both send an attempt', async () => {
+    const project = await t.project()
+    await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    for (let i = 0; i < 30; i++) await post('/v1/pets', project.key, { name: `P${i}`, categoryId: 1 })
+    const sibling = await t.sibling()
+    try {
+      await sibling.app.services.webhooks.worker.close()
+      const workers = [t.app.services.webhooks.worker, sibling.app.services.webhooks.worker]
+      await Promise.all(workers.flatMap((worker) => [worker.runOnce(), worker.runOnce()]))
+      await deliverAll(t)
+    } finally {
+      await sibling.app.close()
+    }
+    assert.equal(receiver.received.length, 30)
+    assert.equal(new Set(receiver.received.map((r) => r.id)).size, 30, 'each event once')
+  })
+
+  test('redeliver sends the same event id again, once; a test event reaches a disabled endpoint', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+    await deliverAll(t)
+    const [first] = await deliveriesOf(t, project.slug, endpoint.id)
+    receiver.fallback = { status: 500 }
+    const again = await admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/deliveries/${first!.id}/redeliver`)
+    assert.equal(again.statusCode, 202, again.body)
+    await deliverAll(t)
+    assert.deepEqual(receiver.received.map((r) => r.id), [first!.eventId, first!.eventId])
+    const [manual] = await deliveriesOf(t, project.slug, endpoint.id)
+    assert.equal(manual!.manual, true)
+    assert.equal(manual!.state, 'failed', 'a redelivery is attempted once')
+
+    await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${endpoint.id}`, { enabled: false })
+    receiver.fallback = { status: 204 }
+    const test = await admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/test`)
+    assert.equal(test.statusCode, 202, test.body)
+    assert.equal(test.json<{ eventType: string }>().eventType, 'webhook.test')
+    await deliverAll(t)
+    assert.equal(receiver.of('webhook.test').length, 0, 'not while disabled')
+  })
+})
+
+describe('metrics', () => {
+  test('/metrics counts attempts by outcome, their time, and the age of the oldest due delivery', async () => {
+    const project = await t.project()
+    await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    receiver.answers.push({ status: 500 })
+    await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+    await post('/v1/pets', project.key, { name: 'B', categoryId: 1 })
+    clock.advance(90_000)
+    const metrics = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    assert.match(await metrics(), /^adoption_store_webhook_queue_age_seconds 90$/m, 'two due deliveries, the oldest 90 s late')
+    await deliverAll(t)
+    const text = await metrics()
+    assert.match(text, /^adoption_store_webhook_attempts_total\{outcome="retrying"\} 1$/m)
+    assert.match(text, /^adoption_store_webhook_attempts_total\{outcome="succeeded"\} 1$/m)
+    assert.match(text, /^adoption_store_webhook_attempt_duration_seconds_count 2$/m)
+    assert.match(text, /^adoption_store_webhook_queue_age_seconds 0$/m, 'the retry is not due yet')
+  })
+})
+
+describe('addresses', () => {
+  test('loopback, private, link-local and metadata addresses are refused unless allowed; http only to allowed networks', async () => {
+    await t.close()
+    t = await createWebhooksApp({ webhookAllowedNetworks: [] }, { clock })
+    const project = await t.project()
+    for (const url of ['https://127.0.0.1/hooks', 'https://[::1]/hooks', 'https://10.1.2.3/', 'https://169.254.169.254/latest/meta-data', 'https://[fd00:ec2::254]/', 'https://[::ffff:127.0.0.1]/']) {
+      const refused = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url, types: ['pet.created'] })
+      assert.equal(refused.statusCode, 400, url)
+      assert.match(refused.json<{ message: string }>().message, /refused: .* (loopback|private|linkLocal|uniqueLocal) address/, url)
+    }
+    const http = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: 'http://example.com/hooks', types: ['pet.created'] })
+    assert.equal(http.statusCode, 400)
+    assert.match(http.json<{ message: string }>().message, /must be an https URL/)
+    // Names are judged by what DNS answers when connecting: see webhooks-domains.test.ts.
+    const none = await admin(t, 'GET', `/projects/${project.slug}/webhooks`)
+    assert.deepEqual(none.json(), [])
+  })
+})
+
+describe('without a sealing key', () => {
+  let bare: TestApp
+  before(async () => {
+    bare = await createWebhooksApp({ webhookEncryptionKey: undefined, certificateEncryptionKey: undefined })
+  })
+  after(async () => bare.close())
+  test('adding an endpoint says what to configure', async () => {
+    const project = await bare.project()
+    const response = await admin(bare, 'POST', `/projects/${project.slug}/webhooks`, { url: 'https://example.com/', types: ['pet.created'] })
+    assert.equal(response.statusCode, 503)
+    assert.match(response.json<{ message: string }>().message, /WEBHOOK_ENCRYPTION_KEY/)
+  })
+})
