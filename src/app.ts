@@ -73,7 +73,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   // Revocations, plan changes and webhook endpoint changes reach every instance's caches before the answer.
   const authChanged = () => generations.authChanged()
   // Events are written by the services that make the changes, in their transactions.
-  const webhooks = createWebhooks(config, database, clock, log, generations, authChanged, metrics.webhookObserver)
+  const webhooks = createWebhooks(config, database, clock, log, outage, generations, authChanged, metrics.webhookObserver)
   const { outbox } = webhooks
   metrics.watchWebhookQueue(() => webhooks.worker.queueAgeSeconds())
   const usage = new UsageRecorder(db, clock, log)
@@ -91,7 +91,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   app.decorate('services', { projects, keys, pets, orders, webhooks })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)
-  const domains = await createDomains(config, db, clock, log, outbox, domainsOptions)
+  const domains = await createDomains(config, db, clock, log, outage, outbox, domainsOptions)
   // Started when the app is ready, closed in this order: the last usage counts and the attempts in
   // flight before the database.
   runParts(app, [idempotency, outage, usage, keys, webhooks.worker, generations, limiter, database])

@@ -27,7 +27,7 @@ describe('the /docs reference in Chromium', { skip: chromiumMissing }, () => {
     await t?.close()
   })
 
-  test('renders every operation; "Try it out" exists for pets and not for the store group', async () => {
+  test('renders every operation and webhook event; "Try it out" exists for pets and not for the store group or the events', async () => {
     const page = await browser.newPage()
     const problems = pageProblems(page)
     const outside: string[] = []
@@ -38,18 +38,25 @@ describe('the /docs reference in Chromium', { skip: chromiumMissing }, () => {
     await page.goto(`${base}/docs/`)
     await page.waitForSelector('.opblock', { timeout: 15_000 })
     const operations = await page.$$eval('.opblock', (blocks) =>
-      blocks.map((block) => ({ id: block.id, path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '' })),
+      blocks.map((block) => ({
+        id: block.id,
+        path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '',
+        webhook: block.closest('.webhooks') !== null,
+      })),
     )
-    const doc = t.app.swagger() as unknown as { paths: Record<string, object> }
-    const expected = Object.entries(doc.paths).reduce((count, [, item]) => count + Object.keys(item).length, 0)
-    assert.equal(operations.length, expected, 'every operation of the document is shown')
+    const doc = t.app.swagger() as unknown as { paths: Record<string, object>; webhooks: Record<string, object> }
+    const count = (items: Record<string, object>) => Object.values(items).reduce((sum, item) => sum + Object.keys(item).length, 0)
+    assert.equal(operations.filter((o) => !o.webhook).length, count(doc.paths), 'every operation of the document is shown')
+    assert.deepEqual(operations.filter((o) => o.webhook).map((o) => o.path).sort(), Object.keys(doc.webhooks).sort(), 'every webhook event is shown')
 
-    for (const { id, path } of operations) {
+    for (const { id, path, webhook } of operations) {
       const block = page.locator(`#${id}`)
       await block.locator('.opblock-summary').first().click()
       await block.locator('.opblock-body').waitFor({ timeout: 5_000 })
       const tryOut = await block.locator('button.try-out__btn').count()
-      if (path.startsWith('/store')) assert.equal(tryOut, 0, `${path}: the store group has no live testing panel`)
+      // An event is what the service sends to an endpoint: nothing to try from the page.
+      if (webhook) assert.equal(tryOut, 0, `${path}: a webhook event has no live testing panel`)
+      else if (path.startsWith('/store')) assert.equal(tryOut, 0, `${path}: the store group has no live testing panel`)
       else assert.equal(tryOut, 1, `${path}: "Try it out" is offered`)
     }
     assert.deepEqual(outside, [], 'nothing is loaded from another host')

@@ -1,14 +1,21 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { isDatabaseUnavailable } from './errors.js'
 
 /** How often an unavailable database is asked whether it answers again. */
 const PROBE_INTERVAL_MS = 1_000
 
+/** Where background work (the workers of domains and webhooks) tells its failures. */
+export interface FailureLog {
+  /** A database outage is logged once for all that meets it; any other failure as a warning of its own. */
+  failed(err: unknown, message: string, fields?: Record<string, unknown>): void
+}
+
 /**
- * Logs database outages once each: one warning when the first request finds the database
- * unavailable, one line when it answers again. Requests during an outage answer 503 and log
- * nothing more; a line (and a stack) per request would bury the one that matters.
+ * Logs database outages once each: one warning when the first request (or background pass) finds
+ * the database unavailable, one line when it answers again. Requests during an outage answer 503
+ * and log nothing more; a line (and a stack) per request would bury the one that matters.
  */
-export class DatabaseOutage {
+export class DatabaseOutage implements FailureLog {
   private since: number | undefined
   private probe: NodeJS.Timeout | undefined
   private closed = false
@@ -30,6 +37,11 @@ export class DatabaseOutage {
     const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
     this.log.warn({ code, reason: message }, 'database unavailable: requests that need it answer 503 until it answers again')
     this.schedule()
+  }
+
+  failed(err: unknown, message: string, fields: Record<string, unknown> = {}): void {
+    if (isDatabaseUnavailable(err)) this.report(err)
+    else this.log.warn({ ...fields, err }, message)
   }
 
   close(): void {

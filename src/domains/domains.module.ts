@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
+import type { FailureLog } from '../db/outage.js'
 import { ApiError } from '../errors.js'
 import { AcmeAuthority, type CertificateAuthority } from './acme.js'
 import { CertificatesService } from './certificates.service.js'
@@ -42,7 +43,15 @@ export interface DomainsOptions {
 }
 
 /** Builds the feature from configuration: the one place its back ends (DNS, CA, change feed) are chosen. */
-export async function createDomains(config: Config, db: Db, clock: Clock, log: FastifyBaseLogger, outbox: Outbox, options: DomainsOptions = {}): Promise<Domains> {
+export async function createDomains(
+  config: Config,
+  db: Db,
+  clock: Clock,
+  log: FastifyBaseLogger,
+  failures: FailureLog,
+  outbox: Outbox,
+  options: DomainsOptions = {},
+): Promise<Domains> {
   const dns = options.dns ?? new NodeDnsLookup(config.dnsResolvers)
   // Without PLATFORM_DOMAIN nothing is routed by host: no subscription is worth its connections.
   const changes = config.platformDomain ? await createRoutingChanges(db, config, log) : new DatabaseRoutingChanges(db)
@@ -56,7 +65,7 @@ export async function createDomains(config: Config, db: Db, clock: Clock, log: F
     issuer,
     router: new HostRouter(db, config, changes),
     certificates: new CertificateStore(db, box, changes),
-    worker: new DomainWorker(db, clock, service, issuer, log, config.domainWorkerIntervalMs),
+    worker: new DomainWorker(db, clock, service, issuer, failures, config.domainWorkerIntervalMs),
     changes,
   }
 }

@@ -1,6 +1,6 @@
-import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import type { FailureLog } from '../db/outage.js'
 import { BackgroundPass, leaseHolder } from '../jobs/background-pass.js'
 import type { CertificatesService } from './certificates.service.js'
 import { claimDomain, findDueDomains, releaseDomain, type WorkKind } from './domains.repository.js'
@@ -29,10 +29,10 @@ export class DomainWorker {
     private readonly clock: Clock,
     private readonly domains: DomainsService,
     private readonly certificates: CertificatesService,
-    private readonly log: FastifyBaseLogger,
+    private readonly failures: FailureLog,
     intervalMs: number,
   ) {
-    this.passes = new BackgroundPass(() => this.runOnce(), intervalMs, (err) => this.log.warn({ err }, 'domains: background pass failed'))
+    this.passes = new BackgroundPass(() => this.runOnce(), intervalMs, (err) => this.failures.failed(err, 'domains: background pass failed'))
   }
 
   start(): void {
@@ -76,7 +76,7 @@ export class DomainWorker {
     try {
       await work()
     } catch (err) {
-      this.log.warn({ err, domainId: id }, 'domains: background work on a domain failed')
+      this.failures.failed(err, 'domains: background work on a domain failed', { domainId: id })
       await releaseDomain(this.db, id, this.holder, {}).catch(() => undefined)
     }
   }

@@ -3,6 +3,7 @@ import type { AuthChangeListener, Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { DatabaseHandle } from '../db/database.js'
+import type { FailureLog } from '../db/outage.js'
 import { SecretBox } from '../secret-box.js'
 import { AddressPolicy } from './address-guard.js'
 import { Outbox } from './outbox.js'
@@ -33,6 +34,7 @@ export function createWebhooks(
   database: DatabaseHandle,
   clock: Clock,
   log: FastifyBaseLogger,
+  failures: FailureLog,
   generations: Generations,
   authChanged: AuthChangeListener,
   observer: DeliveryObserver,
@@ -40,7 +42,7 @@ export function createWebhooks(
   const box = webhookSecretBox(config)
   const settings = webhookSettings(config)
   const sender = new WebhookSender({ policy: settings.policy, dnsServers: config.dnsResolvers, timeoutMs: config.webhookTimeoutMs })
-  const worker = new WebhookWorker(database.db, database.dialect, clock, box, sender, log, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs })
+  const worker = new WebhookWorker(database.db, database.dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs })
   // New events go out at once on the instance that wrote them; the timer finds the rest.
   const soon = () => setTimeout(() => worker.kick(), 10).unref()
   const outbox = new Outbox(database.db, clock, generations, soon)

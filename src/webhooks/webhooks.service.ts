@@ -120,10 +120,11 @@ export class WebhooksService {
   async create(slug: string, input: EndpointInput, change: Change): Promise<WebhookResult<{ endpoint: WebhookEndpoint; secret: string }>> {
     const project = await this.project(slug)
     if (!project.ok) return project
-    const box = this.sealer()
-    if (!box.ok) return box
+    // What was sent is judged first: a bad request is a 400 even where webhooks are not configured.
     const checked = this.checkInput(input)
     if (!checked.ok) return checked
+    const box = this.sealer()
+    if (!box.ok) return box
     const at = new Date(this.clock.now()).toISOString()
     const id = `ep_${randomBase62(16)}`
     const secret = newSigningSecret()

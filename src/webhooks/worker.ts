@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import type { FailureLog } from '../db/outage.js'
 import { BackgroundPass, leaseHolder } from '../jobs/background-pass.js'
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../db/schema.js'
 import type { SecretBox } from '../secret-box.js'
@@ -85,11 +86,12 @@ export class WebhookWorker {
     private readonly box: SecretBox | undefined,
     private readonly sender: WebhookSender,
     private readonly log: FastifyBaseLogger,
+    private readonly failures: FailureLog,
     private readonly observer: DeliveryObserver,
     private readonly options: WorkerOptions,
   ) {
     this.random = options.random ?? Math.random
-    this.passes = new BackgroundPass(() => this.drain(), options.intervalMs, (err) => this.log.warn({ err }, 'webhooks: delivery pass failed'))
+    this.passes = new BackgroundPass(() => this.drain(), options.intervalMs, (err) => this.failures.failed(err, 'webhooks: delivery pass failed'))
   }
 
   start(): void {
@@ -135,7 +137,7 @@ export class WebhookWorker {
         try {
           await this.attempt(row, events.get(row.event_id), endpoints.get(row.endpoint_id))
         } catch (err) {
-          this.log.warn({ err, deliveryId: row.id }, 'webhooks: an attempt could not be made or recorded')
+          this.failures.failed(err, 'webhooks: an attempt could not be made or recorded', { deliveryId: row.id })
         }
       }),
     )
