@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { AccountsService } from './accounts/accounts.service.js'
+import type { ScryptCost } from './accounts/passwords.js'
 import { AuditService } from './audit/audit.service.js'
 import { adminRoutes } from './admin/admin.module.js'
 import { registerAdminApi } from './admin/admin.scope.js'
@@ -34,7 +35,7 @@ import { indexRoutes } from './web/index.routes.js'
 declare module 'fastify' {
   interface FastifyInstance {
     /** The services of projects and keys (the first start's project and key), and of animals, orders and webhooks: for tests' fixtures. */
-    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService; webhooks: Webhooks }
+    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService; webhooks: Webhooks; accounts: AccountsService }
   }
 }
 
@@ -47,13 +48,15 @@ export interface AppOptions {
   logger?: LoggerOption
   /** Custom domains' back ends (DNS, certificate authority); default: from configuration. */
   domains?: DomainsOptions
+  /** What a new password hash costs; default: scrypt at OWASP's minimum (PASSWORD_COST). */
+  passwordCost?: ScryptCost
 }
 
 /**
  * Builds the service: the one composition root. Each feature is built once, here, and handed to
  * its routes. It never listens; `server.ts` does, and tests call `inject` on what this returns.
  */
-export async function buildApp({ config, database, clock = systemClock, logger, domains: domainsOptions }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, database, clock = systemClock, logger, domains: domainsOptions, passwordCost }: AppOptions): Promise<FastifyInstance> {
   const app = createFastify(config, logger)
   const { db } = database
   const log = app.log
@@ -83,12 +86,12 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   }
   const limiter = new RateLimiter(backend, db, clock, { onBan }, outbox, generations.kind === 'shared', log)
   const idempotency = new Idempotency(db, clock, log)
-  const accounts = new AccountsService(db, clock)
+  const accounts = new AccountsService(db, clock, passwordCost)
   const pets = new PetsService(db, clock, idempotency, generations, outbox)
   const orders = new OrdersService(db, clock, idempotency, generations, outbox)
   const projects = new ProjectsService(db, clock, authChanged)
   const keys = new KeysService(db, clock, environment, authChanged, outbox, log)
-  app.decorate('services', { projects, keys, pets, orders, webhooks })
+  app.decorate('services', { projects, keys, pets, orders, webhooks, accounts })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)
   const domains = await createDomains(config, db, clock, log, outage, outbox, domainsOptions)

@@ -27,7 +27,7 @@ import {
   setUserDisabledAt,
   setUserPassword,
 } from './accounts.repository.js'
-import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, verifyDummy, verifyPassword } from './passwords.js'
+import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, PASSWORD_COST, type ScryptCost, verifyDummy, verifyPassword } from './passwords.js'
 import { type Refusal, SignInThrottle } from './sign-in-throttle.js'
 
 export const MIN_PASSWORD_LENGTH = 12
@@ -116,6 +116,8 @@ export class AccountsService implements SessionLookup {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** What a new password hash costs (see passwords.ts). */
+    private readonly passwordCost: ScryptCost = PASSWORD_COST,
   ) {
     this.throttle = new SignInThrottle(db, clock)
   }
@@ -144,7 +146,7 @@ export class AccountsService implements SessionLookup {
 
     const password = request.password ?? generatePassword()
     const oneTimePassword = request.password === undefined ? password : undefined
-    const passwordHash = await hashPassword(password)
+    const passwordHash = await hashPassword(password, this.passwordCost)
     const now = this.clock.now()
     const slugs = projects.rows.map((p) => p.slug)
     try {
@@ -220,7 +222,7 @@ export class AccountsService implements SessionLookup {
     // Hashing takes a while: not for no one, and not while the transaction holds its locks.
     if (!(await this.find(this.db, ref))) return notFound(ref)
     const oneTimePassword = generatePassword()
-    const passwordHash = await hashPassword(oneTimePassword)
+    const passwordHash = await hashPassword(oneTimePassword, this.passwordCost)
     const result = await this.changeUser(ref, change, 'reset', async (trx, row) => {
       const expiresAt = new Date(this.clock.now() + ONE_TIME_PASSWORD_TTL_MS).toISOString()
       const updated = await setUserPassword(trx, row.id, passwordHash, expiresAt)
@@ -266,7 +268,7 @@ export class AccountsService implements SessionLookup {
       return { ok: false, error: 'wrong_password', message: 'The current password is not right: type the password you signed in with.' }
     }
     await this.throttle.succeeded(user.email)
-    const passwordHash = await hashPassword(passwords.newPassword)
+    const passwordHash = await hashPassword(passwords.newPassword, this.passwordCost)
     const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
     const otherSessionsEnded = await this.db.transaction().execute(async (trx) => {
       await setUserPassword(trx, row.id, passwordHash, null)
@@ -291,7 +293,7 @@ export class AccountsService implements SessionLookup {
     if (refusal) return { ok: false, error: 'rate_limited', ...refusal }
 
     const user = await findUserByEmail(this.db, email)
-    const valid = user ? await verifyPassword(password, user.password_hash) : await verifyDummy(password)
+    const valid = user ? await verifyPassword(password, user.password_hash) : await verifyDummy(password, this.passwordCost)
     // A disabled user's failure stays counted, as any other: the throttle tells nothing either.
     if (!user || !valid || user.disabled_at !== null) return WRONG_CREDENTIALS
     await this.throttle.succeeded(email)
@@ -316,7 +318,7 @@ export class AccountsService implements SessionLookup {
       if (tooShort) return tooShort
       if (newPassword === password) return { ok: false, error: 'invalid_request', message: 'Choose a password of your own, not the one-time password.' }
     }
-    const newHash = newPassword === undefined ? undefined : await hashPassword(newPassword)
+    const newHash = newPassword === undefined ? undefined : await hashPassword(newPassword, this.passwordCost)
 
     const token = randomBytes(32).toString('base64url')
     const csrfToken = randomBytes(32).toString('base64url')

@@ -1,7 +1,7 @@
 import { commandLineChange } from '../../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
-import { AccountsService, type Session } from '../../src/accounts/accounts.service.js'
+import type { Session } from '../../src/accounts/accounts.service.js'
 import type { UserRole } from '../../src/db/schema.js'
 import { assertMatchesAdminContract } from './admin.js'
 import type { TestApp } from './app.js'
@@ -16,13 +16,13 @@ export function uniqueEmail(label = 'user'): string {
   return `${label}-${process.pid}-${++counter}@example.test`
 }
 
-/** A user, created as `adoption-store users create` does; an owner needs `projects` (slugs). */
+/** A user, created through the app's own accounts service, as `adoption-store users create` does; an owner needs `projects` (slugs). */
 export async function createUser(
   t: TestApp,
   options: { role?: UserRole; projects?: string[]; email?: string; password?: string } = {},
 ): Promise<{ email: string; password: string }> {
   const { role = 'operator', projects = [], email = uniqueEmail(role), password = TEST_PASSWORD } = options
-  const created = await new AccountsService(t.database.db, t.clock).createUser({ email, role, projects, password }, commandLineChange())
+  const created = await t.app.services.accounts.createUser({ email, role, projects, password }, commandLineChange())
   if (!created.ok) throw new Error(created.message)
   return { email: created.user.email, password }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { ScryptCost } from '../../src/accounts/passwords.js'
 import { type AppOptions, buildApp } from '../../src/app.js'
 import type { Clock } from '../../src/clock.js'
 import { type Config, defineConfig } from '../../src/config.js'
@@ -49,9 +50,18 @@ interface ProjectOptions {
   perDay?: number
 }
 
+/**
+ * What a password hash costs in test apps: scrypt at the smallest cost the service verifies, about
+ * a hundredth of the service's own. The suites are about who may do what, not about scrypt's cost;
+ * test/accounts.test.ts checks the service's own parameters, and the built server's tests use them.
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { ln: 10, r: 8, p: 1 }
+
 export interface TestAppOptions {
   clock?: Clock
   config?: Partial<Config>
+  /** What a new password hash costs; default: TEST_PASSWORD_COST. */
+  passwordCost?: ScryptCost
   /** A pino instance to capture the app's log lines; default: no logs. */
   logger?: AppOptions['logger']
 }
@@ -87,7 +97,7 @@ async function startTestApp(
   const clock = options.clock ?? new ManualClock()
   const database = openDatabase(config)
   await migrateToLatest(database.db)
-  const app = await buildApp({ config, database, clock, logger: options.logger ?? false })
+  const app = await buildApp({ config, database, clock, logger: options.logger ?? false, passwordCost: options.passwordCost ?? TEST_PASSWORD_COST })
   await app.ready()
   // Fixtures are made through the app's own services, as an operator's changes are.
   const { projects, keys } = app.services
