@@ -21,6 +21,7 @@ import fs from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import type { AddressInfo } from 'node:net'
 import { afterEach, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { CLIENT_SCHEMA, generateClientTypes } from '../scripts/client-types.js'
 import {
   AdoptionStoreError,
@@ -713,8 +714,9 @@ describe('against the built server, in real time', () => {
       const key = (JSON.parse(await runCliOk(['keys', 'create', '--project', 'realtime', '--json'], dataDir)) as { key: string }).key
 
       // Start the server with its clock shifted so that its current minute has about 6 s left,
-      // read from the server itself (`RateLimit: "minute";r=..;t=<seconds left>`); adjust and
-      // restart if start-up took longer than planned.
+      // read from the server itself (`RateLimit: "minute";r=..;t=<seconds left>`). Start-up that
+      // took longer than planned is made up for by starting again further into the next minute
+      // (a new window, so the probes never add up); more time left than wanted is waited out.
       let offset = (((54 - (Date.now() / 1000 + 1)) % 60) + 60) % 60
       let server: ServerProcess | undefined
       let secondsLeft = 0
@@ -723,9 +725,13 @@ describe('against the built server, in real time', () => {
         const probe = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
         await probe.body?.cancel()
         secondsLeft = Number(/"minute";r=\d+;t=(\d+)/.exec(probe.headers.get('ratelimit') ?? '')?.[1])
-        if ((secondsLeft >= 3 && secondsLeft <= 12) || tries === 3) break
+        if (secondsLeft >= 3 || tries === 3) break
         await server.stop()
         offset = (offset + secondsLeft - 6 + 60) % 60
+      }
+      if (secondsLeft > 12) {
+        await sleep((secondsLeft - 8) * 1000)
+        secondsLeft = 8
       }
       assert.ok(secondsLeft >= 3 && secondsLeft <= 12, `the server's minute has ${secondsLeft} s left`)
 
