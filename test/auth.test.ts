@@ -1,6 +1,6 @@
 import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
-import { afterEach, beforeEach, describe, test } from 'node:test'
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { REALM } from '../src/auth/api-key.scope.js'
 import { API_KEY_SECURITY as SECURITY_SCHEME } from '../src/openapi/security.js'
@@ -329,22 +329,27 @@ export function assertRateLimitHeaders(response: LightMyRequestResponse, expecte
 
 for (const operation of protectedOperations) {
   describe(`authentication of ${operation.operationId} (${operation.method.toUpperCase()} /v1${operation.path})`, () => {
-    let clock: ManualClock
+    // One app for the operation; each test has projects, animals and orders of its own, and
+    // starts in windows of its own: the clock moves past every minute window the last test used.
+    const clock = new ManualClock()
+    let t: TestApp
     let setup: Setup
     let context: Context
     let slugs: string[]
 
+    before(async () => {
+      t = await createTestApp({ clock })
+    })
+    after(async () => {
+      await t.close()
+    })
     beforeEach(async () => {
-      clock = new ManualClock()
-      const t = await createTestApp({ clock })
+      clock.advance(2 * 60_000)
       const owner = await t.project()
       const other = await t.project()
       slugs = [owner.slug, other.slug]
       context = await prepareContext(t, owner.key)
       setup = { t, clock, owner }
-    })
-    afterEach(async () => {
-      await setup.t.close()
     })
 
     test('a valid key works', async () => {
