@@ -50,7 +50,7 @@ describe('the /docs reference in Chromium', { skip: chromiumMissing }, () => {
     assert.deepEqual(operations.filter((o) => o.webhook).map((o) => o.path).sort(), Object.keys(doc.webhooks).sort(), 'every webhook event is shown')
 
     // Every block opened at once, as a click on each summary does; then each is read.
-    await page.$$eval('.opblock', (blocks) => blocks.forEach((block) => block.querySelector<HTMLElement>('.opblock-summary-control')?.click()))
+    await page.$$eval('.opblock', (blocks) => blocks.forEach((block) => block.querySelector('.opblock-summary-control')?.click()))
     await page.locator('.opblock .opblock-body').nth(operations.length - 1).waitFor({ state: 'attached', timeout: 60_000 })
     for (const { id, path, webhook } of operations) {
       const block = page.locator(`#${id}`)
