@@ -1,13 +1,11 @@
 import { type Change, recordChange } from '../audit/audit.js'
-import type { Generations } from '../cache/generations.js'
-import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { type Outcome, refuse } from '../errors.js'
 import { type Page, pageOf } from '../http/pagination.js'
-import type { ChangeOutcome, Idempotency } from '../idempotency/idempotency.service.js'
+import { DataService } from '../idempotency/data-service.js'
+import type { ChangeOutcome } from '../idempotency/idempotency.service.js'
 import { findOpenOrder, keepPetName } from '../orders/orders.repository.js'
 import type { WebhookEventType } from '../webhooks/events.js'
-import type { Outbox } from '../webhooks/outbox.js'
 import { deletePet, findPet, insertPet, insertPetReported, listPets, type PetFilter, updatePet } from './pets.repository.js'
 import type { NewPet, Pet, PetChanges } from './pets.schemas.js'
 
@@ -27,15 +25,7 @@ export type PetChangeResult = Outcome<{ pet: Pet; replayed: boolean }>
  * transaction holds the change and everything that must commit with it (the audit entry), and
  * the caches hear of it before the method answers.
  */
-export class PetsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly idempotency: Idempotency,
-    private readonly generations: Generations,
-    private readonly outbox: Outbox,
-  ) {}
-
+export class PetsService extends DataService {
   /** One page in ascending id order, and the cursor of the next page when there is one. */
   async list(projectId: number, filter: PetFilter): Promise<Page<Pet>> {
     return pageOf(await listPets(this.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
