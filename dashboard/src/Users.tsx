@@ -1,7 +1,7 @@
 import { type ComponentChildren, Fragment } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf, path, type Project, ROLES, type Session, type User, type UserRole, type UserWithPassword } from './api'
-import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, Modal, RowButton, SecretBox, SelectField, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, Modal, RowButton, SecretBox, SelectField, StatusMessage, TableWrap, useActions, useConfirm, useSubmit } from './components'
 import { Link } from './router'
 
 /** The accounts that sign in to this dashboard: operators only. */
@@ -28,8 +28,7 @@ interface Shown {
 function UserManagement({ self }: { self: string }) {
   const [users, setUsers] = useState<User[] | null>(null)
   const [projects, setProjects] = useState<string[]>([])
-  const [error, setError] = useState<string | null>(null)
-  const [status, setStatus] = useState<string | null>(null)
+  const { status, error, setStatus, setError, act } = useActions()
   const [shown, setShown] = useState<Shown | null>(null)
   const [editing, setEditing] = useState<User | null>(null)
   const { dialog, ask } = useConfirm()
@@ -40,17 +39,6 @@ function UserManagement({ self }: { self: string }) {
   }, [])
 
   const replace = (user: User) => setUsers((list) => (list ?? []).map((u) => (u.id === user.id ? user : u)))
-
-  /** Runs a change of one user: its message on success, the API's on failure. */
-  const act = async (change: () => Promise<string>) => {
-    setError(null)
-    setStatus(null)
-    try {
-      setStatus(await change())
-    } catch (caught) {
-      setError(messageOf(caught))
-    }
-  }
 
   const disable = (user: User) =>
     ask(

@@ -1,14 +1,13 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type NewWebhookEndpoint, path, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
-import { Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage, useConfirm, useSubmit } from './components'
+import { Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage, useActions, useConfirm, useSubmit } from './components'
 
 const ALL = '*'
 
 /** A project's webhook endpoints: add one (its secret shown once), test, rotate, enable or disable, remove, and each one's delivery log. */
 export function Webhooks({ slug }: { slug: string }) {
   const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const [status, setStatus] = useState<string | null>(null)
+  const { status, error, setStatus, setError, act } = useActions()
   const [secret, setSecret] = useState<{ endpoint: NewWebhookEndpoint; rotated: boolean } | null>(null)
   const { dialog, ask } = useConfirm()
 
@@ -19,15 +18,6 @@ export function Webhooks({ slug }: { slug: string }) {
   }, [slug])
 
   const replace = (endpoint: WebhookEndpoint) => setEndpoints((list) => (list ?? []).map((e) => (e.id === endpoint.id ? endpoint : e)))
-  const act = async (work: () => Promise<string>) => {
-    setError(null)
-    setStatus(null)
-    try {
-      setStatus(await work())
-    } catch (caught) {
-      setError(messageOf(caught))
-    }
-  }
 
   const toggle = (endpoint: WebhookEndpoint) =>
     act(async () => {
@@ -204,8 +194,7 @@ function DeliveryState({ delivery }: { delivery: WebhookDelivery }) {
 function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: WebhookEndpoint; reload: number }) {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[] | null>(null)
   const [more, setMore] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-  const [status, setStatus] = useState<string | null>(null)
+  const { status, error, setError, act } = useActions()
   const page = async (before?: number) => {
     const query = before === undefined ? '?limit=20' : `?limit=20&before=${before}`
     const items = await api<WebhookDelivery[]>('GET', path`/projects/${slug}/webhooks/${endpoint.id}/deliveries` + query)
@@ -221,16 +210,12 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
     void load()
   }, [endpoint.id, reload])
 
-  const redeliver = async (delivery: WebhookDelivery) => {
-    setError(null)
-    try {
+  const redeliver = (delivery: WebhookDelivery) =>
+    act(async () => {
       const again = await api<WebhookDelivery>('POST', path`/projects/${slug}/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`)
       setDeliveries((list) => [again, ...(list ?? [])])
-      setStatus(`Event ${delivery.eventId} is sent again.`)
-    } catch (caught) {
-      setError(messageOf(caught))
-    }
-  }
+      return `Event ${delivery.eventId} is sent again.`
+    })
 
   const caption = `Deliveries to ${endpoint.url}`
   return (

@@ -306,6 +306,31 @@ export function useSubmit(action: () => Promise<void>, describe: (caught: unknow
   return { busy, error, run, submit }
 }
 
+/** A page's outcome line: what its last action did (`status`) or why it failed (`error`). */
+export interface Actions {
+  status: string | null
+  error: string | null
+  setStatus: (status: string | null) => void
+  setError: (error: string | null) => void
+  /** Runs an action of the page: clears both lines, then shows its message, or the API's on failure. */
+  act: (action: () => Promise<string>) => Promise<void>
+}
+
+export function useActions(): Actions {
+  const [status, setStatus] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const act = async (action: () => Promise<string>) => {
+    setError(null)
+    setStatus(null)
+    try {
+      setStatus(await action())
+    } catch (caught) {
+      setError(messageOf(caught))
+    }
+  }
+  return { status, error, setStatus, setError, act }
+}
+
 /**
  * `ask(options, action)` opens a confirmation; `action` runs only when confirmed. Render
  * `dialog` somewhere in the page.
