@@ -6,7 +6,7 @@ import { migrations } from '../src/db/migrations/index.js'
 import { insertApiKey, findKeyByHash } from '../src/keys/keys.repository.js'
 import { insertProject } from '../src/projects/projects.repository.js'
 import { deletePet, findPet, insertPet, listPets } from '../src/pets/pets.repository.js'
-import { dialects } from './helpers/databases.js'
+import { dialects, withDatabase } from './helpers/databases.js'
 
 const at = '2026-11-22T12:00:00.000Z'
 
@@ -51,22 +51,17 @@ test('SQLite reads outside a transaction on a read-only connection, beside an op
 for (const dialect of dialects) {
   describe(`repositories on ${dialect.name}`, () => {
     test('migrations are recorded and a second run applies nothing', async () => {
-      const { handle, drop } = await dialect.create()
-      try {
+      await withDatabase(dialect, async (handle) => {
         const again = await migrateToLatest(handle.db)
         assert.deepEqual(again.results, [])
         const applied = await handle.db.selectFrom('schema_migrations' as never).select('name' as never).orderBy('name' as never).execute()
         assert.deepEqual(applied, Object.keys(migrations).map((name) => ({ name })))
         assert.ok(applied.length >= 2)
-      } finally {
-        await drop()
-      }
+      })
     })
 
     test('pets are scoped by project and listed in ascending id order', async () => {
-      const { handle, drop } = await dialect.create()
-      try {
-        const { db } = handle
+      await withDatabase(dialect, async ({ db }) => {
         const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
         const b = await insertProject(db, { slug: 'b', plan: 'free', perMinute: null, perDay: null, createdAt: at })
         const mine = [
@@ -90,15 +85,11 @@ for (const dialect of dialects) {
         )
         assert.equal(await findPet(db, a.id, theirs.id), undefined, "another project's pet is not found")
         assert.equal((await findPet(db, b.id, theirs.id))?.name, 'Max')
-      } finally {
-        await drop()
-      }
+      })
     })
 
     test('migration 0009 keeps every order, id and trigger, drops the cascade from animals to orders, and folds existing names', async () => {
-      const { handle, drop } = await dialect.create({ upTo: '0008-audit-and-user-states' })
-      try {
-        const { db } = handle
+      await withDatabase(dialect, async ({ db }) => {
         const project = await insertProject(db, { slug: 'shelter', plan: 'free', perMinute: null, perDay: null, createdAt: at })
         const pet = async (name: string, status: 'available' | 'pending' | 'sold') =>
           (await db.insertInto('pets').values({ project_id: project.id, name, category_id: 1, status, created_at: at }).returning('id').executeTakeFirstOrThrow()).id
@@ -137,15 +128,11 @@ for (const dialect of dialects) {
           await order(arger, 'cancelled')
           assert.equal(await generation(), was + 1)
         }
-      } finally {
-        await drop()
-      }
+      }, { upTo: '0008-audit-and-user-states' })
     })
 
     test('keys are found by hash with their project and plan; hashes are unique', async () => {
-      const { handle, drop } = await dialect.create()
-      try {
-        const { db } = handle
+      await withDatabase(dialect, async ({ db }) => {
         const project = await insertProject(db, { slug: 'e', plan: 'enterprise', perMinute: 5, perDay: 50, createdAt: at })
         const row = { id: 'key_1', project_id: project.id, prefix: 'as_live_abcd', hash: 'f'.repeat(64), name: null, created_at: at, last_used_at: null, expires_at: null, revoked_at: null }
         await insertApiKey(db, row)
@@ -155,9 +142,7 @@ for (const dialect of dialects) {
           { slug: 'e', plan: 'enterprise', perMinute: 5, perDay: 50 },
         )
         await assert.rejects(insertApiKey(db, { ...row, id: 'key_2' }), 'a duplicate hash is refused')
-      } finally {
-        await drop()
-      }
+      })
     })
   })
 }

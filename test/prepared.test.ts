@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3'
 import { prepare } from '../src/db/prepared.js'
 import { insertPet } from '../src/pets/pets.repository.js'
 import { insertProject } from '../src/projects/projects.repository.js'
-import { dialects } from './helpers/databases.js'
+import { dialects, withDatabase } from './helpers/databases.js'
 
 const at = '2026-11-22T12:00:00.000Z'
 
@@ -17,9 +17,7 @@ const names = prepare((db, projectId: number) => db.selectFrom('pets').select('n
 for (const dialect of dialects) {
   describe(`prepared queries on ${dialect.name}`, () => {
     test('arguments and constants reach their parameters, call after call', async () => {
-      const { handle, drop } = await dialect.create()
-      try {
-        const { db } = handle
+      await withDatabase(dialect, async ({ db }) => {
         const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
         const b = await insertProject(db, { slug: 'b', plan: 'free', perMinute: null, perDay: null, createdAt: at })
         for (const [project, name, status] of [[a, 'Rex', 'sold'], [a, 'Mia', 'available'], [a, 'Max', 'sold'], [b, 'Bo', 'sold']] as const) {
@@ -31,30 +29,22 @@ for (const dialect of dialects) {
         // The builder's own answer, for comparison.
         const built = await db.selectFrom('pets').select('name').where('project_id', '=', a.id).where('status', '=', 'sold').orderBy('id').execute()
         assert.deepEqual(await namesWithStatus(db, a.id, 10), built)
-      } finally {
-        await drop()
-      }
+      })
     })
 
     test('in a transaction, a prepared query runs on the transaction and sees its writes', async () => {
-      const { handle, drop } = await dialect.create()
-      try {
-        const { db } = handle
+      await withDatabase(dialect, async ({ db }) => {
         const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
         const seen = await db.transaction().execute(async (trx) => {
           await insertPet(trx, a.id, { name: 'Rex', categoryId: 1, status: 'sold', createdAt: at })
           return names(trx, a.id)
         })
         assert.deepEqual(seen, [{ name: 'Rex' }])
-      } finally {
-        await drop()
-      }
+      })
     })
 
     test('outside a transaction, a prepared query never sees its uncommitted writes, even when it runs meanwhile', async () => {
-      const { handle, drop } = await dialect.create()
-      try {
-        const { db } = handle
+      await withDatabase(dialect, async ({ db }) => {
         const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
         await insertPet(db, a.id, { name: 'Mia', categoryId: 1, status: 'available', createdAt: at })
         let outside: Promise<{ name: string }[]> | undefined
@@ -70,15 +60,11 @@ for (const dialect of dialects) {
         )
         assert.deepEqual(await outside, [{ name: 'Mia' }], 'the rolled-back animal was never visible outside its transaction')
         assert.deepEqual(await names(db, a.id), [{ name: 'Mia' }])
-      } finally {
-        await drop()
-      }
+      })
     })
 
     test('batched writes made together each get their own row back, and a bad one fails alone', async () => {
-      const { handle, drop } = await dialect.create()
-      try {
-        const { db } = handle
+      await withDatabase(dialect, async ({ db }) => {
         const a = await insertProject(db, { slug: 'a', plan: 'free', perMinute: null, perDay: null, createdAt: at })
         const missingProject = 424242
         const wanted = Array.from({ length: 20 }, (_, i) => `Pet ${i}`)
@@ -95,9 +81,7 @@ for (const dialect of dialects) {
         assert.equal(new Set(created.map((pet) => pet.id)).size, 19)
         const stored = await db.selectFrom('pets').select(['id', 'name']).orderBy('id').execute()
         assert.deepEqual(stored.map((row) => row.id).sort((x, y) => x - y), created.map((pet) => pet.id).sort((x, y) => x - y))
-      } finally {
-        await drop()
-      }
+      })
     })
 
     test('batched writes against a locked database all fail together, with one wait and no retries', { skip: dialect.name !== 'sqlite' && 'PostgreSQL does not batch' }, async () => {
@@ -123,16 +107,13 @@ for (const dialect of dialects) {
     })
 
     test('a failing prepared query rejects with the database error', async () => {
-      const { handle, drop } = await dialect.create()
-      try {
+      await withDatabase(dialect, async (handle) => {
         const missingProject = 424242
         await assert.rejects(insertPet(handle.db, missingProject, { name: 'Rex', categoryId: 1, status: 'sold', createdAt: at }), (error: { code?: string }) => {
           assert.match(String(error.code), /^(SQLITE_CONSTRAINT_FOREIGNKEY|23503)$/)
           return true
         })
-      } finally {
-        await drop()
-      }
+      })
     })
   })
 }

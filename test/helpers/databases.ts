@@ -22,6 +22,16 @@ export interface Dialect {
   create(options?: { upTo?: string }): Promise<TestDatabase>
 }
 
+/** Runs `work` on a fresh, migrated database of `dialect` (see `create`), dropped afterwards whatever happens. */
+export async function withDatabase<T>(dialect: Dialect, work: (handle: DatabaseHandle) => Promise<T>, options?: { upTo?: string }): Promise<T> {
+  const { handle, drop } = await dialect.create(options)
+  try {
+    return await work(handle)
+  } finally {
+    await drop()
+  }
+}
+
 /** Migrates to the latest migration, or up to `upTo` (its name) included. */
 async function migrate(handle: DatabaseHandle, upTo: string | undefined): Promise<void> {
   if (upTo === undefined) {
