@@ -11,21 +11,16 @@
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { ErrorBody } from '../src/errors.js'
 import type { ApiKey } from '../src/keys/keys.service.js'
 import { postgresUrl } from './helpers/databases.js'
 import {
-  assertBuilt,
-  cleanupWithStore,
   cliJson,
-  type CliOptions,
-  type EnvOverrides,
   type InstanceAnswer,
   requestInstance,
   type ServerProcess,
-  sharedStore,
-  type SharedStore,
+  sharedInstances,
   startServer,
   tally,
   waitForWindowRoom,
@@ -87,34 +82,22 @@ async function clockOffset(server: ServerProcess): Promise<{ offset: number; unc
 }
 
 describe('instances with skewed clocks share one limiter through Redis time', () => {
-  let store: SharedStore | undefined
-  let env: EnvOverrides = {}
-  let servers: ServerProcess[] = []
-  const cli = (): CliOptions => ({ env })
-
-  before(
-    async () => {
-      if (skip) return
-      assertBuilt()
-      store = await sharedStore(postgresUrl, redisUrl!)
-      env = {
-        ...store.env,
-        // Only the wall clock moves: timers (libuv's monotonic clock) keep running true.
-        FAKETIME_DONT_FAKE_MONOTONIC: '1',
-        FAKETIME_NO_CACHE: '1',
-      }
+  const { servers, cli } = sharedInstances({
+    skip,
+    redisUrl,
+    // Only the wall clock moves: timers (libuv's monotonic clock) keep running true.
+    extraEnv: { FAKETIME_DONT_FAKE_MONOTONIC: '1', FAKETIME_NO_CACHE: '1' },
+    async start(env) {
       // The CLI (on the real clock) migrates the database first, so the instances do not race.
-      await cliJson(['migrate', '--json'], cli())
-      servers = []
+      await cliJson(['migrate', '--json'], { env })
+      const started: ServerProcess[] = []
       for (const offset of OFFSETS) {
         const wrapper = offset === 0 ? undefined : [faketime!, '-f', `${offset > 0 ? '+' : ''}${offset}s`]
-        servers.push(await startServer({ env, wrapper }))
+        started.push(await startServer({ env, wrapper }))
       }
+      return started
     },
-    { timeout: 60_000 },
-  )
-
-  after(() => (skip ? undefined : cleanupWithStore(store)), { timeout: 30_000 })
+  })
 
   test('the wrapped instances really run ±40 s off the real clock', { skip, timeout: 30_000 }, async (t) => {
     for (const [instance, expected] of OFFSETS.entries()) {

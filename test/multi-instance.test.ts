@@ -10,25 +10,23 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { after, before, describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import pg from 'pg'
 import type { ErrorBody } from '../src/errors.js'
 import type { ApiKey } from '../src/keys/keys.service.js'
 import { postgresUrl } from './helpers/databases.js'
 import {
-  assertBuilt,
   ROOT,
   cleanup,
   cleanupWithStore,
   cliJson,
-  type CliOptions,
   type EnvOverrides,
   freePort,
   requestInstance,
   runCli,
   type ServerProcess,
+  sharedInstances,
   sharedStore,
-  type SharedStore,
   START_TIMEOUT_MS,
   startServer,
   tally,
@@ -82,30 +80,21 @@ async function readiness(server: ServerProcess): Promise<unknown> {
 }
 
 describe(`${INSTANCES} instances sharing one PostgreSQL database and one Redis`, () => {
-  let store: SharedStore | undefined
-  let env: EnvOverrides = {}
-  let servers: ServerProcess[] = []
   let burst: CreatedKey | undefined
-  const cli = (): CliOptions => ({ env })
-
-  before(
-    async () => {
-      if (skip) return
-      assertBuilt()
-      store = await sharedStore(postgresUrl, redisUrl!)
-      env = store.env
+  const { servers, cli } = sharedInstances({
+    skip,
+    redisUrl,
+    async start(env) {
       // The CLI migrates the new database and creates the first project, so the instances start
       // on a non-empty store (the start-up race on an empty one is the other suite's subject).
       burst = await projectWithKey('burst', 'free')
-      servers = await startTogether(INSTANCES, env)
-      for (const server of servers) {
+      const started = await startTogether(INSTANCES, env)
+      for (const server of started) {
         assert.deepEqual(await readiness(server), { status: 'ready', checks: { database: 'ok', limiter: 'redis' } }, server.describe())
       }
+      return started
     },
-    { timeout: 60_000 },
-  )
-
-  after(() => (skip ? undefined : cleanupWithStore(store)), { timeout: 30_000 })
+  })
 
   /** A new project on `plan` (extra args for enterprise limits) and a key of it, through the CLI. */
   async function projectWithKey(slug: string, plan: string, ...extra: string[]): Promise<CreatedKey> {

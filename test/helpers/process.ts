@@ -13,8 +13,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { after, before } from 'node:test'
 import { Redis } from 'ioredis'
-import { dropInBackground, freshPostgresDatabase, testDialect } from './databases.js'
+import { dropInBackground, freshPostgresDatabase, postgresUrl, testDialect } from './databases.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const CLI = path.join(ROOT, 'dist', 'cli.js')
@@ -506,6 +507,40 @@ export async function sharedStore(postgresUrl: string | undefined, redisUrl: str
 export async function cleanupWithStore(store: SharedStore | undefined): Promise<void> {
   await cleanup()
   await store?.drop()
+}
+
+/**
+ * Instances sharing one store, for the describe block this is called in. Before its tests: a
+ * fresh PostgreSQL database and Redis key prefix, whose variables (with `extraEnv`) fill `env`,
+ * then `start` starts the instances into `servers`. After them: every process stopped and the
+ * store dropped. Nothing happens when `skip` says why the block is skipped.
+ */
+export function sharedInstances({
+  skip,
+  redisUrl,
+  extraEnv = {},
+  start,
+}: {
+  skip: string | false
+  redisUrl: string | undefined
+  extraEnv?: EnvOverrides
+  start: (env: EnvOverrides) => Promise<ServerProcess[]>
+}): { env: EnvOverrides; servers: ServerProcess[]; cli: () => CliOptions } {
+  const env: EnvOverrides = {}
+  const servers: ServerProcess[] = []
+  let store: SharedStore | undefined
+  before(
+    async () => {
+      if (skip) return
+      assertBuilt()
+      store = await sharedStore(postgresUrl, redisUrl!)
+      Object.assign(env, store.env, extraEnv)
+      servers.push(...(await start(env)))
+    },
+    { timeout: 60_000 },
+  )
+  after(() => (skip ? undefined : cleanupWithStore(store)), { timeout: 30_000 })
+  return { env, servers, cli: () => ({ env }) }
 }
 
 /**
