@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test'
 import { createUser } from './helpers/accounts.js'
 import { chromiumMissing, dashboardSuite, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 import { Receiver, validSignatures } from './helpers/receiver.js'
+import { eventually } from './helpers/wait.js'
 
 describe('the Webhooks tab in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
   // The delivery worker runs on its own, as in production, only more often.
@@ -50,21 +51,29 @@ describe('the Webhooks tab in Chromium', { skip: chromiumMissing, timeout: 120_0
     const [received] = await receiver.waitFor('webhook.test')
     assert.equal(validSignatures(received!, secret).length, 1)
     const log = card.getByRole('table', { name: `Deliveries to ${receiver.url}` })
-    await card.getByRole('button', { name: `Refresh the deliveries of ${receiver.url}` }).click()
-    await textOf(log, /webhook\.test[\s\S]*Delivered[\s\S]*HTTP 204/)
+    // The worker records an outcome just after the receiver has answered: the log is refreshed
+    // until it shows it.
+    const refreshedUntil = (shown: RegExp, where = log) =>
+      eventually(
+        `${String(where)} shows ${String(shown)}`,
+        async () => {
+          await card.getByRole('button', { name: `Refresh the deliveries of ${receiver.url}` }).click()
+          return shown.test(await where.innerText())
+        },
+        { timeoutMs: 15_000, everyMs: 100 },
+      )
+    await refreshedUntil(/webhook\.test[\s\S]*Delivered[\s\S]*HTTP 204/)
 
     // A failure, then a redelivery of it.
     receiver.fallback = { status: 500, body: 'not today' }
     await card.getByRole('button', { name: `Send test event to ${receiver.url}` }).click()
     await receiver.waitFor('webhook.test', 2)
-    await card.getByRole('button', { name: `Refresh the deliveries of ${receiver.url}` }).click()
-    await textOf(log, /Failed[\s\S]*HTTP 500[\s\S]*not today/)
+    await refreshedUntil(/Failed[\s\S]*HTTP 500[\s\S]*not today/)
     receiver.fallback = { status: 200 }
     await log.getByRole('button', { name: /^Redeliver webhook\.test/ }).first().click()
     await receiver.waitFor('webhook.test', 3)
     assert.equal(receiver.received[2]!.id, receiver.received[1]!.id, 'the same event id again')
-    await card.getByRole('button', { name: `Refresh the deliveries of ${receiver.url}` }).click()
-    await textOf(log.locator('tbody tr').first(), /Delivered/)
+    await refreshedUntil(/Delivered/, log.locator('tbody tr').first())
     await screenshot(page, 'webhooks')
 
     // On a phone: nothing wider than the screen, the log stacked.
