@@ -3,6 +3,7 @@ import { describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { migrateToLatest } from '../src/db/database.js'
 import { migrations } from '../src/db/migrations/index.js'
+import { insertDomain, saveDomainCheck } from '../src/domains/domains.repository.js'
 import { insertApiKey, findKeyByHash } from '../src/keys/keys.repository.js'
 import { insertProject } from '../src/projects/projects.repository.js'
 import { deletePet, findPet, insertPet, listPets } from '../src/pets/pets.repository.js'
@@ -129,6 +130,21 @@ for (const dialect of dialects) {
           assert.equal(await generation(), was + 1)
         }
       }, { upTo: '0008-audit-and-user-states' })
+    })
+
+    test('of concurrent saves of one DNS check outcome, exactly one moves the domain into it (the one that reports it)', async () => {
+      await withDatabase(dialect, async ({ db }) => {
+        const project = await insertProject(db, { slug: 'shop', plan: 'pro', perMinute: null, perDay: null, createdAt: at })
+        const domain = await insertDomain(db, { projectId: project.id, name: 'shop.example.test', apex: false, at })
+        const checked = { state: 'failed' as const, reason: 'no CNAME record', checked_at: at }
+        // Verify beside background re-checks: each its own transaction, at once.
+        const saves = await Promise.all(Array.from({ length: 3 }, () => db.transaction().execute((trx) => saveDomainCheck(trx, domain.id, checked))))
+        assert.deepEqual(saves.map((saved) => saved?.moved).sort(), [false, false, true])
+        assert.ok(saves.every((saved) => saved?.row.state === 'failed' && saved.row.reason === 'no CNAME record'))
+        assert.equal((await saveDomainCheck(db, domain.id, checked))?.moved, false, 'checked again: already failed')
+        assert.equal((await saveDomainCheck(db, domain.id, { ...checked, state: 'verified', reason: null }))?.moved, true)
+        assert.equal(await saveDomainCheck(db, domain.id, checked, 'a-holder-without-the-lease'), undefined, 'a lost lease saves nothing')
+      })
     })
 
     test('keys are found by hash with their project and plan; hashes are unique', async () => {

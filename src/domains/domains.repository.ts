@@ -136,6 +136,30 @@ export async function releaseDomain(db: Db, id: number, holder: string, changes:
     .executeTakeFirst()
 }
 
+/**
+ * Saves a DNS check's outcome (`holder`: only while that lease holds, releasing it). Answers the
+ * row, and whether this save moved the domain into the checked state: the state is compared in
+ * the UPDATE itself, so of concurrent saves of one outcome (Verify beside a background re-check)
+ * exactly one moves it. Nothing when the domain was removed or the lease lost.
+ */
+export async function saveDomainCheck(
+  db: Db,
+  id: number,
+  changes: Updateable<DomainTable> & { state: DomainRow['state'] },
+  holder?: string,
+): Promise<{ row: DomainRow; moved: boolean } | undefined> {
+  const save = (moving: boolean) => {
+    let update = db.updateTable('domains').where('id', '=', id)
+    if (holder !== undefined) update = update.set({ lease_holder: null, lease_until: null }).where('lease_holder', '=', holder)
+    if (moving) update = update.where('state', '<>', changes.state)
+    return update.set(changes).returningAll().executeTakeFirst()
+  }
+  const moved = await save(true)
+  if (moved) return { row: moved, moved: true }
+  const row = await save(false)
+  return row && { row, moved: false }
+}
+
 export async function findCertificate(db: Db, domainId: number): Promise<CertificateRow | undefined> {
   return db.selectFrom('certificates').selectAll().where('domain_id', '=', domainId).executeTakeFirst()
 }

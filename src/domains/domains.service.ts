@@ -14,15 +14,14 @@ import {
   insertDomain,
   listCertificates,
   listDomains,
-  releaseDomain,
+  saveDomainCheck,
   setPrimaryDomain,
   updateDomain,
 } from './domains.repository.js'
 import type { Domain, DomainSettings } from './domains.schemas.js'
 import type { Outbox } from '../webhooks/outbox.js'
 
-/** Plans that include custom domains. */
-/** Custom domains need plan pro or above. */
+/** Plans that include custom domains: pro and above. */
 export const DOMAIN_PLANS: readonly Plan[] = PLANS.slice(PLANS.indexOf('pro'))
 
 const MINUTE = 60_000
@@ -165,7 +164,7 @@ export class DomainsService {
     if (!found.ok) return found
     const now = this.clock.now()
     const checked = await this.check(found.domain, now, now)
-    const row = await this.change((trx) => this.reported(trx, found.domain, checked, updateDomain(trx, found.domain.id, checked)), change, {
+    const row = await this.change(async (trx) => this.reported(trx, found.domain, checked, await saveDomainCheck(trx, found.domain.id, checked)), change, {
       action: 'domain.verification_requested',
       target: { type: 'domain', id: found.domain.name },
       projectId: found.domain.project_id,
@@ -181,21 +180,20 @@ export class DomainsService {
   async recheck(row: DomainRow, holder: string): Promise<DomainRow | undefined> {
     const now = this.clock.now()
     const checked = await this.check(row, Date.parse(row.checks_since), now)
-    return this.change((trx) => this.reported(trx, row, checked, releaseDomain(trx, row.id, holder, checked)))
+    return this.change(async (trx) => this.reported(trx, row, checked, await saveDomainCheck(trx, row.id, checked, holder)))
   }
 
-  /** `domain.verified` or `domain.failed` when a check moves the domain into that state, in the transaction that saves it. */
+  /** `domain.verified` or `domain.failed` when the save moved the domain into that state, in the transaction that saves it. */
   private async reported(
     trx: Db,
     before: DomainRow,
     checked: { state: 'verified' | 'failed'; reason: string | null; checked_at: string },
-    saving: Promise<DomainRow | undefined>,
+    saved: { row: DomainRow; moved: boolean } | undefined,
   ): Promise<DomainRow | undefined> {
-    const saved = await saving
-    if (saved && checked.state !== before.state) {
+    if (saved?.moved) {
       await this.outbox.write(trx, before.project_id, `domain.${checked.state}`, { domain: before.name, state: checked.state, reason: checked.reason, checkedAt: checked.checked_at })
     }
-    return saved
+    return saved?.row
   }
 
   private async check(row: DomainRow, since: number, now: number) {
