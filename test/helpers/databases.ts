@@ -250,30 +250,54 @@ interface TestAppDatabase {
 async function migratedDatabase(): Promise<TestAppDatabase> {
   watchExit()
   const database = await freshPostgresDatabase(postgresUrl, { migrated: true })
-  const rows = await (templateRows ??= rowsOf(database.url))
-  const handedOut: TestAppDatabase = {
+  return handOut(database, await (templateState ??= stateOf(database.url)))
+}
+
+/** `database` for one test app: a new handle each time, so that a second `drop` of an old one is nothing. */
+function handOut(database: { url: string; drop(): Promise<void> }, template: TemplateState): TestAppDatabase {
+  let dropped = false
+  return {
     url: database.url,
     remove: database.drop,
     async drop() {
+      if (dropped) return
+      dropped = true
       try {
-        await reset(database.url, rows)
-        recycled.push(handedOut)
+        // A test that changed the schema (dropped a table to make the service fail) leaves a
+        // database that is no copy of the template any more: it is deleted.
+        if (await reset(database.url, template)) {
+          recycled.push(handOut(database, template))
+          return
+        }
       } catch (error) {
         process.stderr.write(`# could not empty the test database ${database.url} for reuse: ${String(error)}\n`)
-        dropInBackground(database)
       }
+      dropInBackground(database)
     },
   }
-  return handedOut
 }
 
-/** The rows of a fresh copy of the template (the migrations' own, as routing_state's), by table. */
-let templateRows: Promise<Map<string, unknown[]>> | undefined
+/** A fresh copy of the template: its rows (the migrations' own, as routing_state's) by table, and a digest of its schema. */
+interface TemplateState {
+  rows: Map<string, unknown[]>
+  schema: string
+}
+let templateState: Promise<TemplateState> | undefined
 
 /** What a test may have changed: every table but the migrations' bookkeeping. */
 const CHANGEABLE_TABLES = "SELECT format('%I', tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'schema\\_migrations%'"
 
-async function rowsOf(url: string): Promise<Map<string, unknown[]>> {
+/** The schema's definitions: tables and columns, constraints, indexes, triggers, functions, sequences. */
+const SCHEMA_DIGEST = `SELECT md5(string_agg(definition, E'\\n' ORDER BY definition)) AS digest FROM (
+  SELECT format('column %s.%s %s %s %s', table_name, column_name, data_type, is_nullable, column_default) FROM information_schema.columns WHERE table_schema = 'public'
+  UNION ALL SELECT format('constraint %s %s', conrelid::regclass, pg_get_constraintdef(oid)) FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+  UNION ALL SELECT format('index %s', indexdef) FROM pg_indexes WHERE schemaname = 'public'
+  UNION ALL SELECT format('trigger %s', pg_get_triggerdef(oid)) FROM pg_trigger WHERE NOT tgisinternal
+  UNION ALL SELECT format('function %s %s', oid::regprocedure, md5(prosrc)) FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+  UNION ALL SELECT format('sequence %s', sequencename) FROM pg_sequences WHERE schemaname = 'public'
+) AS definitions (definition)`
+
+async function stateOf(url: string): Promise<TemplateState> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -281,22 +305,24 @@ async function rowsOf(url: string): Promise<Map<string, unknown[]>> {
     for (const { name } of (await client.query<{ name: string }>(CHANGEABLE_TABLES)).rows) {
       rows.set(name, (await client.query(`SELECT * FROM ${name}`)).rows)
     }
-    return rows
+    return { rows, schema: (await client.query<{ digest: string }>(SCHEMA_DIGEST)).rows[0]!.digest }
   } finally {
     await client.end()
   }
 }
 
 /**
- * Empties a test database back to `rows`, as a fresh copy of the template: every other connection
+ * Empties a test database back to the template's rows, as a fresh copy of it: every other connection
  * to it ended (as `DROP DATABASE ... WITH (FORCE)` would), every table's rows deleted (triggers
  * and foreign keys off meanwhile), its sequences restarted, the template's rows put back.
+ * Answers false, changing nothing, when its schema is not the template's.
  */
-async function reset(url: string, rows: Map<string, unknown[]>): Promise<void> {
+async function reset(url: string, template: TemplateState): Promise<boolean> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
     await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
+    if ((await client.query<{ digest: string }>(SCHEMA_DIGEST)).rows[0]!.digest !== template.schema) return false
     const tables = (await client.query<{ name: string }>(CHANGEABLE_TABLES)).rows.map((row) => row.name)
     const sequences = (await client.query<{ name: string }>("SELECT format('%I', sequencename) AS name FROM pg_sequences WHERE schemaname = 'public'")).rows
     await client.query(
@@ -306,10 +332,11 @@ async function reset(url: string, rows: Map<string, unknown[]>): Promise<void> {
         'SET LOCAL session_replication_role = replica',
         ...tables.map((table) => `DELETE FROM ${table}`),
         ...sequences.map(({ name }) => `ALTER SEQUENCE ${name} RESTART`),
-        ...[...rows].filter(([, kept]) => kept.length > 0).map(([table, kept]) => `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ${client.escapeLiteral(JSON.stringify(kept))})`),
+        ...[...template.rows].filter(([, kept]) => kept.length > 0).map(([table, kept]) => `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ${client.escapeLiteral(JSON.stringify(kept))})`),
         'COMMIT',
       ].join(';\n'),
     )
+    return true
   } finally {
     await client.end()
   }
