@@ -90,7 +90,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const pets = new PetsService(db, clock, idempotency, generations, outbox)
   const orders = new OrdersService(db, clock, idempotency, generations, outbox)
   const projects = new ProjectsService(db, clock, authChanged)
-  const keys = new KeysService(db, clock, environment, authChanged, outbox, log)
+  const keys = new KeysService(db, clock, environment, authChanged, outbox, outage)
   app.decorate('services', { projects, keys, pets, orders, webhooks, accounts })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)

@@ -4,6 +4,7 @@ import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
 import type { Db } from '../db/database.js'
+import type { FailureLog } from '../db/outage.js'
 import type { ApiKeyRow } from '../db/schema.js'
 import type { Outcome } from '../errors.js'
 import { findProjectBySlug, getProjectSlug } from '../projects/projects.repository.js'
@@ -67,12 +68,13 @@ export class KeysService {
     /** Told once a revocation committed: every instance refuses the key from the next request. */
     private readonly authChanged: AuthChangeListener,
     private readonly outbox: Outbox,
-    private readonly log?: { warn(object: object, message: string): void },
+    /** Where the expiry scan's failures go: a database outage is logged once, with the requests'. */
+    private readonly failures?: FailureLog,
   ) {}
 
   /** Looks for keys about to expire now and every 15 minutes, until `close`. */
   start(): void {
-    const scan = () => void this.noticeExpiringKeys().catch((err: unknown) => this.log?.warn({ err }, 'key expiry notices failed'))
+    const scan = () => void this.noticeExpiringKeys().catch((err: unknown) => this.failures?.failed(err, 'key expiry notices failed'))
     this.scanTimer = setInterval(scan, EXPIRY_SCAN_MS)
     this.scanTimer.unref()
     scan()
