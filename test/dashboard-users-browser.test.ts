@@ -131,6 +131,8 @@ describe('the Users and Account pages in Chromium', { skip: chromiumMissing, tim
     await owner.page.getByLabel('New password again').fill('ann chose this one')
     await owner.page.getByRole('button', { name: 'Save password and sign in' }).click()
     await heading(owner.page, 'Projects').waitFor()
+    // The heading comes first; the list once the API has answered.
+    await owner.page.getByRole('article').nth(1).waitFor()
     assert.equal(await owner.page.getByRole('article').count(), 2, "the owner's two projects")
     assert.equal(await owner.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).count(), 0, 'no Users page for owners')
     // In the operator's list, at the next visit: no one-time password any more, and a last sign-in.
