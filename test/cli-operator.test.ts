@@ -8,7 +8,7 @@ import type { ApiKey } from '../src/keys/keys.service.js'
 import { PLAN_LIMITS } from '../src/projects/plans.js'
 import { api, assertCliError, assertRecentIso, cliJson, KEY, type Pet, type Project } from './helpers/cli.js'
 import { redisUrl } from './helpers/redis.js'
-import { assertBuilt, cleanup, deleteRedisKeys, makeDataDir, runCli, startServer, uniqueRedisPrefix } from './helpers/process.js'
+import { assertBuilt, cleanup, deleteRedisKeys, makeDataDir, runCli, startServer, uniqueRedisPrefix, waitForWindowRoom } from './helpers/process.js'
 
 before(() => assertBuilt())
 afterEach(cleanup)
@@ -149,6 +149,8 @@ describe('bans through the CLI', () => {
       await cliJson(['projects', 'create', 'noisy', '--plan', 'enterprise', '--per-minute', '1', '--per-day', '1000', '--json'], cli)
       const key = await cliJson<{ id: string; key: string }>(['keys', 'create', '--project', 'noisy', '--json'], cli)
 
+      // The 40 requests that end in a ban must count in one minute window.
+      await waitForWindowRoom(mode.env.REDIS_URL, 60_000, 15_000)
       let code: string | undefined
       for (let i = 0; i < 40 && code !== 'api_key_banned'; i++) {
         code = (await api<{ code?: string }>(server, 'GET', '/v1/pets', key.key)).body.code

@@ -544,17 +544,19 @@ export function sharedInstances({
 }
 
 /**
- * Waits, if needed, until the current fixed window of `lengthMs` (by Redis's clock, which the
- * shared limiter uses) has at least `needMs` left, so a burst that must fit in one window does.
- * Answers the Redis time (ms) when it returns.
+ * Waits, if needed, until the current fixed window of `lengthMs` has at least `needMs` left, so a
+ * burst that must fit in one window does. The windows are those of Redis's clock (the shared
+ * limiter's) with `redisUrl`, else of this machine's (in-process limits of a server started here).
+ * Answers that clock's time (ms) when it returns.
  */
-export async function waitForWindowRoom(redisUrl: string, lengthMs: number, needMs: number): Promise<number> {
+export async function waitForWindowRoom(redisUrl: string | undefined, lengthMs: number, needMs: number): Promise<number> {
   if (needMs >= lengthMs) throw new Error(`${needMs} ms never fit in a ${lengthMs} ms window`)
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 5_000 })
-  redis.on('error', () => undefined)
+  const redis = redisUrl === undefined ? undefined : new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 5_000 })
+  redis?.on('error', () => undefined)
   try {
-    await redis.connect()
+    await redis?.connect()
     const now = async () => {
+      if (!redis) return Date.now()
       const [seconds, micros] = await redis.time()
       return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
     }
@@ -564,6 +566,6 @@ export async function waitForWindowRoom(redisUrl: string, lengthMs: number, need
     await sleep(left + 50)
     return await now()
   } finally {
-    redis.disconnect()
+    redis?.disconnect()
   }
 }
