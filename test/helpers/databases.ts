@@ -281,11 +281,16 @@ function handOut(database: { url: string; drop(): Promise<void> }, template: Tem
 interface TemplateState {
   rows: Map<string, unknown[]>
   schema: string
+  /** Its tables (but the migrations') and sequences, quoted: a database with the same schema digest has the same. */
+  tables: string[]
+  sequences: string[]
 }
 let templateState: Promise<TemplateState> | undefined
 
 /** What a test may have changed: every table but the migrations' bookkeeping. */
 const CHANGEABLE_TABLES = "SELECT format('%I', tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'schema\\_migrations%'"
+
+const SEQUENCES = "SELECT format('%I', sequencename) AS name FROM pg_sequences WHERE schemaname = 'public'"
 
 /** The schema's definitions: tables and columns, constraints, indexes, triggers, functions, sequences. */
 const SCHEMA_DIGEST = `SELECT md5(string_agg(definition, E'\\n' ORDER BY definition)) AS digest FROM (
@@ -301,19 +306,19 @@ async function stateOf(url: string): Promise<TemplateState> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
+    const tables = (await client.query<{ name: string }>(CHANGEABLE_TABLES)).rows.map((row) => row.name)
+    const sequences = (await client.query<{ name: string }>(SEQUENCES)).rows.map((row) => row.name)
     const rows = new Map<string, unknown[]>()
-    for (const { name } of (await client.query<{ name: string }>(CHANGEABLE_TABLES)).rows) {
-      rows.set(name, (await client.query(`SELECT * FROM ${name}`)).rows)
-    }
-    return { rows, schema: (await client.query<{ digest: string }>(SCHEMA_DIGEST)).rows[0]!.digest }
+    for (const table of tables) rows.set(table, (await client.query(`SELECT * FROM ${table}`)).rows)
+    return { rows, schema: (await client.query<{ digest: string }>(SCHEMA_DIGEST)).rows[0]!.digest, tables, sequences }
   } finally {
     await client.end()
   }
 }
 
 /**
- * Empties a test database back to the template's rows, as a fresh copy of it: every other connection
- * to it ended (as `DROP DATABASE ... WITH (FORCE)` would), every table's rows deleted (triggers
+ * Empties a test database back to the template's rows, as a fresh copy of it: every other
+ * connection to it ended (as `DROP DATABASE ... WITH (FORCE)` would), every table's rows deleted (triggers
  * and foreign keys off meanwhile), its sequences restarted, the template's rows put back.
  * Answers false, changing nothing, when its schema is not the template's.
  */
@@ -323,15 +328,13 @@ async function reset(url: string, template: TemplateState): Promise<boolean> {
   try {
     await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
     if ((await client.query<{ digest: string }>(SCHEMA_DIGEST)).rows[0]!.digest !== template.schema) return false
-    const tables = (await client.query<{ name: string }>(CHANGEABLE_TABLES)).rows.map((row) => row.name)
-    const sequences = (await client.query<{ name: string }>("SELECT format('%I', sequencename) AS name FROM pg_sequences WHERE schemaname = 'public'")).rows
     await client.query(
       [
         'BEGIN',
         "SET LOCAL lock_timeout = '10s'",
         'SET LOCAL session_replication_role = replica',
-        ...tables.map((table) => `DELETE FROM ${table}`),
-        ...sequences.map(({ name }) => `ALTER SEQUENCE ${name} RESTART`),
+        ...template.tables.map((table) => `DELETE FROM ${table}`),
+        ...template.sequences.map((sequence) => `ALTER SEQUENCE ${sequence} RESTART`),
         ...[...template.rows].filter(([, kept]) => kept.length > 0).map(([table, kept]) => `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ${client.escapeLiteral(JSON.stringify(kept))})`),
         'COMMIT',
       ].join(';\n'),
