@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test suite: every file on SQLite, then every file again on PostgreSQL when a server is
-# configured (TEST_DATABASE_URL or DATABASE_URL). Redis suites run when TEST_REDIS_URL or
+# The test suite: every file on SQLite, then every file that opens a database again on PostgreSQL
+# when a server is configured (TEST_DATABASE_URL or DATABASE_URL). Redis suites run when TEST_REDIS_URL or
 # REDIS_URL is set. What was skipped is said at the end.
 #
 # Files run several at a time (TEST_CONCURRENCY, default 3, one more than the cores here): the
@@ -27,6 +27,13 @@ LONGEST=(
   test/dashboard-users-browser.test.ts test/clock-skew.test.ts
 )
 
+# Files that open no database (configuration, the dependency list, serializers, the Redis limiter
+# store, the load generators): the same on both back ends, so they run in the first leg only.
+DATABASE_FREE=(
+  test/bench.test.ts test/config.test.ts test/dependencies.test.ts test/limiter-store.test.ts
+  test/serialization.test.ts
+)
+
 parallel=("${LONGEST[@]}")
 for file in test/*.test.ts; do
   case " ${SERIAL[*]} ${LONGEST[*]} " in *" $file "*) ;; *) parallel+=("$file") ;; esac
@@ -36,8 +43,16 @@ done
 # by node without a TypeScript loader in every process; stack traces still name the sources.
 node --import tsx scripts/build-tests.ts "${parallel[@]}" "${SERIAL[@]}"
 bundled() { for file in "$@"; do printf 'test-results/build/%s.mjs\n' "$(basename "$file" .ts)"; done; }
-mapfile -t parallel_run < <(bundled "${parallel[@]}")
-mapfile -t serial_run < <(bundled "${SERIAL[@]}")
+# Without the database-free files: what the second leg runs.
+needs_database() {
+  local free
+  free=" $(bundled "${DATABASE_FREE[@]}" | tr '\n' ' ')"
+  for file in "$@"; do case "$free" in *" $file "*) ;; *) echo "$file" ;; esac; done
+}
+mapfile -t parallel_all < <(bundled "${parallel[@]}")
+mapfile -t serial_all < <(bundled "${SERIAL[@]}")
+mapfile -t parallel_database < <(needs_database "${parallel_all[@]}")
+mapfile -t serial_database < <(needs_database "${serial_all[@]}")
 
 # One Chromium for every browser file (each works in contexts of its own); without it, each
 # file launches its own.
@@ -63,9 +78,11 @@ if [ -x /usr/bin/chromium ]; then
   fi
 fi
 
-# Both groups run whatever the first answers; the leg fails if either did.
+# A leg: the parallel group, then the serial one ($1: which files, all or database). Both groups
+# run whatever the first answers; the leg fails if either did.
 leg() {
   local status=0 started=$SECONDS
+  local -n parallel_run="parallel_$1" serial_run="serial_$1"
   node --enable-source-maps --test --test-reporter=spec --test-concurrency="$concurrency" "${parallel_run[@]}" || status=1
   node --enable-source-maps --test --test-reporter=spec --test-concurrency=1 "${serial_run[@]}" || status=1
   echo "== $TEST_DIALECT: $((SECONDS - started)) s =="
@@ -74,12 +91,12 @@ leg() {
 
 failed=0
 echo "== suite on SQLite =="
-TEST_DIALECT=sqlite leg || failed=1
+TEST_DIALECT=sqlite leg all || failed=1
 
 skipped=()
 if [ -n "${TEST_DATABASE_URL:-${DATABASE_URL:-}}" ]; then
-  echo "== suite on PostgreSQL =="
-  TEST_DIALECT=postgres leg || failed=1
+  echo "== suite on PostgreSQL (the files that open a database) =="
+  TEST_DIALECT=postgres leg database || failed=1
 else
   skipped+=("the PostgreSQL leg and PostgreSQL-only tests (set TEST_DATABASE_URL=postgres://...)")
 fi
