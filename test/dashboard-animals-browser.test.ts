@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Locator, Page } from 'playwright-core'
 import { createUser } from './helpers/accounts.js'
-import { assertInside, boxOf, chromiumMissing, dashboardSuite, DESKTOP, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
+import { assertInside, boxOf, chromiumMissing, dashboardSuite, DESKTOP, focusedOnRemoval, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 
 const NAMES = ['Bella', 'Max', 'Luna', 'Charlie', 'Lucy', 'Cooper', 'Daisy', 'Milo', 'Lola', 'Rocky', 'Sadie', 'Buddy', 'Molly', 'Bear', 'Bailey', 'Duke', 'Stella', 'Tucker', 'Zoe', 'Oliver', 'Penny', 'Jack', 'Rosie', 'Teddy', 'Nala', 'Leo', 'Coco', 'Winston', 'Maggie', 'Ziggy']
 
@@ -114,9 +114,7 @@ describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, tim
     await dialog.waitFor()
     assert.ok(await isFocused(dialog.getByLabel('Name')), 'focus on the name')
     await screenshot(page, 'animals-edit')
-    await page.keyboard.press('Escape')
-    await dialog.waitFor({ state: 'detached' })
-    assert.ok(await isFocused(edit), 'Escape closes it, focus back on Edit')
+    assert.ok(await focusedOnRemoval(dialog, edit, () => page.keyboard.press('Escape')), 'Escape closes it, focus back on Edit')
     await page.keyboard.press('Enter')
     await dialog.waitFor()
     await page.keyboard.press('Control+A')
@@ -202,9 +200,7 @@ describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, tim
     const cancel = page.getByRole('dialog', { name: `Cancel order ${miaOrder}?` })
     assert.ok(await isFocused(cancel.getByRole('button', { name: 'Keep the order' })), 'focus on the harmless choice')
     await screenshot(page, 'orders-cancel')
-    await page.keyboard.press('Escape')
-    await cancel.waitFor({ state: 'detached' })
-    assert.ok(await isFocused(cancelButton), 'focus back on the button')
+    assert.ok(await focusedOnRemoval(cancel, cancelButton, () => page.keyboard.press('Escape')), 'focus back on the button')
     assert.equal((await v1(shelter.key, 'GET', `/store/orders/${miaOrder}`)).body?.status, 'placed')
     await cancelButton.click()
     await cancel.getByRole('button', { name: 'Cancel order' }).click()

@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX, RefObject } from 'preact'
-import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { messageOf, page } from './api'
 import { formatUtc } from './time'
 
@@ -130,7 +130,8 @@ export function SecretBox({
 }) {
   const heading = useRef<HTMLHeadingElement>(null)
   const id = useId()
-  useEffect(() => heading.current?.focus(), [secret])
+  // In the render that shows it (see useModal), not after the next paint.
+  useLayoutEffect(() => heading.current?.focus(), [secret])
   return (
     <section class="secret-box" aria-labelledby={id}>
       <h3 id={id} ref={heading} tabIndex={-1}>
@@ -169,11 +170,15 @@ export interface ConfirmOptions {
  * What every modal of the dashboard does: a native <dialog> opened on mount (focus kept inside,
  * Escape cancels), focus on `first()` when it opens, and back on what had it (the button that
  * asked) when it closes. Spread the answer onto the <dialog>.
+ *
+ * A layout effect: it opens the dialog in the render that adds it, and its clean-up gives the
+ * focus back before the dialog leaves the page. A passive effect's clean-up would run only after
+ * the next paint, with the focus on the page's body meanwhile.
  */
 function useModal(onCancel: () => void, first: () => HTMLElement | null | undefined) {
   const ref = useRef<HTMLDialogElement>(null)
   const mounted = useRef(false)
-  useEffect(() => {
+  useLayoutEffect(() => {
     const element = ref.current
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
     mounted.current = true

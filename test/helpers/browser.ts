@@ -180,6 +180,35 @@ export function heading(page: Page, name: string | RegExp): Locator {
   return page.getByRole('heading', { level: 1, name })
 }
 
+/**
+ * Does `close` take `dialog` off the page with the focus already on `target`? Read by a
+ * MutationObserver the moment the dialog leaves the DOM, before the next frame: focus that comes
+ * back only later was on the page's body meanwhile, where a keyboard or screen reader user loses
+ * their place.
+ */
+export async function focusedOnRemoval(dialog: Locator, target: Locator, close: () => Promise<void>): Promise<boolean> {
+  type Watched = { focusOnRemoval?: Promise<boolean> }
+  const watched = await dialog.elementHandle()
+  await watched.evaluate((element, wanted) => {
+    const page = element.ownerDocument
+    ;(element as Watched).focusOnRemoval = new Promise((resolve, reject) => {
+      const observer = new page.defaultView!.MutationObserver(() => {
+        if (element.isConnected) return
+        observer.disconnect()
+        clearTimeout(timer)
+        resolve(page.activeElement === wanted)
+      })
+      const timer = setTimeout(() => {
+        observer.disconnect()
+        reject(new Error('the dialog is still on the page after 15 s'))
+      }, 15_000)
+      observer.observe(page.body, { childList: true, subtree: true })
+    })
+  }, await target.elementHandle())
+  await close()
+  return watched.evaluate((element) => (element as Watched).focusOnRemoval ?? false)
+}
+
 /** Waits until the element's text matches (the page renders asynchronously); answers the text. */
 export async function textOf(locator: Locator, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   const deadline = Date.now() + timeoutMs
