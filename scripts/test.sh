@@ -17,13 +17,21 @@ concurrency="${TEST_CONCURRENCY:-3}"
 # other files.
 SERIAL=(test/sqlite-foreign-lock.test.ts test/bench.test.ts)
 
+# Files that mostly wait on real time (the built server's 10 s header timeout and the slow
+# clients, a database outage's timeouts and reconnects, a real Retry-After, Redis windows and
+# outages): a lane of their own, one at a time beside the busy ones, so that a wait does not hold
+# one of the busy files' places. Each uses about a quarter of a core.
+WAITING=(
+  test/slow-clients.test.ts test/database-outage.test.ts test/client.test.ts
+  test/redis-outage.test.ts test/limiter-store.test.ts test/prepared.test.ts
+)
+
 # The longest files (about 10 to 40 s each, measured alone), started first: a leg then ends on
 # many short files rather than waiting for one long one that happened to start late.
 LONGEST=(
   test/multi-instance.test.ts test/accounts-cli.test.ts test/admin-authorization.test.ts
-  test/slow-clients.test.ts test/docs-browser.test.ts test/cli.test.ts test/fuzz.test.ts
-  test/client.test.ts test/dashboard-browser.test.ts test/client-cli.test.ts
-  test/cli-operator.test.ts test/webhooks-process.test.ts test/database-outage.test.ts
+  test/docs-browser.test.ts test/cli.test.ts test/fuzz.test.ts test/dashboard-browser.test.ts
+  test/client-cli.test.ts test/cli-operator.test.ts test/webhooks-process.test.ts
   test/dashboard-users-browser.test.ts test/clock-skew.test.ts
 )
 
@@ -36,12 +44,12 @@ DATABASE_FREE=(
 
 parallel=("${LONGEST[@]}")
 for file in test/*.test.ts; do
-  case " ${SERIAL[*]} ${LONGEST[*]} " in *" $file "*) ;; *) parallel+=("$file") ;; esac
+  case " ${SERIAL[*]} ${WAITING[*]} ${LONGEST[*]} " in *" $file "*) ;; *) parallel+=("$file") ;; esac
 done
 
 # Each test file bundled with what it imports into plain JavaScript (scripts/build-tests.ts), run
 # by node without a TypeScript loader in every process; stack traces still name the sources.
-node --import tsx scripts/build-tests.ts "${parallel[@]}" "${SERIAL[@]}"
+node --import tsx scripts/build-tests.ts "${parallel[@]}" "${WAITING[@]}" "${SERIAL[@]}"
 bundled() { for file in "$@"; do printf 'test-results/build/%s.mjs\n' "$(basename "$file" .ts)"; done; }
 # Without the database-free files: what the second leg runs.
 needs_database() {
@@ -50,8 +58,10 @@ needs_database() {
   for file in "$@"; do case "$free" in *" $file "*) ;; *) echo "$file" ;; esac; done
 }
 mapfile -t parallel_all < <(bundled "${parallel[@]}")
+mapfile -t waiting_all < <(bundled "${WAITING[@]}")
 mapfile -t serial_all < <(bundled "${SERIAL[@]}")
 mapfile -t parallel_database < <(needs_database "${parallel_all[@]}")
+mapfile -t waiting_database < <(needs_database "${waiting_all[@]}")
 mapfile -t serial_database < <(needs_database "${serial_all[@]}")
 
 # One Chromium for every browser file (each works in contexts of its own); without it, each
@@ -78,12 +88,20 @@ if [ -x /usr/bin/chromium ]; then
   fi
 fi
 
-# A leg: the parallel group, then the serial one ($1: which files, all or database). Both groups
-# run whatever the first answers; the leg fails if either did.
+# A leg ($1: which files, all or database): the parallel group with the waiting lane beside it
+# (its report printed after the group's), then the serial group. Every group runs whatever the
+# others answer; the leg fails if any did.
 leg() {
-  local status=0 started=$SECONDS
-  local -n parallel_run="parallel_$1" serial_run="serial_$1"
+  local status=0 started=$SECONDS lane lane_report
+  local -n parallel_run="parallel_$1" waiting_run="waiting_$1" serial_run="serial_$1"
+  lane_report="$(mktemp)"
+  node --enable-source-maps --test --test-reporter=spec --test-concurrency=1 "${waiting_run[@]}" >"$lane_report" 2>&1 &
+  lane=$!
   node --enable-source-maps --test --test-reporter=spec --test-concurrency="$concurrency" "${parallel_run[@]}" || status=1
+  wait "$lane" || status=1
+  echo "== $TEST_DIALECT: the waiting lane, run beside the files above =="
+  cat "$lane_report"
+  rm -f "$lane_report"
   node --enable-source-maps --test --test-reporter=spec --test-concurrency=1 "${serial_run[@]}" || status=1
   echo "== $TEST_DIALECT: $((SECONDS - started)) s =="
   return "$status"

@@ -11,9 +11,9 @@ import path from 'node:path'
 import { afterEach, before, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import pg from 'pg'
-import { api, type ApiResponse, assertCliError, bearer, cliJson, DB_FILE, firstStartWelcome, KEY, liftLimits, listAllPets, type Pet, type Project, REQUEST_TIMEOUT_MS } from './helpers/cli.js'
+import { api, type ApiResponse, assertCliError, bearer, DB_FILE, firstStartWelcome, KEY, liftLimits, listAllPets, type Pet, type Project, REQUEST_TIMEOUT_MS } from './helpers/cli.js'
 import { postgresUrl } from './helpers/databases.js'
-import { assertBuilt, cleanup, databaseUrlOf, processDialect, freePort, makeDataDir, runCli, startServer } from './helpers/process.js'
+import { assertBuilt, cleanup, cliJson, databaseUrlOf, processDialect, freePort, makeDataDir, runCli, startServer } from './helpers/process.js'
 
 before(() => assertBuilt())
 afterEach(cleanup)

@@ -4,7 +4,7 @@
  * line, and the first start's output.
  */
 import assert from 'node:assert/strict'
-import { type CliOptions, type CliResult, runCli, type ServerProcess } from './process.js'
+import { type CliResult, cliJson, runCli, type ServerProcess } from './process.js'
 
 export interface Pet {
   id: number
@@ -58,17 +58,6 @@ export async function listAllPets(server: ServerProcess, key: string): Promise<P
     next = /^<([^>]+)>;\s*rel="next"$/.exec(page.headers.get('link') ?? '')?.[1]
   }
   return pets
-}
-
-/** Runs a CLI command that must succeed and print JSON; answers the parsed JSON. */
-export async function cliJson<T>(args: string[], options: CliOptions): Promise<T> {
-  const result = await runCli(args, options)
-  assert.equal(result.code, 0, `${args.join(' ')} failed:\n${result.stderr}`)
-  try {
-    return JSON.parse(result.stdout) as T
-  } catch {
-    assert.fail(`${args.join(' ')} did not print JSON:\n${result.stdout}`)
-  }
 }
 
 /** An expected CLI failure: non-zero exit, nothing on stdout, one line on stderr matching `message`. */

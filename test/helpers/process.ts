@@ -398,7 +398,11 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
 export async function cliJson<T>(args: string[], options: CliOptions): Promise<T> {
   const result = await runCli(args, options)
   assert.equal(result.code, 0, `${args.join(' ')} failed (${result.timedOut ? 'timed out' : `exit ${result.code}`}):\n${result.stderr}`)
-  return JSON.parse(result.stdout) as T
+  try {
+    return JSON.parse(result.stdout) as T
+  } catch {
+    assert.fail(`${args.join(' ')} did not print JSON:\n${result.stdout}`)
+  }
 }
 
 export interface JsonAnswer<T = unknown> {
