@@ -2,6 +2,9 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, test } from 'node:test'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import v8 from 'node:v8'
+import vm from 'node:vm'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -220,5 +223,39 @@ describe('shutdown', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve))
     }
+  })
+})
+
+describe('metrics', () => {
+  test('/metrics serves the process metrics once and the app\'s own, for every app of the process', async () => {
+    const second = await createTestApp()
+    try {
+      for (const app of [t, second]) {
+        await app.request({ method: 'GET', url: '/healthz' })
+        const text = (await app.request({ method: 'GET', url: '/metrics' })).body
+        for (const family of ['adoption_store_process_cpu_user_seconds_total', 'adoption_store_nodejs_gc_duration_seconds', 'adoption_store_http_requests_total']) {
+          assert.equal(text.split('\n').filter((line) => line === `# TYPE ${family} ${family.endsWith('_total') ? 'counter' : 'histogram'}`).length, 1, family)
+        }
+        assert.match(text, /^adoption_store_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1$/m)
+      }
+    } finally {
+      await second.close()
+    }
+  })
+
+  test('a closed app is not kept alive by the process (its metrics collectors included)', async () => {
+    v8.setFlagsFromString('--expose-gc')
+    const gc = vm.runInNewContext('gc') as () => void
+    const closed = await (async () => {
+      const other = await createTestApp()
+      await other.request({ method: 'GET', url: '/metrics' })
+      await other.close()
+      return new WeakRef(other.app)
+    })()
+    for (let round = 0; round < 10 && closed.deref() !== undefined; round++) {
+      await nextTurn()
+      gc()
+    }
+    assert.equal(closed.deref(), undefined, 'the closed app was collected')
   })
 })

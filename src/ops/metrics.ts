@@ -2,43 +2,62 @@ import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { FailoverEvents } from '../limits/failover.store.js'
 
-/** The service's Prometheus metrics, in a registry of its own (one per app). */
-export class Metrics {
-  readonly registry = new Registry()
+/**
+ * The process's own metrics (CPU, memory, garbage collection, event loop), collected once per
+ * process however many apps it builds: they describe the process, not an app, and prom-client's
+ * collectors cannot be stopped (the garbage-collection observer stays connected), so a collector
+ * per app kept every app built in the process alive.
+ */
+let processRegistry: Registry | undefined
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry, prefix: 'adoption_store_' })
+  }
+  return processRegistry
+}
 
-  readonly requests = counter(this.registry, 'adoption_store_http_requests_total', 'HTTP requests answered, by route and status', ['method', 'route', 'status'])
+/** The service's Prometheus metrics: the app's in a registry of its own, served with the process's. */
+export class Metrics {
+  /** The app's own metrics. */
+  private readonly own = new Registry()
+
+  /** What /metrics serves: the process's metrics and the app's. */
+  readonly registry: Registry
+
+  readonly requests = counter(this.own, 'adoption_store_http_requests_total', 'HTTP requests answered, by route and status', ['method', 'route', 'status'])
 
   readonly latency = new Histogram({
     name: 'adoption_store_http_request_duration_seconds',
     help: 'Time from the request to its response, by route',
     labelNames: ['method', 'route'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
+    registers: [this.own],
   })
 
-  readonly refused = counter(this.registry, 'adoption_store_rate_limit_refusals_total', 'Requests answered 429, by reason (rate_limited, api_key_banned) and subject (project, address)', ['reason', 'subject'])
+  readonly refused = counter(this.own, 'adoption_store_rate_limit_refusals_total', 'Requests answered 429, by reason (rate_limited, api_key_banned) and subject (project, address)', ['reason', 'subject'])
 
-  readonly bans = counter(this.registry, 'adoption_store_api_key_bans_total', 'Temporary bans of API keys started, by escalation level', ['level'])
+  readonly bans = counter(this.own, 'adoption_store_api_key_bans_total', 'Temporary bans of API keys started, by escalation level', ['level'])
 
-  readonly limiterErrors = counter(this.registry, 'adoption_store_limiter_store_errors_total', 'Commands to the shared limiter store (Redis) that failed or timed out')
+  readonly limiterErrors = counter(this.own, 'adoption_store_limiter_store_errors_total', 'Commands to the shared limiter store (Redis) that failed or timed out')
 
-  readonly limiterFallbacks = counter(this.registry, 'adoption_store_limiter_fallbacks_total', 'Times rate limiting fell back to the in-process store because Redis was unavailable')
+  readonly limiterFallbacks = counter(this.own, 'adoption_store_limiter_fallbacks_total', 'Times rate limiting fell back to the in-process store because Redis was unavailable')
 
   readonly limiterDegraded = new Gauge({
     name: 'adoption_store_limiter_degraded',
     help: '1 while rate limits are kept per instance because Redis is unavailable',
-    registers: [this.registry],
+    registers: [this.own],
   })
 
-  readonly responseCache = counter(this.registry, 'adoption_store_response_cache_total', 'Reads of /v1 animals and orders answered from the response cache (hit) or the database (miss)', ['result'])
+  readonly responseCache = counter(this.own, 'adoption_store_response_cache_total', 'Reads of /v1 animals and orders answered from the response cache (hit) or the database (miss)', ['result'])
 
-  readonly webhookAttempts = counter(this.registry, 'adoption_store_webhook_attempts_total', 'Webhook delivery attempts, by outcome: succeeded, retrying (failed, retried later) or failed (no attempt left)', ['outcome'])
+  readonly webhookAttempts = counter(this.own, 'adoption_store_webhook_attempts_total', 'Webhook delivery attempts, by outcome: succeeded, retrying (failed, retried later) or failed (no attempt left)', ['outcome'])
 
   readonly webhookLatency = new Histogram({
     name: 'adoption_store_webhook_attempt_duration_seconds',
     help: 'Time a webhook attempt took, from connecting to the end of the answer (or the failure)',
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
+    registers: [this.own],
   })
 
   /** Set by `watchWebhookQueue`: how long the oldest due delivery has waited. */
@@ -47,7 +66,7 @@ export class Metrics {
   readonly webhookQueueAgeGauge = new Gauge({
     name: 'adoption_store_webhook_queue_age_seconds',
     help: 'How long the oldest due webhook delivery has been waiting (0 when none is due)',
-    registers: [this.registry],
+    registers: [this.own],
     collect: async () => {
       const seconds = await this.webhookQueueAge().catch(() => undefined)
       if (seconds !== undefined) this.webhookQueueAgeGauge.set(seconds)
@@ -71,7 +90,7 @@ export class Metrics {
   readonly responseCacheCounters = { hit: bound(this.responseCache.labels('hit')), miss: bound(this.responseCache.labels('miss')) }
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'adoption_store_' })
+    this.registry = Registry.merge([processMetrics(), this.own])
   }
 
   /** Counts the shared limiter store's failures and fallbacks; `onRecovered` runs when Redis is back. */
