@@ -396,7 +396,10 @@ describe('admin API authorization, for every operation of the admin document', (
       await context.test(`${operation.method} ${operation.path} (${operation.operationId})`, async () => {
         assert.ok(operation.audit, `${operation.operationId} changes state but its document names no x-audit-action`)
         let response: LightMyRequestResponse
-        if (PUBLIC.has(operation.operationId)) {
+        // Every entry the change records is newer than the log's newest entry before it.
+        const target = PUBLIC.has(operation.operationId) ? undefined : await fixture(operation)
+        const newestBefore = (await auditEntries({ limit: 1 }))[0]?.id ?? 0
+        if (!target) {
           response = await t.request({
             method: 'POST',
             url: `/admin/v1${operation.path}`,
@@ -405,7 +408,7 @@ describe('admin API authorization, for every operation of the admin document', (
             remoteAddress: `10.8.0.${(++counter % 250) + 1}`,
           })
         } else {
-          response = await send(operation, await fixture(operation), (await session(operatorAccount)).headers)
+          response = await send(operation, target, (await session(operatorAccount)).headers)
         }
         expect(response, REQUESTS[operation.operationId]?.success ?? 0, undefined, 'the change, by an operator')
         // A secret shown once (a key, a one-time password) must not be in the log either.
@@ -418,7 +421,7 @@ describe('admin API authorization, for every operation of the admin document', (
 
         const requestId = response.headers['x-request-id']
         assert.ok(typeof requestId === 'string' && requestId, 'the answer carries its request id')
-        const entries = await auditEntries()
+        const entries = await auditEntries({ after: newestBefore })
         const mine = entries.filter((entry) => entry.requestId === requestId)
         assert.equal(mine.length, 1, `one entry for request ${requestId}: ${JSON.stringify(mine)}`)
         const [entry] = mine
@@ -432,13 +435,28 @@ describe('admin API authorization, for every operation of the admin document', (
     for (const secret of secrets) assert.ok(!log.includes(secret), `the audit log holds no secret (${secret.slice(0, 8)}…)`)
   })
 
-  async function auditEntries(): Promise<{ requestId: string | null; action: string; actor: { kind: string; name: string }; at: string }[]> {
-    const all = []
-    let url: string | undefined = '/audit?limit=100'
+  interface AuditEntry {
+    id: number
+    requestId: string | null
+    action: string
+    actor: { kind: string; name: string }
+    at: string
+  }
+
+  /**
+   * The audit log, newest first, page after page: all of it, its newest `limit` entries, or the
+   * entries recorded `after` the one with that id (ids ascend in the order changes are recorded).
+   */
+  async function auditEntries({ limit, after = 0 }: { limit?: number; after?: number } = {}): Promise<AuditEntry[]> {
+    const all: AuditEntry[] = []
+    let url: string | undefined = `/audit?limit=${limit ?? 100}`
     while (url) {
       const page = await admin(t, 'GET', url)
       assert.equal(page.statusCode, 200, page.body)
-      all.push(...page.json<{ requestId: string | null; action: string; actor: { kind: string; name: string }; at: string }[]>())
+      const entries = page.json<AuditEntry[]>()
+      const newer = entries.filter((entry) => entry.id > after)
+      all.push(...newer)
+      if (limit !== undefined || newer.length < entries.length) break
       const next = /<\/admin\/v1([^>]+)>; rel="next"/.exec(String(page.headers.link ?? ''))
       url = next?.[1]
     }
