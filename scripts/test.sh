@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test suite: every file on SQLite, then every file that opens a database again on PostgreSQL
-# when a server is configured (TEST_DATABASE_URL or DATABASE_URL). Redis suites run when TEST_REDIS_URL or
+# The test suite: every file on SQLite, then again on PostgreSQL every file whose subject depends
+# on the back end (all but ONCE below) when a server is configured (TEST_DATABASE_URL or DATABASE_URL). Redis suites run when TEST_REDIS_URL or
 # REDIS_URL is set. What was skipped is said at the end.
 #
 # Files run several at a time (TEST_CONCURRENCY, default 3, one more than the cores here): the
