@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, test } from 'node:test'
+import SQLite from 'better-sqlite3'
 import { sql } from 'kysely'
 import { migrateToLatest } from '../src/db/database.js'
+import { SqliteConnections } from '../src/db/sqlite.js'
 import { migrations } from '../src/db/migrations/index.js'
 import { insertDomain, saveDomainCheck } from '../src/domains/domains.repository.js'
 import { insertApiKey, findKeyByHash } from '../src/keys/keys.repository.js'
@@ -47,6 +52,38 @@ test('SQLite reads outside a transaction on a read-only connection, beside an op
   } finally {
     await drop()
   }
+})
+
+test('SQLite databases opened in turn share writer threads: a closed one refuses work, each writes to its own file only', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'writer-threads-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const rows = (name: string) => {
+    const file = new SQLite(path.join(dir, name), { readonly: true })
+    try {
+      return file.prepare('select v from t order by rowid').pluck().all()
+    } finally {
+      file.close()
+    }
+  }
+  const write = (connections: SqliteConnections, ...values: string[]) =>
+    connections.executeAll(values.map((v) => ({ sql: 'insert into t (v) values (?)', parameters: [v] })))
+
+  const first = new SqliteConnections(path.join(dir, 'first.db'))
+  await first.execute('create table t (v text)', [])
+  await write(first, 'first')
+  await first.close()
+  // Its thread now serves the next database: a late write of the closed one must not land there.
+  const second = new SqliteConnections(path.join(dir, 'second.db'))
+  await assert.rejects(write(first, 'late'), /closed/)
+  await assert.rejects(first.execute('insert into t (v) values (?)', ['late']), /closed/)
+  await second.execute('create table t (v text)', [])
+  // Two open at once, each on a thread of its own.
+  const again = new SqliteConnections(path.join(dir, 'first.db'))
+  await Promise.all([write(second, 'second'), write(again, 'again')])
+  await again.execute('insert into t (v) values (?)', ['again, alone'])
+  await Promise.all([second.close(), again.close()])
+  assert.deepEqual(rows('first.db'), ['first', 'again', 'again, alone'])
+  assert.deepEqual(rows('second.db'), ['second'])
 })
 
 for (const dialect of dialects) {

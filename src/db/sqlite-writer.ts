@@ -2,9 +2,10 @@
  * The SQLite writer thread (started by `SqliteWriter` in sqlite.ts): it owns the one connection
  * that writes, so the wait for each commit's fsync, and for a write lock another process holds
  * (up to the busy timeout), blocks this thread and never the event loop that serves requests.
- * It answers requests one at a time, in the order they came.
+ * It answers requests one at a time, in the order they came. It serves one database at a time:
+ * `open` names the file, `close` closes it, and the thread then waits for its next `open`.
  */
-import { parentPort, workerData } from 'node:worker_threads'
+import { parentPort } from 'node:worker_threads'
 import type SQLite from 'better-sqlite3'
 import { openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
 
@@ -14,6 +15,12 @@ export type Message =
   | { op: 'begin' | 'commit' | 'rollback' | 'close' }
 
 export type Request = Message & { id: number }
+
+/** The database the next requests are for; not answered. */
+export interface Open {
+  op: 'open'
+  file: string
+}
 
 /** What one statement gave: its rows, and for a statement without rows what it changed. */
 export interface Outcome {
@@ -31,13 +38,14 @@ export interface Failure {
 export type Answer = { id: number } & ({ result?: unknown } | { failure: Failure })
 
 const port = parentPort!
-const { file } = workerData as { file: string }
+let file: string | undefined
 let connection: SQLite.Database | undefined
 const statements = new Map<string, SQLite.Statement>()
 
 // Opened on first use: a file that cannot be opened fails the requests, which say why, and the
 // next request tries again.
 function sqlite(): SQLite.Database {
+  if (file === undefined) throw new Error('the SQLite writer thread has no database open')
   connection ??= openSqliteFile(file)
   return connection
 }
@@ -70,16 +78,22 @@ function answer(request: Request): unknown {
     case 'close':
       connection?.close()
       connection = undefined
+      file = undefined
+      // Statements belong to the closed connection.
+      statements.clear()
       return undefined
   }
 }
 
-port.on('message', (request: Request) => {
+port.on('message', (request: Request | Open) => {
+  if (request.op === 'open') {
+    file = request.file
+    return
+  }
   try {
     port.postMessage({ id: request.id, result: answer(request) } satisfies Answer)
   } catch (error) {
     const { message, code } = error as { message?: unknown; code?: unknown }
     port.postMessage({ id: request.id, failure: { message: String(message), code } } satisfies Answer)
   }
-  if (request.op === 'close') port.close()
 })

@@ -14,7 +14,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely'
 import { openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
-import type { Answer, Failure, Message, Outcome, Request } from './sqlite-writer.js'
+import type { Answer, Failure, Message, Open, Outcome, Request } from './sqlite-writer.js'
 
 /** A statement for the writer thread, as its SQL and parameters. */
 export interface WriterStatement {
@@ -129,13 +129,35 @@ export class SqliteConnections {
  * the .ts: bundled once per process into one CommonJS script (esbuild, which tsx runs on), so
  * each worker starts without a TypeScript loader of its own, a third of a second each.
  */
-function startWriter(file: string): Worker {
+function startWriter(): Worker {
   // The thread holds statements and rows in flight, nothing more: a small heap is its own V8
   // instance's whole cost in memory.
-  const options = { workerData: { file }, resourceLimits: { maxYoungGenerationSizeMb: 4 } }
+  const options = { resourceLimits: { maxYoungGenerationSizeMb: 4 } }
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-writer.js', import.meta.url), options)
   writerScript ??= bundleWriter()
   return new Worker(writerScript, { ...options, eval: true })
+}
+
+/**
+ * Writer threads whose database was closed, each ready for the next database this process opens.
+ * A thread's start costs about 35 ms of CPU and opening a file on it almost nothing, so a program
+ * that opens databases in turn (an embedding program, the test suite's app per test) starts one
+ * thread, not one per database. Idle threads are unreferenced: none keeps the process alive.
+ */
+const idleWriters: Worker[] = []
+const IDLE_WRITERS = 2
+
+function takeWriter(): Worker {
+  for (let worker = idleWriters.pop(); worker; worker = idleWriters.pop()) {
+    // -1 once the thread has exited (it could only have crashed while idle).
+    if (worker.threadId !== -1) return worker
+  }
+  return startWriter()
+}
+
+async function returnWriter(worker: Worker): Promise<void> {
+  if (idleWriters.length < IDLE_WRITERS) idleWriters.push(worker)
+  else await worker.terminate()
 }
 
 let writerScript: string | undefined
@@ -165,24 +187,30 @@ class SqliteWriter {
   answers = 0
   /** Settles when the last holder of the writer releases it. */
   #tail: Promise<void> = Promise.resolve()
-  /** Why the thread stopped, when it did. */
+  /** Why requests fail: the thread stopped, or the database was closed. */
   #stopped: Error | undefined
+  #closed: Promise<void> | undefined
 
   constructor(file: string) {
-    this.#worker = startWriter(file)
+    this.#worker = takeWriter()
     // Idle, the thread does not keep the process alive; `send` holds it while an answer is due.
     this.#worker.unref()
-    this.#worker.on('message', ({ id, ...answer }: Answer) => {
-      const waiting = this.#waiting.get(id)
-      this.#waiting.delete(id)
-      this.answers++
-      if (this.#waiting.size === 0) this.#worker.unref()
-      if ('failure' in answer) waiting?.reject(revive(answer.failure))
-      else waiting?.resolve(answer.result)
-    })
-    this.#worker.on('error', (error) => this.#stop(error))
-    this.#worker.on('exit', (code) => this.#stop(new Error(`the SQLite writer thread exited with code ${code}`)))
+    this.#worker.on('message', this.#answered)
+    this.#worker.on('error', this.#stop)
+    this.#worker.on('exit', this.#exited)
+    this.#worker.postMessage({ op: 'open', file } satisfies Open)
   }
+
+  readonly #answered = ({ id, ...answer }: Answer): void => {
+    const waiting = this.#waiting.get(id)
+    this.#waiting.delete(id)
+    this.answers++
+    if (this.#waiting.size === 0) this.#worker.unref()
+    if ('failure' in answer) waiting?.reject(revive(answer.failure))
+    else waiting?.resolve(answer.result)
+  }
+
+  readonly #exited = (code: number): void => this.#stop(new Error(`the SQLite writer thread exited with code ${code}`))
 
   send(message: Message): Promise<unknown> {
     if (this.#stopped) return Promise.reject(this.#stopped)
@@ -218,15 +246,31 @@ class SqliteWriter {
     if (this.#stopped) throw this.#stopped
   }
 
-  async close(): Promise<void> {
-    if (this.#stopped) return
-    const exited = new Promise((resolve) => this.#worker.once('exit', resolve))
-    await this.alone(() => this.send({ op: 'close' }))
-    this.#worker.ref()
-    await exited
+  /**
+   * Once the thread has finished the work it was given and closed the connection, it is free for
+   * the next database this process opens; this one's requests fail from then on.
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#close()
+    return this.#closed
   }
 
-  #stop(error: Error): void {
+  async #close(): Promise<void> {
+    if (this.#stopped) return
+    const failure = await this.alone(() => this.send({ op: 'close' })).then(
+      () => undefined,
+      (error: unknown) => error ?? new Error('the SQLite writer thread did not close the database'),
+    )
+    this.#stop(new Error('the SQLite database is closed'))
+    this.#worker.off('message', this.#answered).off('error', this.#stop).off('exit', this.#exited)
+    this.#worker.unref()
+    if (failure === undefined) return returnWriter(this.#worker)
+    // A thread whose connection did not close cleanly is not handed on.
+    await this.#worker.terminate()
+    throw failure
+  }
+
+  readonly #stop = (error: Error): void => {
     this.#stopped ??= error
     for (const { reject } of this.#waiting.values()) reject(this.#stopped)
     this.#waiting.clear()
