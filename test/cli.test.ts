@@ -326,31 +326,52 @@ describe('configuration', () => {
   })
 })
 
+/** The names in `schema_migrations` of the database a data directory stands for, in order. */
+async function recordedMigrations(dataDir: string): Promise<string[]> {
+  const postgres = await databaseUrlOf(dataDir)
+  if (postgres) {
+    const client = new pg.Client({ connectionString: postgres })
+    await client.connect()
+    try {
+      return (await client.query<{ name: string }>('select name from schema_migrations order by name')).rows.map((row) => row.name)
+    } finally {
+      await client.end()
+    }
+  }
+  const sqlite = new SQLite(path.join(dataDir, DB_FILE), { readonly: true, fileMustExist: true })
+  try {
+    return sqlite.prepare<[], string>('select name from schema_migrations order by name').pluck().all()
+  } finally {
+    sqlite.close()
+  }
+}
+
 describe('migrate', () => {
   test('applies the migrations to a fresh database, then reports nothing to apply', { timeout: 30_000 }, async () => {
     const dataDir = makeDataDir()
     const postgres = await databaseUrlOf(dataDir)
     const first = await cliJson<{ database: string; applied: string[] }>(['migrate', '--json'], { dataDir })
     assert.ok(first.applied.length > 0, 'a fresh database gets at least one migration')
-    // What it reports is what it recorded in the database, in order.
-    let recorded: unknown[]
     if (postgres) {
       const url = new URL(postgres)
       assert.equal(first.database, `postgresql://${url.host}${url.pathname}`, 'the location, without credentials')
-      const client = new pg.Client({ connectionString: postgres })
-      await client.connect()
-      recorded = (await client.query('select name from schema_migrations order by name')).rows.map((row: { name: string }) => row.name)
-      await client.end()
     } else {
-      const file = path.join(dataDir, DB_FILE)
-      assert.equal(first.database, file)
-      const sqlite = new SQLite(file, { readonly: true, fileMustExist: true })
-      recorded = sqlite.prepare('select name from schema_migrations order by name').pluck().all()
-      sqlite.close()
+      assert.equal(first.database, path.join(dataDir, DB_FILE))
     }
-    assert.deepEqual(first.applied, recorded)
+    // What it reports is what it recorded in the database, in order.
+    assert.deepEqual(first.applied, await recordedMigrations(dataDir))
     const second = await cliJson<{ database: string; applied: string[] }>(['migrate', '--json'], { dataDir })
     assert.deepEqual(second, { database: first.database, applied: [] })
+  })
+
+  test('processes started at once on a fresh database: all succeed, and each migration is applied by one of them', { timeout: 60_000 }, async () => {
+    const dataDir = makeDataDir()
+    const results = await Promise.all(Array.from({ length: 4 }, () => runCli(['migrate', '--json'], { dataDir })))
+    for (const result of results) assert.equal(result.code, 0, result.stderr)
+    const applied = results.flatMap((result) => (JSON.parse(result.stdout) as { applied: string[] }).applied)
+    const recorded = await recordedMigrations(dataDir)
+    assert.ok(recorded.length > 0)
+    assert.deepEqual(applied.sort(), recorded, 'every migration applied once, by one process')
   })
 
   test('a database it cannot use is one line naming where it looked, without the password or a stack trace', { timeout: 30_000 }, async () => {

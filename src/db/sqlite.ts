@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import type SQLite from 'better-sqlite3'
+import SQLite from 'better-sqlite3'
 import type * as Esbuild from 'esbuild'
 import {
   type CompiledQuery,
@@ -30,6 +31,7 @@ export interface WriterStatement {
  * their own writes), one at a time.
  */
 export class SqliteConnections {
+  readonly #file: string
   readonly #reader: SQLite.Database
   readonly #writer: SqliteWriter
   readonly #statements = new Map<string, SQLite.Statement>()
@@ -38,6 +40,7 @@ export class SqliteConnections {
   #looked = false
 
   constructor(file: string) {
+    this.#file = file
     // Opened here first, so that a file SQLite cannot use fails the opening, and a new file is
     // switched to WAL before anything else opens it.
     this.#reader = openSqliteFile(file)
@@ -85,7 +88,7 @@ export class SqliteConnections {
   /** Kysely on these connections. */
   dialect(): Dialect {
     return {
-      createAdapter: () => new SqliteAdapter(),
+      createAdapter: () => new MigrationLockingAdapter(this.#file),
       createDriver: () => new SplitDriver(this, this.#writer),
       createQueryCompiler: () => new SqliteQueryCompiler(),
       createIntrospector: (db) => new SqliteIntrospector(db),
@@ -121,6 +124,53 @@ export class SqliteConnections {
   async close(): Promise<void> {
     await this.#writer.close()
     this.#reader.close()
+  }
+}
+
+/** Longest wait for another process's migration of the same file, and how often to look. */
+const MIGRATION_WAIT_MS = 5 * 60_000
+const MIGRATION_POLL_MS = 50
+
+/**
+ * Kysely's SQLite adapter takes no lock around migrations: it assumes one process. Here the
+ * service, a command and a second instance may open a new file at the same moment, and each would
+ * apply the same migrations (one failing with "table already exists" partway through its own).
+ * While it migrates, a process holds an exclusive SQLite lock on a file of its own beside the
+ * store (`<store>-migration-lock`, empty, never removed: a removed lock file could be locked twice);
+ * the next one waits for it, then finds nothing left to apply. The operating system releases the
+ * lock of a process that dies. Not the store file itself: the migration writes to it.
+ */
+class MigrationLockingAdapter extends SqliteAdapter {
+  #lock: SQLite.Database | undefined
+
+  constructor(readonly store: string) {
+    super()
+  }
+
+  override async acquireMigrationLock(): Promise<void> {
+    // No busy timeout: it would block the event loop; waiting is the loop below.
+    const lock = new SQLite(`${this.store}-migration-lock`, { timeout: 0 })
+    const deadline = Date.now() + MIGRATION_WAIT_MS
+    for (;;) {
+      try {
+        lock.exec('begin exclusive')
+        this.#lock = lock
+        return
+      } catch (error) {
+        const busy = (error as { code?: unknown }).code === 'SQLITE_BUSY'
+        if (!busy || Date.now() >= deadline) {
+          lock.close()
+          throw busy ? new Error(`another process has been migrating ${this.store} for over ${MIGRATION_WAIT_MS / 60_000} minutes`) : error
+        }
+      }
+      await sleep(MIGRATION_POLL_MS)
+    }
+  }
+
+  // Closing the connection ends its transaction and frees the lock.
+  override async releaseMigrationLock(): Promise<void> {
+    this.#lock?.close()
+    this.#lock = undefined
   }
 }
 
