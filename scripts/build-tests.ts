@@ -29,7 +29,11 @@ const ownLocation: Plugin = {
 const files = process.argv.slice(2)
 fs.rmSync(OUT_DIR, { recursive: true, force: true })
 await build({
-  entryPoints: files.map((file) => path.resolve(ROOT, file)),
+  entryPoints: [
+    ...files.map((file) => path.resolve(ROOT, file)),
+    // The runner that starts them in the order given (see scripts/run-tests.ts).
+    { in: path.join(ROOT, 'scripts', 'run-tests.ts'), out: 'run-tests' },
+  ],
   outdir: OUT_DIR,
   outbase: path.join(ROOT, 'test'),
   outExtension: { '.js': '.mjs' },

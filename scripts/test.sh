@@ -26,13 +26,15 @@ WAITING=(
   test/redis-outage.test.ts test/limiter-store.test.ts test/prepared.test.ts
 )
 
-# The longest files (about 10 to 40 s each, measured alone), started first: a leg then ends on
-# many short files rather than waiting for one long one that happened to start late.
+# The longest files (10 to 30 s each within a leg, longest first), started before the rest, which
+# follow in alphabetical order: a leg then ends on many short files rather than waiting for one
+# long one that happened to start late. run-tests.mjs keeps this order (`node --test` would sort).
 LONGEST=(
-  test/multi-instance.test.ts test/accounts-cli.test.ts test/admin-authorization.test.ts
-  test/docs-browser.test.ts test/cli.test.ts test/fuzz.test.ts test/dashboard-browser.test.ts
-  test/client-cli.test.ts test/cli-operator.test.ts test/webhooks-process.test.ts
-  test/dashboard-users-browser.test.ts test/clock-skew.test.ts
+  test/multi-instance.test.ts test/accounts-cli.test.ts test/clock-skew.test.ts
+  test/docs-browser.test.ts test/cli.test.ts test/admin-authorization.test.ts test/fuzz.test.ts
+  test/cli-operator.test.ts test/dashboard-browser.test.ts test/auth.test.ts
+  test/client-cli.test.ts test/webhooks-process.test.ts test/dashboard-users-browser.test.ts
+  test/durability.test.ts
 )
 
 # Files that run in the first leg only, their subject the same on both back ends:
@@ -97,6 +99,9 @@ if [ -x /usr/bin/chromium ]; then
   fi
 fi
 
+# Runs files ($2...) $1 at a time, in the order given, with node's spec reporter.
+run_files() { node --enable-source-maps test-results/build/run-tests.mjs --concurrency "$@"; }
+
 # A leg ($1: which files, all or second): the parallel group with the waiting lane beside it
 # (its report printed after the group's), then the serial group. Every group runs whatever the
 # others answer; the leg fails if any did.
@@ -104,15 +109,15 @@ leg() {
   local status=0 started=$SECONDS lane lane_report
   local -n parallel_run="parallel_$1" waiting_run="waiting_$1" serial_run="serial_$1"
   lane_report="$(mktemp)"
-  node --enable-source-maps --test --test-reporter=spec --test-concurrency=1 "${waiting_run[@]}" >"$lane_report" 2>&1 &
+  run_files 1 "${waiting_run[@]}" >"$lane_report" 2>&1 &
   lane=$!
-  node --enable-source-maps --test --test-reporter=spec --test-concurrency="$concurrency" "${parallel_run[@]}" || status=1
+  run_files "$concurrency" "${parallel_run[@]}" || status=1
   wait "$lane" || status=1
   echo "== $TEST_DIALECT: the waiting lane, run beside the files above =="
   cat "$lane_report"
   rm -f "$lane_report"
   if [ ${#serial_run[@]} -gt 0 ]; then
-    node --enable-source-maps --test --test-reporter=spec --test-concurrency=1 "${serial_run[@]}" || status=1
+    run_files 1 "${serial_run[@]}" || status=1
   fi
   echo "== $TEST_DIALECT: $((SECONDS - started)) s =="
   return "$status"
