@@ -23,7 +23,11 @@ import { registerOpenApi } from './openapi/openapi.js'
 import { healthRoutes } from './ops/health.routes.js'
 import { installMetrics, Metrics } from './ops/metrics.js'
 import { OrdersService } from './orders/orders.service.js'
-import { PetsService } from './pets/pets.service.js'
+import { createCategories } from './categories/categories.module.js'
+import { createLocations } from './locations/locations.module.js'
+import type { LocationsService } from './locations/locations.service.js'
+import { createPets } from './pets/pets.module.js'
+import type { PetsService } from './pets/pets.service.js'
 import { ProjectsService } from './projects/projects.service.js'
 import { UsageRecorder } from './usage/usage.recorder.js'
 import { UsageService } from './usage/usage.service.js'
@@ -35,7 +39,7 @@ import { indexRoutes } from './web/index.routes.js'
 declare module 'fastify' {
   interface FastifyInstance {
     /** The services of projects and keys (the first start's project and key), and of animals, orders and webhooks: for tests' fixtures. */
-    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService; webhooks: Webhooks; accounts: AccountsService }
+    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; locations: LocationsService; orders: OrdersService; webhooks: Webhooks; accounts: AccountsService }
   }
 }
 
@@ -87,11 +91,13 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const limiter = new RateLimiter(backend, db, clock, { onBan }, outbox, generations.kind === 'shared', log)
   const idempotency = new Idempotency(db, clock, log)
   const accounts = new AccountsService(db, clock, passwordCost)
-  const pets = new PetsService(db, clock, idempotency, generations, outbox)
+  const locations = createLocations({ db, clock, generations })
+  const categories = createCategories({ db, clock, generations })
+  const pets = createPets({ db, dialect: database.dialect, clock, idempotency, generations, outbox, locations: locations.service })
   const orders = new OrdersService(db, clock, idempotency, generations, outbox)
   const projects = new ProjectsService(db, clock, authChanged)
   const keys = new KeysService(db, clock, environment, authChanged, outbox, outage)
-  app.decorate('services', { projects, keys, pets, orders, webhooks, accounts })
+  app.decorate('services', { projects, keys, pets: pets.service, locations: locations.service, orders, webhooks, accounts })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)
   const domains = await createDomains(config, db, clock, log, outage, outbox, domainsOptions)
@@ -109,12 +115,12 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerAdminApi(
     app,
     { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts, pets, orders, webhooks: webhooks.service }),
+    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts, pets, locations, categories, orders, webhooks: webhooks.service }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)
   await app.register(indexRoutes)
-  await registerPublicApi(app, { environment, clock, authenticator, generations, router: domains.router, limiter, metrics, usage, cache, pets, orders })
+  await registerPublicApi(app, { environment, clock, authenticator, generations, router: domains.router, limiter, metrics, usage, cache, pets: pets.service, locations: locations.service, categories: categories.service, orders })
   finishMethods()
 
   return app

@@ -22,6 +22,9 @@ export const ERROR_CATALOG = {
   idempotency_in_flight: { status: 409, summary: 'A request with this Idempotency-Key is still being processed; retry later.' },
   pet_unavailable: { status: 409, summary: 'The animal is not available for adoption (it is pending or sold).' },
   invalid_transition: { status: 409, summary: "The order's status does not allow this move." },
+  external_id_taken: { status: 409, summary: 'Another animal of the project already has this `externalId`.' },
+  location_in_use: { status: 409, summary: 'Animals are at this location: move them to another location (or none) before removing it.' },
+  limit_reached: { status: 409, summary: 'The project has as many of these as it may have; the message names the limit.' },
   pet_has_open_order: { status: 409, summary: 'The animal has an open adoption order (placed or approved): deliver or cancel it before removing the animal.' },
   domain_taken: { status: 409, summary: 'The domain is already added, to this project or to another one.' },
   domain_conflict: { status: 409, summary: "The change conflicts with the project's other domain settings; the message says which." },
@@ -149,7 +152,7 @@ interface ValidationIssue {
   instancePath: string
   message?: string
   params: Record<string, unknown>
-  parentSchema?: { minimum?: number; maximum?: number; properties?: Record<string, unknown> }
+  parentSchema?: { minimum?: number; maximum?: number; properties?: Record<string, unknown>; 'x-expected'?: string }
 }
 
 const PARTS: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter', headers: 'header' }
@@ -183,13 +186,28 @@ export function describeValidation(issues: readonly ValidationIssue[], context =
       return `${capitalize(subject)} must be at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'} long.`
     case 'maxLength':
       return `${capitalize(subject)} must be at most ${String(params.limit)} characters long.`
-    case 'pattern':
-      return `${capitalize(subject)} has an invalid format.`
-    case 'minProperties':
-      return `${capitalize(subject)} changes nothing: send at least one of ${Object.keys(issue.parentSchema?.properties ?? {}).map((name) => `"${name}"`).join(', ')}.`
+    case 'pattern': {
+      const expected = issue.parentSchema?.['x-expected']
+      return expected ? `${capitalize(subject)} must be ${expected}.` : `${capitalize(subject)} has an invalid format.`
+    }
+    case 'format':
+      return `${capitalize(subject)} must be ${FORMATS[String(params.format)] ?? `in the format ${String(params.format)}`}.`
+    case 'minProperties': {
+      const names = Object.keys(issue.parentSchema?.properties ?? {}).map((name) => `"${name}"`)
+      // A long list (an animal's profile) is named by its first fields.
+      const some = names.length > 4 ? `${names.slice(0, 2).join(', ')} or another of its ${names.length} fields` : names.join(', ')
+      return `${capitalize(subject)} changes nothing: send at least one of ${some}.`
+    }
     default:
       return `${capitalize(subject)} ${issue.message ?? 'is invalid'}.`
   }
+}
+
+/** What a value of each string format the schemas use looks like. */
+const FORMATS: Record<string, string> = {
+  date: 'a calendar date, YYYY-MM-DD (e.g. 2024-03-01)',
+  'date-time': 'an RFC 3339 instant with its offset (e.g. 2026-11-01T00:00:00Z)',
+  uri: 'an absolute URL (e.g. https://example.com/)',
 }
 
 function capitalize(text: string): string {

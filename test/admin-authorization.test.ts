@@ -58,6 +58,8 @@ interface Fixture {
   /** A webhook endpoint of the project, and a delivery of its test event. */
   endpointId: string
   deliveryId: number
+  /** A location without animals. */
+  locationId: number
 }
 
 interface RequestSpec {
@@ -126,6 +128,14 @@ const REQUESTS: Record<string, RequestSpec> = {
   listWebhookDeliveries: { success: 200 },
   redeliverWebhook: { success: 202 },
   sendWebhookTestEvent: { success: 202 },
+  listProjectLocations: { success: 200 },
+  addLocation: { success: 201, body: () => ({ name: 'Matrix site', coordinates: { latitude: 1, longitude: 2 } }) },
+  getLocation: { success: 200 },
+  updateLocation: { success: 200, body: () => ({ name: 'Renamed site' }) },
+  removeLocation: { success: 204 },
+  listProjectCategories: { success: 200 },
+  setCategory: { success: 200, body: () => ({ name: 'Hound', breeds: ['Matrix'] }) },
+  removeCategory: { success: 204 },
 }
 
 /** Operator actions: an owner gets 403 even for their own project. */
@@ -158,6 +168,9 @@ const PARAMETERS: Record<string, (fixture: Fixture) => string | number> = {
   orderId: (f) => f.placedOrderId,
   endpointId: (f) => f.endpointId,
   deliveryId: (f) => String(f.deliveryId),
+  locationId: (f) => f.locationId,
+  // The fixture names category 1 (Dog) for itself, so that removing its name works.
+  categoryId: () => 1,
 }
 
 describe('admin API authorization, for every operation of the admin document', () => {
@@ -223,7 +236,10 @@ describe('admin API authorization, for every operation of the admin document', (
     const placedOrderId = await order('placed')
     const approvedOrderId = await order('approved')
     await post(`/admin/v1/projects/${project.slug}/orders/${approvedOrderId}/approve`, {})
-    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, ...(await webhookOf(project.slug)) }
+    const locationId = await post(`/admin/v1/projects/${project.slug}/locations`, { name: 'Fixture site' })
+    const named = await t.request({ method: 'PUT', url: `/admin/v1/projects/${project.slug}/categories/1`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'Doggo' } })
+    assert.equal(named.statusCode, 200, named.body)
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, locationId, ...(await webhookOf(project.slug)) }
   }
 
   /** A webhook endpoint of the project with the delivery of a test event. */
@@ -260,11 +276,12 @@ describe('admin API authorization, for every operation of the admin document', (
     const petId = (await admin(t, 'GET', `/projects/${slug}/animals?name=free`)).json<{ id: number }[]>()[0]?.id
     const placedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=placed`)).json<{ id: number }[]>()[0]?.id
     const approvedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=approved`)).json<{ id: number }[]>()[0]?.id
-    assert.ok(keyId && redirected && domain && spare && petId && placedOrderId && approvedOrderId, `fixture of ${slug}`)
+    const locationId = (await admin(t, 'GET', `/projects/${slug}/locations`)).json<{ id: number }[]>()[0]?.id
+    assert.ok(keyId && redirected && domain && spare && petId && placedOrderId && approvedOrderId && locationId, `fixture of ${slug}`)
     // Owners may call no operation on a user: any user will do, here the operator.
     const users = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
     const userId = users.find((u) => u.email === operatorAccount.email)?.id ?? assert.fail('the operator is listed')
-    return { slug, keyId, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, ...(await webhookOf(slug)) }
+    return { slug, keyId, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, locationId, ...(await webhookOf(slug)) }
   }
 
   function urlOf(operation: Operation, f: Fixture): string {

@@ -15,8 +15,10 @@ import type { RateLimiter } from '../limits/limits.service.js'
 import { ordersAdminRoutes } from '../orders/orders-admin.routes.js'
 import { AdoptionOrderSchema, AdoptionOrdersSchema } from '../orders/orders.schemas.js'
 import type { OrdersService } from '../orders/orders.service.js'
-import { petsAdminRoutes } from '../pets/pets-admin.routes.js'
-import type { PetsService } from '../pets/pets.service.js'
+import type { Categories } from '../categories/categories.module.js'
+import { ProjectCategorySchema } from '../categories/categories.schemas.js'
+import type { Locations } from '../locations/locations.module.js'
+import type { Pets } from '../pets/pets.module.js'
 import { projectsRoutes } from '../projects/projects.routes.js'
 import { ProjectSchema } from '../projects/projects.schemas.js'
 import type { ProjectsService } from '../projects/projects.service.js'
@@ -37,7 +39,9 @@ export interface AdminDependencies {
   domains: Domains
   audit: AuditService
   accounts: AccountsService
-  pets: PetsService
+  pets: Pets
+  locations: Locations
+  categories: Categories
   orders: OrdersService
   webhooks: WebhooksService
 }
@@ -47,7 +51,7 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts, pets, orders, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts, pets, locations, categories, orders, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
     const shared = [
       ProjectSchema,
@@ -62,6 +66,7 @@ export function adminRoutes({ config, projects, keys, limiter, usage, domains, a
       WebhookEndpointSchema,
       NewWebhookEndpointSchema,
       WebhookDeliverySchema,
+      ProjectCategorySchema,
     ]
     for (const schema of shared) admin.addSchema(schema)
     await admin.register(projectsRoutes, { projects, platformDomain: config.platformDomain })
@@ -70,7 +75,9 @@ export function adminRoutes({ config, projects, keys, limiter, usage, domains, a
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
     await admin.register(auditRoutes, { audit, findProject: (slug) => projects.find(slug) })
     await admin.register(usersRoutes, { accounts })
-    await admin.register(petsAdminRoutes, { pets })
+    await admin.register(pets.adminRoutes, { pets: pets.service })
+    await admin.register(locations.adminRoutes, { locations: locations.service })
+    await admin.register(categories.adminRoutes, { categories: categories.service })
     await admin.register(ordersAdminRoutes, { orders })
     await admin.register(webhooksRoutes, { webhooks })
   }

@@ -85,6 +85,8 @@ export async function registerAdminApi(
             { name: 'users', description: 'The accounts that sign in to the dashboard: create, disable and enable, delete, reset a password (operators only)' },
             { name: 'account', description: 'Your own account: your password' },
             { name: 'animals', description: "A project's animals: list and search, add, change, remove" },
+            { name: 'locations', description: "A project's places (shelter sites, foster areas), with their addresses and coordinates" },
+            { name: 'categories', description: "A project's categories: rename a default one, add breeds, add its own" },
             { name: 'orders', description: "A project's adoption orders, with their animals: list, approve, deliver, cancel" },
             { name: 'webhooks', description: "A project's webhook endpoints: add, change, rotate the signing secret, the delivery log, redelivery and test events" },
           ],

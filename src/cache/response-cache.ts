@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Generations } from './generations.js'
 
-/** A page as it was sent: the serialized body and its `Link` header. */
+/** A page as it was sent: the serialized body, its `Link` header and its count. */
 interface Entry {
   token: string
   body: string
   link: string | undefined
+  total: number | undefined
   bytes: number
 }
 
@@ -14,10 +15,11 @@ export interface CacheCounters {
   miss(): void
 }
 
-/** What a cached read answers: the body the route's schema serializes, and its next-page link. */
+/** What a cached read answers: the body the route's schema serializes, its next-page link, and how many match (when asked). */
 export interface Page {
   body: unknown
   link?: string | undefined
+  total?: number | undefined
 }
 
 /**
@@ -55,14 +57,14 @@ export class ResponseCache {
       // Most recently used last.
       this.entries.delete(id)
       this.entries.set(id, entry)
-      if (entry.link !== undefined) reply.header('link', entry.link)
+      headersOf(reply, entry)
       return reply.type(JSON_TYPE).send(entry.body)
     }
     this.counters.miss()
     const page = await read()
     const body = reply.serialize(page.body) as string
-    this.store(id, { token, body, link: page.link, bytes: 2 * (id.length + body.length + (page.link?.length ?? 0)) + ENTRY_OVERHEAD })
-    if (page.link !== undefined) reply.header('link', page.link)
+    this.store(id, { token, body, link: page.link, total: page.total, bytes: 2 * (id.length + body.length + (page.link?.length ?? 0)) + ENTRY_OVERHEAD })
+    headersOf(reply, page)
     return reply.type(JSON_TYPE).send(body)
   }
 
@@ -93,7 +95,12 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 /** Per entry beyond its strings (the entry, the map's slot): an estimate, to keep the bound honest. */
 const ENTRY_OVERHEAD = 200
 
-function sendPage(reply: FastifyReply, page: Page): FastifyReply {
+function headersOf(reply: FastifyReply, page: { link?: string | undefined; total?: number | undefined }): void {
   if (page.link !== undefined) reply.header('link', page.link)
+  if (page.total !== undefined) reply.header('x-total-count', String(page.total))
+}
+
+function sendPage(reply: FastifyReply, page: Page): FastifyReply {
+  headersOf(reply, page)
   return reply.send(page.body)
 }

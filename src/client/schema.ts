@@ -15,6 +15,10 @@ export interface paths {
         /**
          * List animals
          * @description Animals of your project in ascending id order, optionally filtered by status. When more exist, the `Link` header carries the URL of the next page (`rel="next"`).
+         *
+         *     The search (all optional, combined with AND; a list parameter takes comma-separated values, any of which matches): `q` (full text over name, breeds, description and tags), `categoryId`, `breed`, `sex`, `age`, `size`, `coat`, `goodWithChildren`/`goodWithDogs`/`goodWithCats`, the care attributes (`spayedNeutered`, `houseTrained`, `vaccinated`, `microchipped`, `specialNeeds`), `locationId`, `tag`, `externalId`, `updatedAfter`, and `near` with `radius` and `unit` (each answer then carries its `distance`).
+         *
+         *     `sort` orders by `id` (the default), `-createdAt`, `createdAt`, `name`, `distance` or `random` (with `seed`); every order pages with the `Link` header (its opaque `cursor`). `count=true` adds `X-Total-Count`, how many animals match. `fields` limits each animal to the fields named, and can ask for `createdAt` and `updatedAt`. A parameter out of range, unknown value or contradiction (`sort=distance` without `near`) is a 400 naming it.
          */
         get: operations["listPets"];
         put?: never;
@@ -23,6 +27,28 @@ export interface paths {
          * @description Adds an animal to your project; `status` defaults to `available`. Send an `Idempotency-Key` to make retries safe: the same key and body within 24 hours replay the first response instead of adding a second animal.
          */
         post: operations["createPet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pets/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow changes to animals
+         * @description The change feed, for keeping a copy of your animals in sync: every animal once, at its latest change (added, changed, moved by an order), and a tombstone (`type: "removed"`) for each removed one, in the order the changes committed. Start without `after` (every animal, then what changes), apply each change, keep the `cursor` of the last one, and ask again with `after=<cursor>`: a copy that applies every page ends equal to the project, on any instance, while writes go on.
+         *
+         *     A page shorter than `limit` means you are up to date for now; a full page carries `Link: rel="next"`. A change is listed once every change that committed before it is listed, so a change that takes long to commit holds back those that follow it for that long. Tombstones are kept.
+         */
+        get: operations["listPetChanges"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -62,6 +88,66 @@ export interface paths {
          *     Send an `Idempotency-Key` to make retries safe (PATCH is not idempotent by itself): the same key and body within 24 hours replay the first response.
          */
         patch: operations["updatePet"];
+        trace?: never;
+    };
+    "/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List categories
+         * @description The kinds of animal of your project: the default set (1 Dog, 2 Cat, 3 Rabbit, 4 Small & Furry, 5 Horse, 6 Bird, 7 Scales, Fins & Other, 8 Barnyard), as your project names them, and its own. An animal's `categoryId` may also name none of them.
+         */
+        get: operations["listCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/categories/{categoryId}/breeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the breeds of a category
+         * @description The breeds shipped for the category and those your project added, in alphabetical order: the names to use in `breeds.primary` and `breeds.secondary` (others are accepted too).
+         */
+        get: operations["listBreeds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List locations
+         * @description Your project's places (shelter sites, foster areas) in ascending id order: what an animal's `locationId` names. They are managed in the dashboard.
+         */
+        get: operations["listLocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/store/orders": {
@@ -609,11 +695,50 @@ export interface components {
          */
         PetStatus: "available" | "pending" | "sold";
         /**
-         * @description An animal to add. Unknown fields, `id` included, are rejected.
+         * @description An animal to add: `name` and `categoryId` are required, every other field is optional (a profile field left out is not known). Unknown fields, `id` included, are rejected.
          * @example {
          *       "name": "Rex",
          *       "categoryId": 1,
          *       "status": "available"
+         *     }
+         * @example {
+         *       "name": "Luna",
+         *       "categoryId": 1,
+         *       "breeds": {
+         *         "primary": "Labrador Retriever",
+         *         "mixed": true
+         *       },
+         *       "sex": "female",
+         *       "age": "young",
+         *       "birthDate": "2024-03-01",
+         *       "birthDateEstimated": true,
+         *       "size": "large",
+         *       "colors": [
+         *         "Black"
+         *       ],
+         *       "coat": "short",
+         *       "description": "Luna is a gentle, playful girl who loves long walks.",
+         *       "goodWith": {
+         *         "children": "yes",
+         *         "dogs": "yes",
+         *         "cats": "unknown"
+         *       },
+         *       "attributes": {
+         *         "spayedNeutered": true,
+         *         "houseTrained": true,
+         *         "vaccinated": true,
+         *         "microchipped": true
+         *       },
+         *       "adoptionFee": {
+         *         "amount": 15000,
+         *         "currency": "USD"
+         *       },
+         *       "intakeDate": "2026-10-02",
+         *       "locationId": 1,
+         *       "tags": [
+         *         "calm",
+         *         "good on leash"
+         *       ]
          *     }
          */
         NewPet: {
@@ -633,11 +758,184 @@ export interface components {
              * @enum {string}
              */
             status?: "available" | "pending" | "sold";
+            /**
+             * @description The shelter's own identifier of the animal (its record in the shelter's software), unique in the project: 1 to 64 characters. Imports match animals by it.
+             * @example A-2024-0173
+             */
+            externalId?: string;
+            /**
+             * @description The breeds: `primary` is required once breeds are given
+             * @example {
+             *       "primary": "Labrador Retriever",
+             *       "secondary": "Beagle",
+             *       "mixed": true
+             *     }
+             */
+            breeds?: {
+                /**
+                 * @description The main breed, e.g. one of `GET /categories/{categoryId}/breeds`; up to 100 characters
+                 * @example Labrador Retriever
+                 */
+                primary: string;
+                /**
+                 * @description A second breed, for a cross
+                 * @example Beagle
+                 */
+                secondary?: string;
+                /** @description Whether the animal is a mix (of the breeds named, or of unknown ones); `false` when left out */
+                mixed?: boolean;
+            };
+            /**
+             * @description The sex: `female`, `male` or `unknown`
+             * @example female
+             * @enum {string}
+             */
+            sex?: "female" | "male" | "unknown";
+            /**
+             * @description The age group: `baby` (puppy, kitten), `young`, `adult` or `senior`, as the shelter judges it
+             * @example young
+             * @enum {string}
+             */
+            age?: "baby" | "young" | "adult" | "senior";
+            /**
+             * Format: date
+             * @description The date of birth (RFC 3339 full-date), not in the future; see `birthDateEstimated`
+             * @example 2024-03-01
+             */
+            birthDate?: string;
+            /** @description `true` when `birthDate` is an estimate; requires `birthDate` */
+            birthDateEstimated?: boolean;
+            /**
+             * @description The size when grown: `small`, `medium`, `large` or `extra_large`
+             * @example medium
+             * @enum {string}
+             */
+            size?: "small" | "medium" | "large" | "extra_large";
+            /**
+             * @description Up to 3 colours, main colour first
+             * @example [
+             *       "Black",
+             *       "White"
+             *     ]
+             */
+            colors?: string[];
+            /**
+             * @description The coat length or kind
+             * @example short
+             * @enum {string}
+             */
+            coat?: "hairless" | "short" | "medium" | "long" | "wire" | "curly";
+            /**
+             * @description Plain text for adopters, up to 10,000 characters; line breaks are kept, no markup is interpreted
+             * @example Rex is a gentle, playful boy who loves long walks and belly rubs.
+             */
+            description?: string;
+            /**
+             * @description Compatibility with children, dogs and cats; one left out is unknown
+             * @example {
+             *       "children": "yes",
+             *       "dogs": "yes",
+             *       "cats": "no"
+             *     }
+             */
+            goodWith?: {
+                /**
+                 * @description Whether the animal gets on with children: `yes`, `no` or `unknown`
+                 * @example yes
+                 * @enum {string}
+                 */
+                children?: "yes" | "no" | "unknown";
+                /**
+                 * @description Whether the animal gets on with other dogs: `yes`, `no` or `unknown`
+                 * @example yes
+                 * @enum {string}
+                 */
+                dogs?: "yes" | "no" | "unknown";
+                /**
+                 * @description Whether the animal gets on with cats: `yes`, `no` or `unknown`
+                 * @example yes
+                 * @enum {string}
+                 */
+                cats?: "yes" | "no" | "unknown";
+            };
+            /**
+             * @description Care facts; one left out is not known
+             * @example {
+             *       "spayedNeutered": true,
+             *       "vaccinated": true,
+             *       "specialNeeds": false
+             *     }
+             */
+            attributes?: {
+                /** @description Spayed or neutered */
+                spayedNeutered?: boolean;
+                /** @description House-trained */
+                houseTrained?: boolean;
+                /** @description Vaccinations up to date */
+                vaccinated?: boolean;
+                /** @description Microchipped */
+                microchipped?: boolean;
+                /** @description Has special needs (medical or behavioural); say which in `specialNeedsNote` */
+                specialNeeds?: boolean;
+                /**
+                 * @description What the special needs are, up to 500 characters; requires `specialNeeds: true`
+                 * @example Needs daily insulin.
+                 */
+                specialNeedsNote?: string;
+            };
+            /**
+             * @description The adoption fee
+             * @example {
+             *       "amount": 15000,
+             *       "currency": "USD"
+             *     }
+             */
+            adoptionFee?: {
+                /**
+                 * @description In the currency's minor unit (cents for USD and EUR, yen for JPY)
+                 * @example 15000
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217 currency code
+                 * @example USD
+                 */
+                currency: string;
+            };
+            /**
+             * Format: date
+             * @description When the animal came to the shelter (RFC 3339 full-date), not in the future and not before `birthDate`
+             * @example 2026-10-02
+             */
+            intakeDate?: string;
+            /**
+             * Format: int64
+             * @description Where the animal can be met: the id of one of the project's locations (`GET /locations`)
+             * @example 1
+             */
+            locationId?: number;
+            /**
+             * @description Up to 20 tags, each different (whatever the case); searched by `q` and filtered by `tag`
+             * @example [
+             *       "calm",
+             *       "good on leash"
+             *     ]
+             */
+            tags?: string[];
+            /** @description Up to 5 video links, each an https URL on YouTube (`youtube.com`, `youtu.be`) or Vimeo (`vimeo.com`) */
+            videoUrls?: string[];
         };
         /**
-         * @description What to change of an animal: its name, its category, or both; a field left out stays as it is (JSON Merge Patch, RFC 7396, where neither field may be removed). Unknown fields, `id` and `status` included, are rejected: the status changes only through adoption orders.
+         * @description What to change of an animal, as a JSON Merge Patch (RFC 7396): a field left out stays as it is, `null` removes a profile field (`name` and `categoryId` cannot be removed), and the objects `breeds`, `goodWith`, `attributes` and `adoptionFee` merge member by member. Arrays (`colors`, `tags`, `videoUrls`) are replaced whole. Unknown fields, `id` and `status` included, are rejected: the status changes only through adoption orders.
          * @example {
          *       "name": "Rexi"
+         *     }
+         * @example {
+         *       "description": "Now house-trained!",
+         *       "attributes": {
+         *         "houseTrained": true
+         *       },
+         *       "adoptionFee": null
          *     }
          */
         PetChanges: {
@@ -652,8 +950,74 @@ export interface components {
              * @example 1
              */
             categoryId?: number;
+            /** @description The shelter's own identifier of the animal (its record in the shelter's software), unique in the project: 1 to 64 characters. Imports match animals by it. */
+            externalId?: string | null;
+            /** @description The sex: `female`, `male` or `unknown` */
+            sex?: ("female" | "male" | "unknown") | null;
+            /** @description The age group: `baby` (puppy, kitten), `young`, `adult` or `senior`, as the shelter judges it */
+            age?: ("baby" | "young" | "adult" | "senior") | null;
+            /** @description The date of birth (RFC 3339 full-date), not in the future; see `birthDateEstimated` */
+            birthDate?: string | null;
+            /** @description `true` when `birthDate` is an estimate; requires `birthDate` */
+            birthDateEstimated?: boolean | null;
+            /** @description The size when grown: `small`, `medium`, `large` or `extra_large` */
+            size?: ("small" | "medium" | "large" | "extra_large") | null;
+            /** @description Up to 3 colours, main colour first */
+            colors?: string[] | null;
+            /** @description The coat length or kind */
+            coat?: ("hairless" | "short" | "medium" | "long" | "wire" | "curly") | null;
+            /** @description Plain text for adopters, up to 10,000 characters; line breaks are kept, no markup is interpreted */
+            description?: string | null;
+            /** @description When the animal came to the shelter (RFC 3339 full-date), not in the future and not before `birthDate` */
+            intakeDate?: string | null;
+            /** @description Where the animal can be met: the id of one of the project's locations (`GET /locations`) */
+            locationId?: number | null;
+            /** @description Up to 20 tags, each different (whatever the case); searched by `q` and filtered by `tag` */
+            tags?: string[] | null;
+            /** @description Up to 5 video links, each an https URL on YouTube (`youtube.com`, `youtu.be`) or Vimeo (`vimeo.com`) */
+            videoUrls?: string[] | null;
+            /** @description The breeds, merged: `null` removes them all, `{"secondary": null}` only the second one */
+            breeds?: {
+                /** @description The main breed, e.g. one of `GET /categories/{categoryId}/breeds`; up to 100 characters */
+                primary?: string | null;
+                /** @description A second breed, for a cross */
+                secondary?: string | null;
+                /** @description Whether the animal is a mix (of the breeds named, or of unknown ones); `false` when left out */
+                mixed?: boolean | null;
+            } | null;
+            /** @description Compatibility, merged: `{"cats": "no"}` changes only cats; `null` removes an answer */
+            goodWith?: {
+                /** @description Whether the animal gets on with children: `yes`, `no` or `unknown` */
+                children?: ("yes" | "no" | "unknown") | null;
+                /** @description Whether the animal gets on with other dogs: `yes`, `no` or `unknown` */
+                dogs?: ("yes" | "no" | "unknown") | null;
+                /** @description Whether the animal gets on with cats: `yes`, `no` or `unknown` */
+                cats?: ("yes" | "no" | "unknown") | null;
+            } | null;
+            /** @description Care facts, merged: a member left out stays, `null` removes it */
+            attributes?: {
+                /** @description Spayed or neutered */
+                spayedNeutered?: boolean | null;
+                /** @description House-trained */
+                houseTrained?: boolean | null;
+                /** @description Vaccinations up to date */
+                vaccinated?: boolean | null;
+                /** @description Microchipped */
+                microchipped?: boolean | null;
+                /** @description Has special needs (medical or behavioural); say which in `specialNeedsNote` */
+                specialNeeds?: boolean | null;
+                /** @description What the special needs are, up to 500 characters; requires `specialNeeds: true` */
+                specialNeedsNote?: string | null;
+            } | null;
+            /** @description The adoption fee, merged: `{"amount": 9000}` keeps the currency */
+            adoptionFee?: {
+                /** @description In the currency's minor unit (cents for USD and EUR, yen for JPY) */
+                amount?: number | null;
+                /** @description ISO 4217 currency code */
+                currency?: string | null;
+            } | null;
         };
-        /** @description An animal available for adoption */
+        /** @description An animal available for adoption: the fields every animal has (`id`, `name`, `categoryId`, `status`) and the profile fields that are known (one not known is left out). */
         Pet: {
             /**
              * Format: int64
@@ -668,9 +1032,340 @@ export interface components {
              */
             categoryId: number;
             status: components["schemas"]["PetStatus"];
+            /**
+             * @description The shelter's own identifier of the animal (its record in the shelter's software), unique in the project: 1 to 64 characters. Imports match animals by it.
+             * @example A-2024-0173
+             */
+            externalId?: string;
+            /**
+             * @description The breeds: `primary` is required once breeds are given
+             * @example {
+             *       "primary": "Labrador Retriever",
+             *       "secondary": "Beagle",
+             *       "mixed": true
+             *     }
+             */
+            breeds?: {
+                /**
+                 * @description The main breed, e.g. one of `GET /categories/{categoryId}/breeds`; up to 100 characters
+                 * @example Labrador Retriever
+                 */
+                primary: string;
+                /**
+                 * @description A second breed, for a cross
+                 * @example Beagle
+                 */
+                secondary?: string;
+                /** @description Whether the animal is a mix (of the breeds named, or of unknown ones); `false` when left out */
+                mixed?: boolean;
+            };
+            /**
+             * @description The sex: `female`, `male` or `unknown`
+             * @example female
+             * @enum {string}
+             */
+            sex?: "female" | "male" | "unknown";
+            /**
+             * @description The age group: `baby` (puppy, kitten), `young`, `adult` or `senior`, as the shelter judges it
+             * @example young
+             * @enum {string}
+             */
+            age?: "baby" | "young" | "adult" | "senior";
+            /**
+             * Format: date
+             * @description The date of birth (RFC 3339 full-date), not in the future; see `birthDateEstimated`
+             * @example 2024-03-01
+             */
+            birthDate?: string;
+            /** @description `true` when `birthDate` is an estimate; requires `birthDate` */
+            birthDateEstimated?: boolean;
+            /**
+             * @description The size when grown: `small`, `medium`, `large` or `extra_large`
+             * @example medium
+             * @enum {string}
+             */
+            size?: "small" | "medium" | "large" | "extra_large";
+            /**
+             * @description Up to 3 colours, main colour first
+             * @example [
+             *       "Black",
+             *       "White"
+             *     ]
+             */
+            colors?: string[];
+            /**
+             * @description The coat length or kind
+             * @example short
+             * @enum {string}
+             */
+            coat?: "hairless" | "short" | "medium" | "long" | "wire" | "curly";
+            /**
+             * @description Plain text for adopters, up to 10,000 characters; line breaks are kept, no markup is interpreted
+             * @example Rex is a gentle, playful boy who loves long walks and belly rubs.
+             */
+            description?: string;
+            /**
+             * @description Compatibility with children, dogs and cats; one left out is unknown
+             * @example {
+             *       "children": "yes",
+             *       "dogs": "yes",
+             *       "cats": "no"
+             *     }
+             */
+            goodWith?: {
+                /**
+                 * @description Whether the animal gets on with children: `yes`, `no` or `unknown`
+                 * @example yes
+                 * @enum {string}
+                 */
+                children?: "yes" | "no" | "unknown";
+                /**
+                 * @description Whether the animal gets on with other dogs: `yes`, `no` or `unknown`
+                 * @example yes
+                 * @enum {string}
+                 */
+                dogs?: "yes" | "no" | "unknown";
+                /**
+                 * @description Whether the animal gets on with cats: `yes`, `no` or `unknown`
+                 * @example yes
+                 * @enum {string}
+                 */
+                cats?: "yes" | "no" | "unknown";
+            };
+            /**
+             * @description Care facts; one left out is not known
+             * @example {
+             *       "spayedNeutered": true,
+             *       "vaccinated": true,
+             *       "specialNeeds": false
+             *     }
+             */
+            attributes?: {
+                /** @description Spayed or neutered */
+                spayedNeutered?: boolean;
+                /** @description House-trained */
+                houseTrained?: boolean;
+                /** @description Vaccinations up to date */
+                vaccinated?: boolean;
+                /** @description Microchipped */
+                microchipped?: boolean;
+                /** @description Has special needs (medical or behavioural); say which in `specialNeedsNote` */
+                specialNeeds?: boolean;
+                /**
+                 * @description What the special needs are, up to 500 characters; requires `specialNeeds: true`
+                 * @example Needs daily insulin.
+                 */
+                specialNeedsNote?: string;
+            };
+            /**
+             * @description The adoption fee
+             * @example {
+             *       "amount": 15000,
+             *       "currency": "USD"
+             *     }
+             */
+            adoptionFee?: {
+                /**
+                 * @description In the currency's minor unit (cents for USD and EUR, yen for JPY)
+                 * @example 15000
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217 currency code
+                 * @example USD
+                 */
+                currency: string;
+            };
+            /**
+             * Format: date
+             * @description When the animal came to the shelter (RFC 3339 full-date), not in the future and not before `birthDate`
+             * @example 2026-10-02
+             */
+            intakeDate?: string;
+            /**
+             * Format: int64
+             * @description Where the animal can be met: the id of one of the project's locations (`GET /locations`)
+             * @example 1
+             */
+            locationId?: number;
+            /**
+             * @description Up to 20 tags, each different (whatever the case); searched by `q` and filtered by `tag`
+             * @example [
+             *       "calm",
+             *       "good on leash"
+             *     ]
+             */
+            tags?: string[];
+            /** @description Up to 5 video links, each an https URL on YouTube (`youtube.com`, `youtu.be`) or Vimeo (`vimeo.com`) */
+            videoUrls?: string[];
+            /**
+             * Format: date-time
+             * @description When the animal was added. Sent when `fields` asks for it, and in the change feed
+             */
+            createdAt?: string;
+            /**
+             * Format: date-time
+             * @description When the animal last changed (its status included). Sent when `fields` asks for it, and in the change feed
+             */
+            updatedAt?: string;
+            /** @description With `near`: the distance to the animal's location, in the `unit` asked for (km by default), rounded to 0.1 */
+            distance?: number;
         };
         /** @description A page of animals, in ascending id order */
         Pets: components["schemas"]["Pet"][];
+        /**
+         * @description A change of the feed: an animal at its latest change, or the tombstone of a removed one
+         * @example {
+         *       "cursor": "MC4xNw",
+         *       "type": "changed",
+         *       "id": 7,
+         *       "changedAt": "2026-11-20T09:30:00.000Z",
+         *       "pet": {
+         *         "id": 7,
+         *         "name": "Rex",
+         *         "categoryId": 1,
+         *         "status": "available",
+         *         "createdAt": "2026-11-01T10:00:00.000Z",
+         *         "updatedAt": "2026-11-20T09:30:00.000Z"
+         *       }
+         *     }
+         * @example {
+         *       "cursor": "MC4xOA",
+         *       "type": "removed",
+         *       "id": 3,
+         *       "changedAt": "2026-11-20T09:31:12.000Z"
+         *     }
+         */
+        PetFeedEntry: {
+            /**
+             * @description Where this change sits in the feed: send it as `after` to read the changes that follow. Opaque
+             * @example MC4xNw
+             */
+            cursor: string;
+            /**
+             * @description `changed`: the animal was added or changed (or moved by an order), `pet` is it as it is now; `removed`: it was removed
+             * @enum {string}
+             */
+            type: "changed" | "removed";
+            /**
+             * Format: int64
+             * @description The animal's id
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When it changed: the animal's `updatedAt`, or when it was removed (by the database's clock)
+             */
+            changedAt: string;
+            pet?: components["schemas"]["Pet"];
+        };
+        /** @description Changes, oldest first */
+        PetFeed: components["schemas"]["PetFeedEntry"][];
+        /** @description A kind of animal: one of the default set (Dog, Cat, Rabbit, …) or a category of the project's own */
+        Category: {
+            /**
+             * Format: int64
+             * @description The category's id: an animal's `categoryId`
+             * @example 1
+             */
+            id: number;
+            /**
+             * @description The name shown to adopters
+             * @example Dog
+             */
+            name: string;
+            /** @description How many breeds `GET /categories/{categoryId}/breeds` lists */
+            breedCount: number;
+        };
+        /** @description Every category of the project, in ascending id order */
+        Categories: components["schemas"]["Category"][];
+        /** @description A breed of a category */
+        Breed: {
+            /**
+             * @description The breed, as an animal's `breeds.primary` or `breeds.secondary` names it
+             * @example Labrador Retriever
+             */
+            name: string;
+        };
+        /** @description The breeds of a category, in alphabetical order */
+        Breeds: components["schemas"]["Breed"][];
+        /** @description A project's place where animals can be met: a shelter site, a foster area */
+        Location: {
+            /**
+             * Format: int64
+             * @description The location's id: an animal's `locationId`
+             */
+            id: number;
+            /** @description What adopters know the place by */
+            name: string;
+            /**
+             * @description The postal address; every part optional
+             * @example {
+             *       "line1": "123 Main Street",
+             *       "city": "Springfield",
+             *       "region": "IL",
+             *       "postalCode": "62701",
+             *       "country": "US"
+             *     }
+             */
+            address?: {
+                /**
+                 * @description Street and number
+                 * @example 123 Main Street
+                 */
+                line1?: string;
+                /**
+                 * @description More of the address (building, suite)
+                 * @example Suite 4
+                 */
+                line2?: string;
+                /**
+                 * @description City or town
+                 * @example Springfield
+                 */
+                city?: string;
+                /**
+                 * @description State, province or region
+                 * @example IL
+                 */
+                region?: string;
+                /**
+                 * @description Postal code
+                 * @example 62701
+                 */
+                postalCode?: string;
+                /**
+                 * @description ISO 3166-1 alpha-2 country code
+                 * @example US
+                 */
+                country?: string;
+            };
+            /**
+             * @description Where it is, for distance searches (`near` on `GET /pets`): an animal at a place without coordinates is never "near"
+             * @example {
+             *       "latitude": 39.7817,
+             *       "longitude": -89.6501
+             *     }
+             */
+            coordinates?: {
+                /**
+                 * @description Decimal degrees, -90 to 90
+                 * @example 39.7817
+                 */
+                latitude: number;
+                /**
+                 * @description Decimal degrees, -180 to 180
+                 * @example -89.6501
+                 */
+                longitude: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A page of locations, in ascending id order */
+        Locations: components["schemas"]["Location"][];
         /**
          * @description A request to adopt one animal
          * @example {
@@ -1018,15 +1713,150 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description Only animals with this status
+                 * @description Only animals with this status, or with any of several (comma-separated, e.g. `available,pending`)
                  * @example available
                  */
-                status?: "available" | "pending" | "sold";
+                status?: ("available" | "pending" | "sold") | string;
                 /**
                  * @description Cursor: only animals with an id greater than this. Follow the `Link: rel="next"` header instead of building it.
                  * @example 0
                  */
                 after?: number;
+                /**
+                 * @description Full-text search over the name, breeds, description and tags: every word must start a word there, whatever the case and accents (`lab choc` finds "Labrador" described as "chocolate"). Up to 10 words.
+                 * @example friendly lab
+                 */
+                q?: string;
+                /**
+                 * @description Only animals of these categories: one or more ids, comma-separated (any of them matches)
+                 * @example 1,2
+                 */
+                categoryId?: string;
+                /**
+                 * @description Only animals whose primary or secondary breed is one of these names, comma-separated (any of them matches), whatever the case
+                 * @example Labrador Retriever,Beagle
+                 */
+                breed?: string;
+                /**
+                 * @description Only animals of this sex: one or more of `female`, `male`, `unknown`, comma-separated (any of them matches)
+                 * @example female
+                 */
+                sex?: string;
+                /**
+                 * @description Only animals of this age group: one or more of `baby`, `young`, `adult`, `senior`, comma-separated (any of them matches)
+                 * @example baby,young
+                 */
+                age?: string;
+                /**
+                 * @description Only animals of this size: one or more of `small`, `medium`, `large`, `extra_large`, comma-separated (any of them matches)
+                 * @example small,medium
+                 */
+                size?: string;
+                /**
+                 * @description Only animals with this coat: one or more of `hairless`, `short`, `medium`, `long`, `wire`, `curly`, comma-separated (any of them matches)
+                 * @example short
+                 */
+                coat?: string;
+                /**
+                 * @description Compatibility with children (`unknown` also matches animals nobody said): one or more of `yes`, `no`, `unknown`, comma-separated (any of them matches)
+                 * @example yes
+                 */
+                goodWithChildren?: string;
+                /**
+                 * @description Compatibility with dogs (`unknown` also matches animals nobody said): one or more of `yes`, `no`, `unknown`, comma-separated (any of them matches)
+                 * @example yes
+                 */
+                goodWithDogs?: string;
+                /**
+                 * @description Compatibility with cats (`unknown` also matches animals nobody said): one or more of `yes`, `no`, `unknown`, comma-separated (any of them matches)
+                 * @example yes
+                 */
+                goodWithCats?: string;
+                /**
+                 * @description Spayed or neutered: `true` or `false` (an animal for which it is not known matches neither)
+                 * @example true
+                 */
+                spayedNeutered?: "true" | "false";
+                /**
+                 * @description House-trained: `true` or `false` (an animal for which it is not known matches neither)
+                 * @example true
+                 */
+                houseTrained?: "true" | "false";
+                /**
+                 * @description Vaccinations up to date: `true` or `false` (an animal for which it is not known matches neither)
+                 * @example true
+                 */
+                vaccinated?: "true" | "false";
+                /**
+                 * @description Microchipped: `true` or `false` (an animal for which it is not known matches neither)
+                 * @example true
+                 */
+                microchipped?: "true" | "false";
+                /**
+                 * @description Has special needs: `true` or `false` (an animal for which it is not known matches neither)
+                 * @example true
+                 */
+                specialNeeds?: "true" | "false";
+                /**
+                 * @description Only animals at these locations: one or more ids, comma-separated (any of them matches)
+                 * @example 1
+                 */
+                locationId?: string;
+                /**
+                 * @description Only animals with one of these tags, comma-separated (any of them matches), whatever the case
+                 * @example calm
+                 */
+                tag?: string;
+                /**
+                 * @description Only animals with these identifiers of the shelter's own, comma-separated (any of them matches), whatever the case
+                 * @example A-2024-0173
+                 */
+                externalId?: string;
+                /**
+                 * @description Only animals at a location within `radius` of this point, `latitude,longitude` in decimal degrees; each answer then carries its `distance`. Animals without a location (or at a location without coordinates) are left out.
+                 * @example 40.7128,-74.0060
+                 */
+                near?: string;
+                /**
+                 * @description With `near`: the greatest distance, in `unit`, more than 0 and at most 20,000 km (12,400 mi); default 100
+                 * @example 25
+                 */
+                radius?: string;
+                /**
+                 * @description The unit of `radius` and `distance`: `km` (the default) or `mi`
+                 * @example km
+                 */
+                unit?: "km" | "mi";
+                /**
+                 * @description Only animals changed (created, edited, or moved by an order) after this instant, RFC 3339
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                updatedAfter?: string;
+                /**
+                 * @description The order: `id` (ascending, the default), `-createdAt` (newest first), `createdAt`, `name`, `distance` (nearest first; needs `near`) or `random` (a shuffle that stays the same while `seed` does, so pages neither repeat nor skip). Ties go by id.
+                 * @example -createdAt
+                 */
+                sort?: "id" | "-createdAt" | "createdAt" | "name" | "distance" | "random";
+                /**
+                 * @description With `sort=random`: which shuffle, 0 to 2147483646; send the same seed for every page. Default 0
+                 * @example 42
+                 */
+                seed?: number;
+                /**
+                 * @description Where the page starts, for any `sort`: opaque, taken from the `Link: rel="next"` header (the default order also takes `after`)
+                 * @example WyJuYW1lIiwwLDQyLCJyZXgiXQ
+                 */
+                cursor?: string;
+                /**
+                 * @description `true`: the answer carries `X-Total-Count`, how many animals match the filters (whatever the page)
+                 * @example true
+                 */
+                count?: "true" | "false";
+                /**
+                 * @description Which profile fields each animal carries, comma-separated, `*` for all (the spec's `id`, `name`, `categoryId` and `status` are always sent): by default every field it has but `createdAt` and `updatedAt`, which are sent only when named here.
+                 * @example name,breeds,createdAt
+                 */
+                fields?: string;
             };
             header?: never;
             path?: never;
@@ -1039,6 +1869,8 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 link to the next page, `<...>; rel="next"`, when more results exist */
                     Link?: string;
+                    /** @description With `count=true`: how many animals match the filters, across every page */
+                    "X-Total-Count"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -1272,7 +2104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -1432,9 +2264,178 @@ export interface operations {
             };
         };
     };
+    listPetChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `cursor` of the last change you applied: only the changes after it. Leave it out to start from the beginning (every animal, and the tombstones of removed ones).
+                 * @example MC4xNw
+                 */
+                after?: string;
+                /**
+                 * @description Maximum number of changes returned, 1 to 1000
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Changes after the cursor, oldest first */
+            200: {
+                headers: {
+                    /** @description RFC 8288 link to the next page, `<...>; rel="next"`, when more results exist */
+                    Link?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PetFeed"];
+                };
+            };
+            /** @description The request is invalid; the message names the field and the fix (code: invalid_request) */
+            400: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (code: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
+                    "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (at least 1); then back off exponentially */
+                    "Retry-After"?: number;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; logged with the request id (code: internal_error) */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry later (code: service_unavailable) */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getPet: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Which profile fields each animal carries, comma-separated, `*` for all (the spec's `id`, `name`, `categoryId` and `status` are always sent): by default every field it has but `createdAt` and `updatedAt`, which are sent only when named here.
+                 * @example name,breeds,createdAt
+                 */
+                fields?: string;
+            };
             header?: never;
             path: {
                 /**
@@ -1771,7 +2772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2034,7 +3035,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2121,6 +3122,475 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The request id: the client's own when it sent a sane one, else generated */
                     "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (at least 1); then back off exponentially */
+                    "Retry-After"?: number;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; logged with the request id (code: internal_error) */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry later (code: service_unavailable) */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every category, in ascending id order */
+            200: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Categories"];
+                };
+            };
+            /** @description Missing or invalid API key (code: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
+                    "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (at least 1); then back off exponentially */
+                    "Retry-After"?: number;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; logged with the request id (code: internal_error) */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry later (code: service_unavailable) */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBreeds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The category's id: an animal's `categoryId`
+                 * @example 1
+                 */
+                categoryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The breeds */
+            200: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Breeds"];
+                };
+            };
+            /** @description The request is invalid; the message names the field and the fix (code: invalid_request) */
+            400: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (code: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
+                    "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The requested resource could not be found (code: not_found or unknown_host) */
+            404: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; wait for Retry-After seconds (code: rate_limited or api_key_banned) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (at least 1); then back off exponentially */
+                    "Retry-After"?: number;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error; logged with the request id (code: internal_error) */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry later (code: service_unavailable) */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLocations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of locations returned
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description Cursor: only locations with an id greater than this. Follow the `Link: rel="next"` header.
+                 * @example 0
+                 */
+                after?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of locations */
+            200: {
+                headers: {
+                    /** @description RFC 8288 link to the next page, `<...>; rel="next"`, when more results exist */
+                    Link?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Locations"];
+                };
+            };
+            /** @description The request is invalid; the message names the field and the fix (code: invalid_request) */
+            400: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (code: unauthorized) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
+                    "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
+            414: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2476,7 +3946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2914,7 +4384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -3154,7 +4624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -3394,7 +4864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -4166,6 +5636,9 @@ export const errorCodes = {
     idempotency_in_flight: 409,
     pet_unavailable: 409,
     invalid_transition: 409,
+    external_id_taken: 409,
+    location_in_use: 409,
+    limit_reached: 409,
     pet_has_open_order: 409,
     domain_taken: 409,
     domain_conflict: 409,

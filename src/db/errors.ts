@@ -22,6 +22,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
 
+/** Whether an error is a foreign key refusing a reference to a row that does not exist (or a removal of one still referred to). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown }
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
+}
+
 /**
  * Why the database could not be used at all, in one line for an operator: unreachable, refused
  * credentials, no such database, or a file SQLite cannot open. Undefined for anything else (a

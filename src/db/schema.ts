@@ -29,6 +29,9 @@ export interface Database {
   projects: ProjectTable
   api_keys: ApiKeyTable
   pets: PetTable
+  categories: CategoryTable
+  locations: LocationTable
+  pet_changes: PetChangeTable
   idempotency_keys: IdempotencyKeyTable
   api_key_bans: ApiKeyBanTable
   orders: OrderTable
@@ -93,6 +96,76 @@ export interface PetTable {
    * and not since (the search then folds the name itself).
    */
   name_folded: string | null
+  /**
+   * The last change of the animal (its creation at first), by the service's clock. Null only on
+   * a row written by other means than the service (read as its `created_at`).
+   */
+  updated_at: string | null
+  /** The profile as the API shows it (src/pets/profile.ts), JSON; null: none. */
+  profile: string | null
+  /** The shelter's own identifier of the animal, unique in the project. */
+  external_id: string | null
+  // What filters and sorts read, written from the profile with it (src/pets/profile.ts).
+  sex: string | null
+  age_group: string | null
+  size: string | null
+  coat: string | null
+  good_with_children: string | null
+  good_with_dogs: string | null
+  good_with_cats: string | null
+  /** Attributes: 1 yes, 0 no, null not said. */
+  spayed_neutered: number | null
+  house_trained: number | null
+  vaccinated: number | null
+  microchipped: number | null
+  special_needs: number | null
+  /** Breed names folded like `name_folded`. */
+  breed_primary_key: string | null
+  breed_secondary_key: string | null
+  location_id: number | null
+  /** The tags folded, each between bars (`|calm|senior|`), for the tag filter. */
+  tags_key: string | null
+  /** Name, breeds, description and tags as plain folded tokens: what the full-text indexes read. */
+  search_text: string | null
+}
+
+/** A project's own name (and breeds) for a category id; the default names are in code (src/categories). */
+export interface CategoryTable {
+  project_id: number
+  id: number
+  name: string
+  /** JSON array of breed names, added to the category's shipped list. */
+  breeds: string | null
+  created_at: string
+  updated_at: string
+}
+
+/** A project's place: a shelter site, a foster area. */
+export interface LocationTable {
+  id: Generated<number>
+  project_id: number
+  name: string
+  /** JSON: the address as the API shows it; null: none. */
+  address: string | null
+  latitude: number | null
+  longitude: number | null
+  created_at: string
+  updated_at: string
+}
+
+/**
+ * The change feed: each animal once, at its latest change, written by triggers on `pets`
+ * (migration 0012). Ordered by `(txid, seq)`; see src/pets/pet-changes.repository.ts.
+ */
+export interface PetChangeTable {
+  project_id: number
+  pet_id: number
+  /** PostgreSQL: the id of the writing transaction; SQLite: 0. */
+  txid: number
+  seq: number
+  /** 1 for a removal (a tombstone). */
+  removed: number
+  changed_at: string
 }
 
 export interface IdempotencyKeyTable {
@@ -356,6 +429,9 @@ export type ProjectRow = Selectable<ProjectTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type PetRow = Selectable<PetTable>
 export type NewPetRow = Insertable<PetTable>
+export type CategoryRow = Selectable<CategoryTable>
+export type LocationRow = Selectable<LocationTable>
+export type PetChangeRow = Selectable<PetChangeTable>
 export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>
 export type ApiKeyBanRow = Selectable<ApiKeyBanTable>
 export type OrderRow = Selectable<OrderTable>

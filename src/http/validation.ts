@@ -1,4 +1,5 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
 
 const options: Options = {
@@ -7,7 +8,8 @@ const options: Options = {
   removeAdditional: false,
   // Never guess a type: "1" is not 1 in a JSON body, and "1e3" or "0x10" is not an id in a URL.
   coerceTypes: false,
-  keywords: ['example', 'x-deprecated-sunset'],
+  // `x-expected`: what a value matching the pattern looks like, for the error message.
+  keywords: ['example', 'x-deprecated-sunset', 'x-expected'],
   strict: true,
   // Error messages quote the schema's ranges.
   verbose: true,
@@ -16,6 +18,8 @@ const options: Options = {
 const ajv = new Ajv(options)
 // The range is enforced by minimum/maximum; the format only documents the width.
 ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
+// RFC 3339 dates (a calendar date: 2024-02-30 is refused) and instants (with their offset), and URIs.
+addFormats.default(ajv, ['date', 'date-time', 'uri'])
 
 /** Decimal digits as written by people and clients: no sign, exponent, hex, spaces or leading zeros. */
 const CANONICAL_INTEGER = /^(0|[1-9][0-9]{0,19})$/

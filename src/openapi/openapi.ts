@@ -6,7 +6,16 @@ import { ERROR_CATALOG } from '../errors.js'
 import { webhooksDocument } from '../webhooks/webhooks.schemas.js'
 import { API_KEY_SECURITY } from './security.js'
 
-export const API_VERSION = '1.0.0'
+/**
+ * The document's version: the spec's 1.0.0, whose requests and answers never change, and a minor
+ * version for each release that adds to it (optional fields, parameters and operations).
+ */
+export const API_VERSION = '1.1.0'
+
+/** What each minor version added, newest first: shown in the document's description. */
+const ADDITIONS = [
+  '**1.1.0**: animal profiles (breeds, sex, age, birth date, size, colours, coat, description, compatibility, care attributes, adoption fee, intake date, location, tags, video links, `externalId`; all optional); the search on `GET /pets` (filters, `q`, `near`, `updatedAfter`, `sort`, `cursor`, `count`, `fields`); `GET /pets/changes`, the change feed; `GET /categories`, `GET /categories/{categoryId}/breeds`, `GET /locations`. Every request of 1.0.0 keeps its answer.',
+]
 
 /**
  * Who answers for the API, and its license (package.json's). The project publishes no support
@@ -94,6 +103,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           '',
           'Query parameters an operation does not list are ignored (a cache buster such as `?_=1732450000` is harmless); JSON bodies are strict: an unknown field is a 400 naming it.',
           '',
+          'Versions: the interface is 1.0.0 as first specified; each minor version adds optional fields, parameters and operations, and changes no answer to a request that was valid before.',
+          '',
+          ...ADDITIONS.map((addition) => `- ${addition}`),
+          '',
           'Errors are `application/json` with `{ code, message, status }`. The codes:',
           '',
           '| code | status | meaning |',
@@ -111,6 +124,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       ],
       tags: [
         { name: 'pets', description: 'Animals available for adoption' },
+        { name: 'categories', description: 'The kinds of animal (Dog, Cat, …) and their breeds (beta)' },
+        { name: 'locations', description: "Your project's places: shelter sites and foster areas (beta)" },
         { name: 'store', description: 'Adoption orders (experimental). The live testing panel of the reference is disabled for this group.' },
         {
           name: 'webhooks',

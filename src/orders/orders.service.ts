@@ -53,7 +53,7 @@ export class OrdersService extends DataService {
     // order.placed goes out with the order, in its transaction, when an endpoint wants it.
     const reported = await this.outbox.wants(projectId, 'order.placed')
     const outcome = await this.idempotency.change(projectId, idempotent, async (trx): Promise<Order> => {
-      if (!(await movePet(trx, projectId, petId, 'available', 'pending'))) {
+      if (!(await movePet(trx, projectId, petId, 'available', 'pending', new Date(this.clock.now()).toISOString()))) {
         const pet = await findPet(trx, projectId, petId)
         if (!pet) return refuse('not_found', noSuchPet(petId))
         return refuse('pet_unavailable', `Animal ${petId} is ${pet.status}, not available: only available animals can be ordered.`)
@@ -83,7 +83,7 @@ export class OrdersService extends DataService {
         const status = (await findOrder(trx, projectId, orderId))?.status ?? before.status
         return { ok: false, error: 'invalid_transition', message: `Order ${orderId} is ${status}: only ${from.join(' or ')} orders can be ${to}.` }
       }
-      if (petStatus) await setPetStatus(trx, projectId, moved.pet_id, petStatus)
+      if (petStatus) await setPetStatus(trx, projectId, moved.pet_id, petStatus, new Date(this.clock.now()).toISOString())
       if (reported) await this.outbox.write(trx, projectId, `order.${to}`, toOrder(moved))
       if (change) {
         await recordChange(trx, this.clock, change, {

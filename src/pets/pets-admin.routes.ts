@@ -3,10 +3,10 @@ import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { withMergePatch } from '../http/json-body.js'
-import { NEXT_LINK_DOC, sendPage } from '../http/pagination.js'
+import { NEXT_LINK_DOC } from '../http/pagination.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
-import { PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody, REMOVAL_RESPONSES } from './pets.http.js'
+import { nextLink, PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody, REMOVAL_RESPONSES, TOTAL_COUNT_DOC } from './pets.http.js'
 import { AnimalsQuerySchema, NewPetSchema, PetChangesSchema, ProjectPetParamsSchema } from './pets.schemas.js'
 import type { PetsService } from './pets.service.js'
 
@@ -25,18 +25,19 @@ export const petsAdminRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService }> =
         operationId: 'listAnimals',
         summary: "List a project's animals",
         description:
-          'In ascending id order, optionally filtered by status and by a part of the name (case-insensitive). When more exist, the `Link` header carries the next page (`rel="next"`, with the `after` cursor).',
+          'In ascending id order, optionally filtered by status and by a part of the name (case-insensitive), with the search, sorts, count and fields of the public `listPets`. When more exist, the `Link` header carries the next page (`rel="next"`, with the `after` or `cursor` of the order).',
         params: ProjectParamsSchema,
         querystring: AnimalsQuerySchema,
-        response: { 200: { description: 'A page of animals', headers: NEXT_LINK_DOC, ...Type.Ref('Pets') }, ...errorResponses(400, 401, 404, 500, 503) },
+        response: { 200: { description: 'A page of animals', headers: { ...NEXT_LINK_DOC, ...TOTAL_COUNT_DOC }, ...Type.Ref('Pets') }, ...errorResponses(400, 401, 404, 500, 503) },
       },
     },
     async (request, reply) => {
       const { slug, id } = request.adminProject
-      // The schema's default fills `limit` in.
-      const { limit = 20, status, name, after } = request.query
-      const page = await pets.list(id, { limit, status, name, after })
-      return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/animals`, { limit, status, name })
+      const page = orThrow(await pets.search(id, request.query))
+      const link = nextLink(`/admin/v1/projects/${encodeURIComponent(slug)}/animals`, request.query, page.next)
+      if (link) reply.header('link', link)
+      if (page.total !== undefined) reply.header('x-total-count', String(page.total))
+      return page.items
     },
   )
 
@@ -53,7 +54,7 @@ export const petsAdminRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService }> =
         body: NewPetSchema,
         response: {
           201: { description: 'The animal', headers: { Location: { type: 'string', description: 'Path of the animal in the admin API' } }, ...Type.Ref('Pet') },
-          ...errorResponses(400, 401, 404, 413, 415, 500, 503),
+          ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503),
         },
       },
       preValidation: prepareBody,
@@ -92,13 +93,13 @@ export const petsAdminRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService }> =
           ...ANIMALS,
           operationId: 'updateAnimal',
           'x-audit-action': 'pet.updated',
-          summary: "Change an animal's name or category",
+          summary: "Change an animal's name, category or profile",
           description:
-            "A field left out stays as it is (JSON Merge Patch, as `application/merge-patch+json` or plain `application/json`). The status follows the animal's orders and cannot be set: `status` is refused.",
+            "A field left out stays as it is, `null` removes a profile field, and nested objects merge (JSON Merge Patch, as `application/merge-patch+json` or plain `application/json`). The status follows the animal's orders and cannot be set: `status` is refused.",
           consumes: PET_CHANGES_MEDIA_TYPES,
           params: ProjectPetParamsSchema,
           body: PetChangesSchema,
-          response: { 200: { description: 'The animal as it is now', ...Type.Ref('Pet') }, ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
+          response: { 200: { description: 'The animal as it is now', ...Type.Ref('Pet') }, ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503) },
         },
         preValidation: prepareBody,
       },

@@ -2,7 +2,9 @@ import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
 import { MERGE_PATCH } from '../http/json-body.js'
 import { errorResponses } from '../openapi/responses.js'
-import { noSuchPet } from './pets.service.js'
+import { PET_FIELD_NAMES } from './pets.schemas.js'
+import type { PetField, PetsQuery } from './pets.search.js'
+import { noSuchPet, type PetsPage } from './pets.service.js'
 
 /**
  * Trims the name before validation, so the 1..100 length rule applies to the name as stored; and
@@ -37,3 +39,35 @@ export function petNotFound(id: number): ApiError {
  * 413 and 415 as for any request with a body.
  */
 export const REMOVAL_RESPONSES = { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503) }
+
+export const TOTAL_COUNT_DOC = {
+  'X-Total-Count': { type: 'integer', description: 'With `count=true`: how many animals match the filters, across every page' },
+} as const
+
+/** The fields `fields` names, every field for `*`; undefined when not sent. */
+export function fieldsOf(fields: string | undefined): ReadonlySet<PetField> | undefined {
+  if (fields === undefined) return undefined
+  return new Set<PetField>(fields === '*' ? PET_FIELD_NAMES : (fields.split(',') as PetField[]))
+}
+
+/** A query as the response cache keys it: every parameter that shapes the answer, in a fixed order. */
+export function queryKey(query: Record<string, unknown>): string {
+  return JSON.stringify(Object.keys(query).sort().map((name) => [name, query[name]]))
+}
+
+/**
+ * The `Link: <…>; rel="next"` header of a page: the same query with where the next page starts
+ * (`after`, an id, for the default order; `cursor` otherwise). `limit` and `status` come first,
+ * as in every list of this API.
+ */
+export function nextLink(path: string, query: PetsQuery, next: PetsPage['next']): string | undefined {
+  if (next === undefined) return undefined
+  const params = new URLSearchParams()
+  const { limit = 20, status, ...rest } = query
+  params.set('limit', String(limit))
+  if (status !== undefined) params.set('status', status)
+  for (const [name, value] of Object.entries(rest)) if (value !== undefined && name !== 'after' && name !== 'cursor') params.set(name, String(value))
+  if ('after' in next) params.set('after', String(next.after))
+  else params.set('cursor', next.cursor)
+  return `<${path}?${params.toString()}>; rel="next"`
+}

@@ -1,36 +1,158 @@
-import { sql } from 'kysely'
+import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
 import type { Db } from '../db/database.js'
 import { batchedTogether, prepare } from '../db/prepared.js'
-import type { PetStatus } from '../db/schema.js'
+import type { Database, PetStatus } from '../db/schema.js'
 import { eventOfInsertedRowStatements, type OutboxEvent, writeEvent } from '../webhooks/webhooks.repository.js'
-import type { Pet } from './pets.schemas.js'
-
-/** An animal is read in the API's own shape: one object per row, handed to the serialiser as is. */
-const PET = ['id', 'name', 'category_id as categoryId', 'status'] as const
-
-export interface PetFilter {
-  status?: PetStatus | undefined
-  /** Only animals whose name contains this, whatever the case. */
-  name?: string | undefined
-  /** Only ids greater than this. */
-  after?: number | undefined
-  limit: number
-}
 
 /**
- * A name as the search compares it: folded by this code, not by the database (SQLite's `lower()`
- * folds ASCII only, PostgreSQL's follows the server's locale), so both dialects match alike.
+ * An animal as read: the spec's fields under their API names, and what the service adds to them
+ * (the profile, stored as the API shows it, and the times).
  */
-function folded(name: string): string {
-  return name.toLowerCase()
+export interface PetRecord {
+  id: number
+  name: string
+  categoryId: number
+  status: PetStatus
+  profile: string | null
+  locationId: number | null
+  createdAt: string
+  updatedAt: string | null
 }
 
-const insert = prepare((db, projectId: number, name: string, nameFolded: string, categoryId: number, status: PetStatus, createdAt: string) =>
-  db
-    .insertInto('pets')
-    .values({ project_id: projectId, name, name_folded: nameFolded, category_id: categoryId, status, created_at: createdAt })
-    .returning(PET),
+const PET = ['id', 'name', 'category_id as categoryId', 'status', 'profile', 'location_id as locationId', 'created_at as createdAt', 'updated_at as updatedAt'] as const
+
+/**
+ * What filters, sorts and the search read, derived from the name and profile by the service
+ * (src/pets/profile.ts) and written with them.
+ */
+export interface ProfileColumns {
+  profile: string | null
+  external_id: string | null
+  sex: string | null
+  age_group: string | null
+  size: string | null
+  coat: string | null
+  good_with_children: string | null
+  good_with_dogs: string | null
+  good_with_cats: string | null
+  spayed_neutered: number | null
+  house_trained: number | null
+  vaccinated: number | null
+  microchipped: number | null
+  special_needs: number | null
+  breed_primary_key: string | null
+  breed_secondary_key: string | null
+  location_id: number | null
+  tags_key: string | null
+  search_text: string | null
+}
+
+/** Everything written about an animal besides its status; without `columns`, an animal with no profile (and no search text). */
+export interface PetWrite {
+  name: string
+  categoryId: number
+  columns?: ProfileColumns | undefined
+}
+
+/** A name as the name search and the name order compare it (see src/pets/search-text.ts). */
+function folded(name: string): string {
+  return name.trim().toLowerCase()
+}
+
+/** The profile columns in the order the prepared insert takes them. */
+const PROFILE_COLUMNS = [
+  'profile',
+  'external_id',
+  'sex',
+  'age_group',
+  'size',
+  'coat',
+  'good_with_children',
+  'good_with_dogs',
+  'good_with_cats',
+  'spayed_neutered',
+  'house_trained',
+  'vaccinated',
+  'microchipped',
+  'special_needs',
+  'breed_primary_key',
+  'breed_secondary_key',
+  'location_id',
+  'tags_key',
+  'search_text',
+] as const satisfies readonly (keyof ProfileColumns)[]
+
+type Value = string | number | null
+
+/**
+ * One placeholder per column: `prepare` compiles the statement once with a placeholder in place
+ * of each argument, so the profile's columns are arguments of their own.
+ */
+const insert = prepare(
+  (
+    db,
+    projectId: number,
+    name: string,
+    nameFolded: string,
+    categoryId: number,
+    status: PetStatus,
+    createdAt: string,
+    profile: Value,
+    externalId: Value,
+    sex: Value,
+    ageGroup: Value,
+    size: Value,
+    coat: Value,
+    goodWithChildren: Value,
+    goodWithDogs: Value,
+    goodWithCats: Value,
+    spayedNeutered: Value,
+    houseTrained: Value,
+    vaccinated: Value,
+    microchipped: Value,
+    specialNeeds: Value,
+    breedPrimaryKey: Value,
+    breedSecondaryKey: Value,
+    locationId: Value,
+    tagsKey: Value,
+    searchText: Value,
+  ) =>
+    db
+      .insertInto('pets')
+      .values({
+        project_id: projectId,
+        name,
+        name_folded: nameFolded,
+        category_id: categoryId,
+        status,
+        created_at: createdAt,
+        updated_at: createdAt,
+        profile: profile as string | null,
+        external_id: externalId as string | null,
+        sex: sex as string | null,
+        age_group: ageGroup as string | null,
+        size: size as string | null,
+        coat: coat as string | null,
+        good_with_children: goodWithChildren as string | null,
+        good_with_dogs: goodWithDogs as string | null,
+        good_with_cats: goodWithCats as string | null,
+        spayed_neutered: spayedNeutered as number | null,
+        house_trained: houseTrained as number | null,
+        vaccinated: vaccinated as number | null,
+        microchipped: microchipped as number | null,
+        special_needs: specialNeeds as number | null,
+        breed_primary_key: breedPrimaryKey as string | null,
+        breed_secondary_key: breedSecondaryKey as string | null,
+        location_id: locationId as number | null,
+        tags_key: tagsKey as string | null,
+        search_text: searchText as string | null,
+      })
+      .returning(PET),
 )
+
+function columnsOf(c: ProfileColumns | undefined): ProfileColumns {
+  return Object.fromEntries(PROFILE_COLUMNS.map((column) => [column, c?.[column] ?? null])) as unknown as ProfileColumns
+}
 
 // Ids start at 1, so `after` 0 means from the start: one query shape per filter, not two.
 const listAll = prepare((db, projectId: number, after: number, limit: number) =>
@@ -52,81 +174,62 @@ const find = prepare((db, projectId: number, id: number) =>
   db.selectFrom('pets').select(PET).where('project_id', '=', projectId).where('id', '=', id),
 )
 
-export async function insertPet(
-  db: Db,
-  projectId: number,
-  pet: { name: string; categoryId: number; status: PetStatus; createdAt: string },
-): Promise<Pet> {
+/** The arguments of the prepared insert, in its order. */
+function insertArgs(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }) {
+  const columns = PROFILE_COLUMNS.map((column) => pet.columns?.[column] ?? null)
+  return [projectId, pet.name, folded(pet.name), pet.categoryId, pet.status, pet.createdAt, ...columns] as Parameters<typeof insert> extends [Db, ...infer A] ? A : never
+}
+
+export async function insertPet(db: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }): Promise<PetRecord> {
   // Durable before it is acknowledged, and committed together with the other requests' animals.
-  const [row] = await insert.batched(db, projectId, pet.name, folded(pet.name), pet.categoryId, pet.status, pet.createdAt)
+  const [row] = await insert.batched(db, ...insertArgs(projectId, pet))
   if (!row) throw new Error('insert into pets returned no row')
   return row
 }
 
 /**
- * Inserts an animal and the webhook event that reports it (whose `data` is the animal), in one
- * transaction. On SQLite's root instance both join the group commit; elsewhere (PostgreSQL, or
- * inside a transaction) they run one after the other in a transaction.
+ * Inserts an animal and the webhook event that reports it (`data`: the animal as answered, its
+ * id filled in), in one transaction. On SQLite's root instance both join the group commit;
+ * elsewhere (PostgreSQL, or inside a transaction) they run one after the other in a transaction.
  */
 export async function insertPetReported(
   db: Db,
   projectId: number,
-  pet: { name: string; categoryId: number; status: PetStatus; createdAt: string },
+  pet: PetWrite & { status: PetStatus; createdAt: string },
   event: Omit<OutboxEvent, 'data' | 'dedupeKey'>,
-): Promise<Pet> {
-  const first = insert.statement(db, projectId, pet.name, folded(pet.name), pet.categoryId, pet.status, pet.createdAt)
-  const rest = eventOfInsertedRowStatements(db, { ...event, data: JSON.stringify({ id: 0, name: pet.name, categoryId: pet.categoryId, status: pet.status }) })
+  data: (row: PetRecord) => unknown,
+): Promise<PetRecord> {
+  const first = insert.statement(db, ...insertArgs(projectId, pet))
+  const placeholder: PetRecord = { id: 0, name: pet.name, categoryId: pet.categoryId, status: pet.status, profile: pet.columns?.profile ?? null, locationId: pet.columns?.location_id ?? null, createdAt: pet.createdAt, updatedAt: pet.createdAt }
+  const rest = eventOfInsertedRowStatements(db, { ...event, data: JSON.stringify(data(placeholder)) })
   if (first && rest) {
     const [rows] = await batchedTogether(db, [first, ...rest])
-    const row = rows?.[0] as Pet | undefined
+    const row = rows?.[0] as PetRecord | undefined
     if (!row) throw new Error('insert into pets returned no row')
     return row
   }
   const inserted = async (trx: Db) => {
     const row = await insertPet(trx, projectId, pet)
-    await writeEvent(trx, { ...event, data: JSON.stringify(row), dedupeKey: null })
+    await writeEvent(trx, { ...event, data: JSON.stringify(data(row)), dedupeKey: null })
     return row
   }
   return db.isTransaction ? inserted(db) : db.transaction().execute(inserted)
 }
 
-export async function listPets(db: Db, projectId: number, filter: PetFilter): Promise<Pet[]> {
-  const after = filter.after ?? 0
-  if (filter.name !== undefined) return searchPets(db, projectId, { ...filter, name: filter.name, after })
-  return filter.status === undefined ? listAll(db, projectId, after, filter.limit) : listByStatus(db, projectId, filter.status, after, filter.limit)
-}
-
-/** `%`, `_` and the escape character itself stand for themselves in the pattern. */
-function likeContaining(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
-}
-
-/** The name search (the admin API's): a case-insensitive substring, the same on every dialect. */
-async function searchPets(db: Db, projectId: number, filter: PetFilter & { name: string; after: number }): Promise<Pet[]> {
-  let query = db
-    .selectFrom('pets')
-    .select(PET)
-    .where('project_id', '=', projectId)
-    .where('id', '>', filter.after)
-    // Rows written before the folded column existed are folded here (ASCII on SQLite) until written again.
-    .where(sql<string>`coalesce(name_folded, lower(name))`, 'like', sql<string>`${likeContaining(folded(filter.name))} escape '\\'`)
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status)
-  return query.orderBy('id').limit(filter.limit).execute()
-}
-
-export async function findPet(db: Db, projectId: number, id: number): Promise<Pet | undefined> {
+export async function findPet(db: Db, projectId: number, id: number): Promise<PetRecord | undefined> {
   const [row] = await find(db, projectId, id)
   return row
 }
 
-/** Changes an animal's name or category; answers it as it is now, or nothing when there is no such animal. */
-export async function updatePet(db: Db, projectId: number, id: number, changes: { name?: string | undefined; categoryId?: number | undefined }): Promise<Pet | undefined> {
+export async function findPetByExternalId(db: Db, projectId: number, externalId: string): Promise<PetRecord | undefined> {
+  return db.selectFrom('pets').select(PET).where('project_id', '=', projectId).where('external_id', '=', externalId).executeTakeFirst()
+}
+
+/** Writes an animal's name, category and profile; answers it as it is now, or nothing when there is no such animal. */
+export async function updatePet(db: Db, projectId: number, id: number, pet: PetWrite, updatedAt: string): Promise<PetRecord | undefined> {
   return db
     .updateTable('pets')
-    .set({
-      ...(changes.name !== undefined && { name: changes.name, name_folded: folded(changes.name) }),
-      ...(changes.categoryId !== undefined && { category_id: changes.categoryId }),
-    })
+    .set({ name: pet.name, name_folded: folded(pet.name), category_id: pet.categoryId, updated_at: updatedAt, ...columnsOf(pet.columns) })
     .where('project_id', '=', projectId)
     .where('id', '=', id)
     .returning(PET)
@@ -134,7 +237,7 @@ export async function updatePet(db: Db, projectId: number, id: number, changes: 
 }
 
 /** Deletes an animal; answers it as it was, or nothing when there is no such animal. */
-export async function deletePet(db: Db, projectId: number, id: number): Promise<Pet | undefined> {
+export async function deletePet(db: Db, projectId: number, id: number): Promise<PetRecord | undefined> {
   return db.deleteFrom('pets').where('project_id', '=', projectId).where('id', '=', id).returning(PET).executeTakeFirst()
 }
 
@@ -142,10 +245,10 @@ export async function deletePet(db: Db, projectId: number, id: number): Promise<
  * Moves an animal from `from` to `to` in one conditional statement: of two concurrent callers,
  * exactly one sees the animal in `from`. Answers whether it moved.
  */
-export async function movePet(db: Db, projectId: number, petId: number, from: PetStatus, to: PetStatus): Promise<boolean> {
+export async function movePet(db: Db, projectId: number, petId: number, from: PetStatus, to: PetStatus, at: string): Promise<boolean> {
   const result = await db
     .updateTable('pets')
-    .set({ status: to })
+    .set({ status: to, updated_at: at })
     .where('project_id', '=', projectId)
     .where('id', '=', petId)
     .where('status', '=', from)
@@ -153,6 +256,186 @@ export async function movePet(db: Db, projectId: number, petId: number, from: Pe
   return Number(result.numUpdatedRows) === 1
 }
 
-export async function setPetStatus(db: Db, projectId: number, petId: number, to: PetStatus): Promise<void> {
-  await db.updateTable('pets').set({ status: to }).where('project_id', '=', projectId).where('id', '=', petId).execute()
+export async function setPetStatus(db: Db, projectId: number, petId: number, to: PetStatus, at: string): Promise<void> {
+  await db.updateTable('pets').set({ status: to, updated_at: at }).where('project_id', '=', projectId).where('id', '=', petId).execute()
+}
+
+/** Whether any animal of the project is at the location. */
+export async function anyPetAt(db: Db, projectId: number, locationId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('pets').select('id').where('project_id', '=', projectId).where('location_id', '=', locationId).limit(1).executeTakeFirst()
+  return row?.id
+}
+
+// The search.
+
+/** The answers a compatibility filter accepts; `unknown` also matches an animal nobody answered for. */
+export type Answer = 'yes' | 'no' | 'unknown'
+
+/** How a search orders its animals, and where the page starts in that order. */
+export type PetOrder =
+  | { by: 'id'; after?: number | undefined }
+  | { by: 'createdAt'; descending: boolean; after?: { value: string; id: number } | undefined }
+  | { by: 'name'; after?: { value: string; id: number } | undefined }
+  /** `metres`: each location's distance (the locations within the radius), rounded to whole metres. */
+  | { by: 'distance'; metres: ReadonlyMap<number, number>; after?: { value: number; id: number } | undefined }
+  /** `multiplier`: the seed's permutation of ids (see `randomKey`). */
+  | { by: 'random'; multiplier: number; after?: { value: number; id: number } | undefined }
+
+export interface PetSearch {
+  statuses?: PetStatus[] | undefined
+  categoryIds?: number[] | undefined
+  /** Folded breed names: the primary or secondary breed is one of them. */
+  breeds?: string[] | undefined
+  sexes?: string[] | undefined
+  ages?: string[] | undefined
+  sizes?: string[] | undefined
+  coats?: string[] | undefined
+  goodWith?: Partial<Record<'good_with_children' | 'good_with_dogs' | 'good_with_cats', Answer[]>> | undefined
+  /** Attribute columns that must be 1 (true) or 0 (false). */
+  attributes?: Partial<Record<'spayed_neutered' | 'house_trained' | 'vaccinated' | 'microchipped' | 'special_needs', 0 | 1>> | undefined
+  /** Only animals at these locations (an empty list matches none). */
+  locationIds?: number[] | undefined
+  /** Folded tags: the animal has one of them. */
+  tags?: string[] | undefined
+  externalIds?: string[] | undefined
+  /** A part of the name, whatever the case (the admin API's search). */
+  name?: string | undefined
+  /** Full-text tokens: each starts a word of the animal's name, breeds, description or tags. */
+  q?: string[] | undefined
+  /** Only animals changed after this instant (RFC 3339, as stored). */
+  updatedAfter?: string | undefined
+}
+
+/** The plain list of the spec (ascending ids, at most a status): its prepared statements. */
+export async function listPets(db: Db, projectId: number, filter: { status?: PetStatus | undefined; after?: number | undefined; limit: number }): Promise<PetRecord[]> {
+  const after = filter.after ?? 0
+  return filter.status === undefined ? listAll(db, projectId, after, filter.limit) : listByStatus(db, projectId, filter.status, after, filter.limit)
+}
+
+type PetQuery = SelectQueryBuilder<Database, 'pets', object>
+
+/** A page of a search, in `order`, read one past `limit`; each row with the value its order sorts on. */
+export async function searchPets(
+  db: Db,
+  dialect: 'sqlite' | 'postgres',
+  projectId: number,
+  search: PetSearch,
+  order: PetOrder,
+  limit: number,
+): Promise<(PetRecord & { sortValue: string | number | null })[]> {
+  let query = filtered(db.selectFrom('pets'), dialect, projectId, search)
+  const key = sortKey(order)
+  query = afterCursor(query, order, key)
+  const direction = order.by === 'createdAt' && order.descending ? 'desc' : 'asc'
+  const rows = await query
+    .select([...PET, key.as('sortValue')])
+    .orderBy(key, direction)
+    .orderBy('id', direction)
+    .limit(limit)
+    .execute()
+  return rows as (PetRecord & { sortValue: string | number | null })[]
+}
+
+/** How many animals a search matches, whatever page is asked. */
+export async function countPets(db: Db, dialect: 'sqlite' | 'postgres', projectId: number, search: PetSearch): Promise<number> {
+  const row = await filtered(db.selectFrom('pets'), dialect, projectId, search)
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** `%`, `_` and the escape character itself stand for themselves in the pattern. */
+function likeContaining(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
+}
+
+function filtered(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: number, search: PetSearch): PetQuery {
+  query = query.where('project_id', '=', projectId)
+  const anyOf = <C extends 'status' | 'category_id' | 'sex' | 'age_group' | 'size' | 'coat' | 'external_id'>(column: C, values: readonly unknown[] | undefined) => {
+    if (values === undefined) return
+    // A single value compares with `=`: the plain filters keep the query shape indexes expect.
+    query = values.length === 1 ? query.where(column, '=', values[0] as never) : query.where(column, 'in', values as never)
+  }
+  anyOf('status', search.statuses)
+  anyOf('category_id', search.categoryIds)
+  anyOf('sex', search.sexes)
+  anyOf('age_group', search.ages)
+  anyOf('size', search.sizes)
+  anyOf('coat', search.coats)
+  anyOf('external_id', search.externalIds)
+  if (search.breeds) {
+    const breeds = search.breeds
+    query = query.where((eb) => eb.or([eb('breed_primary_key', 'in', breeds), eb('breed_secondary_key', 'in', breeds)]))
+  }
+  for (const [column, answers] of Object.entries(search.goodWith ?? {}) as [keyof NonNullable<PetSearch['goodWith']>, Answer[]][]) {
+    query = query.where((eb) => {
+      const known = answers.filter((answer) => answer !== 'unknown')
+      const alternatives = known.length > 0 ? [eb(column, 'in', known)] : []
+      if (answers.includes('unknown')) alternatives.push(eb(column, 'is', null), eb(column, '=', 'unknown'))
+      return eb.or(alternatives)
+    })
+  }
+  for (const [column, value] of Object.entries(search.attributes ?? {}) as [keyof NonNullable<PetSearch['attributes']>, 0 | 1][]) {
+    query = query.where(column, '=', value)
+  }
+  if (search.locationIds) {
+    const ids = search.locationIds
+    query = ids.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('location_id', 'in', ids)
+  }
+  if (search.tags) {
+    const tags = search.tags
+    query = query.where((eb) => eb.or(tags.map((tag) => eb('tags_key', 'like', sql<string>`${likeContaining(`|${tag}|`)} escape '\\'`))))
+  }
+  if (search.name !== undefined) {
+    query = query.where('name_folded', 'like', sql<string>`${likeContaining(folded(search.name))} escape '\\'`)
+  }
+  if (search.updatedAfter !== undefined) query = query.where('updated_at', '>', search.updatedAfter)
+  if (search.q && search.q.length > 0) query = fullText(query, dialect, search.q)
+  return query
+}
+
+/**
+ * Every token must start a word of the search text. The tokens hold only letters and digits (see
+ * search-text.ts), so they are safe inside either engine's query syntax.
+ */
+function fullText(query: PetQuery, dialect: 'sqlite' | 'postgres', tokens: string[]): PetQuery {
+  if (dialect === 'postgres') {
+    const tsquery = tokens.map((token) => `'${token}':*`).join(' & ')
+    return query.where(sql<boolean>`to_tsvector('simple'::regconfig, coalesce(search_text, '')) @@ to_tsquery('simple'::regconfig, ${tsquery})`)
+  }
+  const match = tokens.map((token) => `"${token}"*`).join(' ')
+  return query.where('id', 'in', sql<number>`(select rowid from pets_fts where pets_fts match ${match})`)
+}
+
+/** Where `limit` rows of a random order come from: the seed's permutation of ids modulo a prime (2^31 - 1). */
+const RANDOM_MODULUS = 2_147_483_647
+
+function sortKey(order: PetOrder): RawBuilder<string | number> {
+  switch (order.by) {
+    case 'id':
+      return sql<number>`id`
+    case 'createdAt':
+      return sql<string>`created_at`
+    case 'name':
+      return sql<string>`name_folded`
+    case 'distance': {
+      // Every animal of the search is at one of these locations (the filter keeps only them).
+      const cases = [...order.metres].map(([location, metres]) => sql`when ${location} then cast(${metres} as bigint)`)
+      return cases.length === 0 ? sql<number>`0` : sql<number>`(case location_id ${sql.join(cases, sql` `)} end)`
+    }
+    case 'random':
+      return sql<number>`(((id % ${RANDOM_MODULUS}) * cast(${order.multiplier} as bigint)) % ${RANDOM_MODULUS})`
+  }
+}
+
+/** Only what comes after the cursor in the order (its sort value, then its id). */
+function afterCursor(query: PetQuery, order: PetOrder, key: ReturnType<typeof sortKey>): PetQuery {
+  if (order.after === undefined) return query
+  if (order.by === 'id') return query.where('id', '>', order.after)
+  const { value, id } = order.after
+  const descending = order.by === 'createdAt' && order.descending
+  const later = descending ? '<' : '>'
+  return query.where((eb: ExpressionBuilder<Database, 'pets'>) =>
+    eb.or([eb(key, later, value as never), eb.and([eb(key, '=', value as never), eb('id', later, id)])]),
+  )
 }

@@ -4,11 +4,11 @@ import type { Clock } from '../clock.js'
 import { ApiError, orThrow } from '../errors.js'
 import type { ResponseCache } from '../cache/response-cache.js'
 import { withMergePatch } from '../http/json-body.js'
-import { listHandler, NEXT_LINK_DOC } from '../http/pagination.js'
+import { NEXT_LINK_DOC } from '../http/pagination.js'
 import { IDEMPOTENT_REPLAYED_DOC, IdempotencyKeyHeaders, idempotencyKeyOf } from '../idempotency/idempotency.http.js'
 import { errorResponses } from '../openapi/responses.js'
-import { PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody, REMOVAL_RESPONSES } from './pets.http.js'
-import { ListPetsQuerySchema, NewPetSchema, type Pet, PetChangesSchema, PetIdParamsSchema, type PetStatus } from './pets.schemas.js'
+import { fieldsOf, nextLink, PET_CHANGES_MEDIA_TYPES, petNotFound, prepareBody, queryKey, REMOVAL_RESPONSES, TOTAL_COUNT_DOC } from './pets.http.js'
+import { ListPetsQuerySchema, NewPetSchema, PetChangesSchema, PetFeedQuerySchema, PetFieldsQuerySchema, PetIdParamsSchema } from './pets.schemas.js'
 import type { PetsService } from './pets.service.js'
 
 /** Operations added in this version: their shape may still change, with notice. */
@@ -26,16 +26,55 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
         operationId: 'listPets',
         tags: ['pets'],
         summary: 'List animals',
-        description:
+        description: [
           'Animals of your project in ascending id order, optionally filtered by status. When more exist, the `Link` header carries the URL of the next page (`rel="next"`).',
+          '',
+          'The search (all optional, combined with AND; a list parameter takes comma-separated values, any of which matches): `q` (full text over name, breeds, description and tags), `categoryId`, `breed`, `sex`, `age`, `size`, `coat`, `goodWithChildren`/`goodWithDogs`/`goodWithCats`, the care attributes (`spayedNeutered`, `houseTrained`, `vaccinated`, `microchipped`, `specialNeeds`), `locationId`, `tag`, `externalId`, `updatedAfter`, and `near` with `radius` and `unit` (each answer then carries its `distance`).',
+          '',
+          '`sort` orders by `id` (the default), `-createdAt`, `createdAt`, `name`, `distance` or `random` (with `seed`); every order pages with the `Link` header (its opaque `cursor`). `count=true` adds `X-Total-Count`, how many animals match. `fields` limits each animal to the fields named, and can ask for `createdAt` and `updatedAt`. A parameter out of range, unknown value or contradiction (`sort=distance` without `near`) is a 400 naming it.',
+        ].join('\n'),
         querystring: ListPetsQuerySchema,
         response: {
-          200: { description: 'A page of animals', headers: NEXT_LINK_DOC, ...Type.Ref('Pets') },
+          200: { description: 'A page of animals', headers: { ...NEXT_LINK_DOC, ...TOTAL_COUNT_DOC }, ...Type.Ref('Pets') },
           ...errorResponses(400, 401, 500, 503),
         },
       },
     },
-    listHandler<PetStatus, Pet>(cache, 'listPets', '/v1/pets', (projectId, query) => pets.list(projectId, query)),
+    async (request, reply) => {
+      const query = request.query
+      return cache.reply(request, reply, `listPets ${queryKey(query)}`, async () => {
+        const page = orThrow(await pets.search(request.principal.projectId, query))
+        return { body: page.items, link: nextLink('/v1/pets', query, page.next), total: page.total }
+      })
+    },
+  )
+
+  app.get(
+    '/pets/changes',
+    {
+      schema: {
+        ...BETA,
+        operationId: 'listPetChanges',
+        tags: ['pets'],
+        summary: 'Follow changes to animals',
+        description: [
+          'The change feed, for keeping a copy of your animals in sync: every animal once, at its latest change (added, changed, moved by an order), and a tombstone (`type: "removed"`) for each removed one, in the order the changes committed. Start without `after` (every animal, then what changes), apply each change, keep the `cursor` of the last one, and ask again with `after=<cursor>`: a copy that applies every page ends equal to the project, on any instance, while writes go on.',
+          '',
+          'A page shorter than `limit` means you are up to date for now; a full page carries `Link: rel="next"`. A change is listed once every change that committed before it is listed, so a change that takes long to commit holds back those that follow it for that long. Tombstones are kept.',
+        ].join('\n'),
+        querystring: PetFeedQuerySchema,
+        response: {
+          200: { description: 'Changes after the cursor, oldest first', headers: NEXT_LINK_DOC, ...Type.Ref('PetFeed') },
+          ...errorResponses(400, 401, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { after, limit = 100 } = request.query
+      const page = orThrow(await pets.changes(request.principal.projectId, after, limit))
+      if (page.next !== undefined) reply.header('link', `</v1/pets/changes?${new URLSearchParams({ limit: String(limit), after: page.next }).toString()}>; rel="next"`)
+      return page.items
+    },
   )
 
   app.post(
@@ -89,6 +128,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
         deprecated: true,
         'x-deprecated-sunset': '2030-12-05',
         params: PetIdParamsSchema,
+        querystring: PetFieldsQuerySchema,
         response: {
           200: { description: 'The requested animal', headers: deprecationDocs, ...Type.Ref('Pet') },
           ...withHeaders(errorResponses(400, 401, 404, 410, 500, 503), deprecationDocs),
@@ -105,8 +145,8 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
       },
     },
     async (request, reply) =>
-      cache.reply(request, reply, `getPet ${request.params.petId}`, async () => {
-        const pet = await pets.get(request.principal.projectId, request.params.petId)
+      cache.reply(request, reply, `getPet ${request.params.petId} ${request.query.fields}`, async () => {
+        const pet = await pets.get(request.principal.projectId, request.params.petId, fieldsOf(request.query.fields))
         if (!pet) throw petNotFound(request.params.petId)
         return { body: pet }
       }),

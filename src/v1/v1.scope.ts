@@ -16,9 +16,15 @@ import type { Metrics } from '../ops/metrics.js'
 import { ordersRoutes } from '../orders/orders.routes.js'
 import { NewOrderSchema, OrderSchema, OrdersSchema } from '../orders/orders.schemas.js'
 import type { OrdersService } from '../orders/orders.service.js'
+import { categoriesRoutes } from '../categories/categories.routes.js'
+import { BreedSchema, BreedsSchema, CategoriesSchema, CategorySchema } from '../categories/categories.schemas.js'
+import { locationsRoutes } from '../locations/locations.routes.js'
+import { LocationSchema, LocationsSchema } from '../locations/locations.schemas.js'
 import { petsRoutes } from '../pets/pets.routes.js'
-import { NewPetSchema, PetChangesSchema, PetSchema, PetsSchema, PetStatusSchema } from '../pets/pets.schemas.js'
+import { NewPetSchema, PetChangesSchema, PetFeedEntrySchema, PetFeedSchema, PetSchema, PetsSchema, PetStatusSchema } from '../pets/pets.schemas.js'
 import type { PetsService } from '../pets/pets.service.js'
+import type { LocationsService } from '../locations/locations.service.js'
+import type { CategoriesService } from '../categories/categories.service.js'
 import { recordUsage } from '../usage/usage.hook.js'
 import type { UsageRecorder } from '../usage/usage.recorder.js'
 
@@ -33,6 +39,8 @@ export interface PublicApi {
   usage: UsageRecorder
   cache: ResponseCache
   pets: PetsService
+  locations: LocationsService
+  categories: CategoriesService
   orders: OrdersService
 }
 
@@ -40,7 +48,25 @@ export interface PublicApi {
  * The shapes the public document names in its components, shared by operations: added to the
  * app before any scope, since the admin scope's errors refer to `Error` too.
  */
-export const SHARED_SCHEMAS = [ErrorSchema, PetStatusSchema, NewPetSchema, PetChangesSchema, PetSchema, PetsSchema, NewOrderSchema, OrderSchema, OrdersSchema]
+export const SHARED_SCHEMAS = [
+  ErrorSchema,
+  PetStatusSchema,
+  NewPetSchema,
+  PetChangesSchema,
+  PetSchema,
+  PetsSchema,
+  PetFeedEntrySchema,
+  PetFeedSchema,
+  CategorySchema,
+  CategoriesSchema,
+  BreedSchema,
+  BreedsSchema,
+  LocationSchema,
+  LocationsSchema,
+  NewOrderSchema,
+  OrderSchema,
+  OrdersSchema,
+]
 
 /**
  * The public API under `/v1`: every request is identified by its key, kept to its project's
@@ -59,6 +85,8 @@ export async function registerPublicApi(app: FastifyInstance, api: PublicApi): P
       await v1.register(async (scope) => {
         requireApiKey(scope, api.environment)
         await scope.register(petsRoutes, { pets: api.pets, clock: api.clock, cache: api.cache })
+        await scope.register(categoriesRoutes, { categories: api.categories, cache: api.cache })
+        await scope.register(locationsRoutes, { locations: api.locations, cache: api.cache })
         await scope.register(ordersRoutes, { orders: api.orders, cache: api.cache })
       })
       finishMethods()

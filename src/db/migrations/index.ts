@@ -10,6 +10,7 @@ import * as auditAndUserStates from './0008-audit-and-user-states.js'
 import * as adoptionHistoryAndNameSearch from './0009-adoption-history-and-name-search.js'
 import * as signInsAndOneTimePasswords from './0010-sign-ins-and-one-time-passwords.js'
 import * as webhooks from './0011-webhooks.js'
+import * as animalProfiles from './0012-animal-profiles.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009-adoption-history-and-name-search': adoptionHistoryAndNameSearch,
   '0010-sign-ins-and-one-time-passwords': signInsAndOneTimePasswords,
   '0011-webhooks': webhooks,
+  '0012-animal-profiles': animalProfiles,
 }

@@ -253,9 +253,11 @@ export class SchemaArbitraries {
     if (types.has('integer') || types.has('number')) add(outOfRange(s), 3)
     if (types.has('string') && !s.enum) add(badString(s), 3)
     if (types.has('object') && s.properties) add(this.badObject(s, depth), 4)
-    if (types.has('array')) {
-      add(fc.array(this.invalid(s.items, depth + 1), { minLength: 1, maxLength: 3 }))
-      if (s.maxItems !== undefined) add(fc.array(this.valid(s.items, undefined, depth + 1), { minLength: s.maxItems + 1, maxLength: s.maxItems + 3 }))
+    // The array itself, or the array alternative of an anyOf (a nullable list): its items and bounds.
+    const array = s.type === 'array' ? s : (s.anyOf ?? s.oneOf)?.map((a) => this.resolve(a)).find((a) => a.type === 'array')
+    if (array && depth < 4) {
+      add(fc.array(this.invalid(array.items, depth + 1), { minLength: 1, maxLength: 3 }))
+      if (array.maxItems !== undefined) add(fc.array(this.valid(array.items, undefined, depth + 1), { minLength: array.maxItems + 1, maxLength: array.maxItems + 3 }))
     }
     add(deeplyNested(), 1)
     return fc.oneof(...wrong)
