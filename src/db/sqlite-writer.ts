@@ -67,11 +67,15 @@ function answer(request: Request): unknown {
     case 'run':
       return run(request.sql, request.parameters)
     case 'batch':
-      // One transaction, so one commit and one fsync for all of them.
-      return sqlite().transaction(() => request.statements.map(({ sql, parameters }) => run(sql, parameters).rows))()
+      // One transaction, so one commit and one fsync for all of them; immediate, as `begin` is.
+      return sqlite().transaction(() => request.statements.map(({ sql, parameters }) => run(sql, parameters).rows)).immediate()
     case 'begin':
+      // Immediate: the write lock is taken here, waiting up to the busy timeout. A deferred
+      // transaction that reads first would fail at its first write, without waiting, whenever
+      // another connection (another process on the file) committed in between (SQLITE_BUSY_SNAPSHOT).
+      return void sqlite().exec('begin immediate')
     case 'commit':
-      return void sqlite().exec(request.op)
+      return void sqlite().exec('commit')
     case 'rollback':
       // SQLite may have rolled back already, after a busy or full disk error.
       return void (sqlite().inTransaction && sqlite().exec('rollback'))
