@@ -46,7 +46,10 @@ export class CategoriesService {
 
   async set(projectId: number, id: number, input: CategoryInput, change?: Change): Promise<Outcome<{ category: ProjectCategory }>> {
     const name = input.name.trim()
-    const added = [...new Map((input.breeds ?? []).map((breed) => breed.trim()).filter(Boolean).map((breed) => [breed.toLowerCase(), breed])).values()].sort(byName)
+    // Each breed once, whatever the case, spelt as first given.
+    const unique = new Map<string, string>()
+    for (const breed of (input.breeds ?? []).map((name) => name.trim()).filter(Boolean)) if (!unique.has(breed.toLowerCase())) unique.set(breed.toLowerCase(), breed)
+    const added = [...unique.values()].sort(byName)
     return this.changed(projectId, async (trx) => {
       const existing = await findProjectCategory(trx, projectId, id)
       if (!existing && !DEFAULTS.has(id) && (await countProjectCategories(trx, projectId)) >= MAX_PROJECT_CATEGORIES) {
