@@ -557,6 +557,35 @@ describe('against the server (in process, ManualClock)', () => {
     assert.equal((await client.listPets({ limit: 100 })).next, undefined)
   })
 
+  test('the search, its sorts and the change feed: every animal once, in the order asked; categories, breeds and locations', async () => {
+    const t = await startApp()
+    const { key } = await t.project({ plan: 'pro' })
+    const client = createClient({ apiKey: key, baseUrl: t.baseUrl })
+    const made: Pet[] = []
+    for (const name of ['Rex', 'ada', 'Max', 'Bella', 'Zed', 'Chloé', 'Mia']) made.push(await client.createPet({ name, categoryId: 1, sex: name === 'Rex' ? 'male' : 'female' }))
+    const byName: string[] = []
+    for await (const p of client.iteratePets({ limit: 2, sort: 'name' })) byName.push(p.name)
+    assert.deepEqual(byName, ['ada', 'Bella', 'Chloé', 'Max', 'Mia', 'Rex', 'Zed'])
+    const shuffled: number[] = []
+    for await (const p of client.iteratePets({ limit: 3, sort: 'random', seed: 5 })) shuffled.push(p.id)
+    assert.deepEqual([...shuffled].sort((a, b) => a - b), made.map((p) => p.id))
+    assert.deepEqual((await client.listPets({ sex: 'male', fields: 'createdAt' })).items.map((p) => [p.name, typeof p.createdAt]), [['Rex', 'string']])
+
+    await client.deletePet(made[1]!.id)
+    const changes = []
+    for await (const change of client.iteratePetChanges({ limit: 2 })) changes.push(change)
+    assert.deepEqual(changes.map((change) => [change.type, change.id]), [...made.filter((_, i) => i !== 1).map((p) => ['changed', p.id]), ['removed', made[1]!.id]])
+    const cursor = changes.at(-1)!.cursor
+    await client.updatePet(made[0]!.id, { description: 'Loves walks.' })
+    const later = []
+    for await (const change of client.iteratePetChanges({ after: cursor })) later.push(change)
+    assert.deepEqual(later.map((change) => [change.id, change.pet?.description]), [[made[0]!.id, 'Loves walks.']])
+
+    assert.equal((await client.listCategories())[1]?.name, 'Cat')
+    assert.ok((await client.listBreeds(2)).some((breed) => breed.name === 'Maine Coon'))
+    assert.deepEqual((await client.listLocations()).items, [])
+  })
+
   test('a banned key stops at once with the end of its ban', async () => {
     const t = await startApp()
     const { key } = await t.project({ plan: 'enterprise', perMinute: 1, perDay: 1000 })

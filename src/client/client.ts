@@ -11,6 +11,11 @@ export type Order = components['schemas']['Order']
 export type NewOrder = components['schemas']['NewOrder']
 export type OrderStatus = Order['status']
 export type ErrorBody = components['schemas']['Error']
+/** A change of the feed (`listPetChanges`): an animal at its latest change, or the tombstone of a removed one. */
+export type PetFeedEntry = components['schemas']['PetFeedEntry']
+export type Category = components['schemas']['Category']
+export type Breed = components['schemas']['Breed']
+export type Location = components['schemas']['Location']
 
 type QueryOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>
 /** `limit` has a default (20), so callers may leave it out; the document lists it as required. */
@@ -19,6 +24,9 @@ type WithOptionalLimit<Q> = Omit<Q, 'limit'> & { limit?: number }
 /** `limit` (1–100, default 20), `status`, and `after`, the cursor: an id (prefer the iterators). */
 export type ListPetsQuery = WithOptionalLimit<QueryOf<'listPets'>>
 export type ListOrdersQuery = WithOptionalLimit<QueryOf<'listOrders'>>
+/** `after`: the `cursor` of the last change applied (none: from the start); `limit` 1–1000 (default 100). */
+export type ListPetChangesQuery = WithOptionalLimit<QueryOf<'listPetChanges'>>
+export type ListLocationsQuery = WithOptionalLimit<QueryOf<'listLocations'>>
 
 export type Environment = keyof typeof servers
 
@@ -117,14 +125,52 @@ export class AdoptionStoreClient {
     return this.#rateLimit && { ...this.#rateLimit }
   }
 
-  /** `GET /pets`: one page of animals, in ascending id order. */
+  /** `GET /pets`: one page of animals, in ascending id order unless `sort` says otherwise; the search's filters in `query`. */
   async listPets(query: ListPetsQuery = {}, options: CallOptions = {}): Promise<Page<Pet>> {
     return this.#page<Pet>('listPets', this.#url('/pets', query), options)
   }
 
-  /** Every animal matching `query`, page after page by `Link: rel="next"`, each exactly once. */
+  /** Every animal matching `query`, page after page by `Link: rel="next"`, each exactly once, in the query's order. */
   iteratePets(query: ListPetsQuery = {}, options: CallOptions = {}): AsyncGenerator<Pet, void, undefined> {
-    return this.#iterate<Pet>('listPets', this.#url('/pets', query), options)
+    return this.#iterate<Pet>('listPets', this.#url('/pets', query), options, query.sort === undefined || query.sort === 'id')
+  }
+
+  /** `GET /pets/changes`: one page of the change feed after `query.after` (from the start without it). */
+  async listPetChanges(query: ListPetChangesQuery = {}, options: CallOptions = {}): Promise<Page<PetFeedEntry>> {
+    return this.#page<PetFeedEntry>('listPetChanges', this.#url('/pets/changes', query), options)
+  }
+
+  /**
+   * The change feed after `query.after`, page after page, until it is up to date (a page that is
+   * not full): apply each change in order and keep the `cursor` of the last one to resume from.
+   */
+  async *iteratePetChanges(query: ListPetChangesQuery = {}, options: CallOptions = {}): AsyncGenerator<PetFeedEntry, void, undefined> {
+    let url: URL | undefined = this.#url('/pets/changes', query)
+    while (url) {
+      const page: Page<PetFeedEntry> = await this.#page<PetFeedEntry>('listPetChanges', url, options)
+      yield* page.items
+      url = page.next === undefined ? undefined : new URL(page.next)
+    }
+  }
+
+  /** `GET /categories`: the project's categories (the default set as it names them, and its own). */
+  async listCategories(options: CallOptions = {}): Promise<Category[]> {
+    return this.#json<Category[]>({ operation: 'listCategories', method: 'GET', url: this.#url('/categories'), safety: 'safe', signal: options.signal })
+  }
+
+  /** `GET /categories/{categoryId}/breeds`: a category's breeds, in alphabetical order. */
+  async listBreeds(categoryId: number, options: CallOptions = {}): Promise<Breed[]> {
+    return this.#json<Breed[]>({ operation: 'listBreeds', method: 'GET', url: this.#url(`/categories/${id(categoryId)}/breeds`), safety: 'safe', signal: options.signal })
+  }
+
+  /** `GET /locations`: one page of the project's locations, in ascending id order. */
+  async listLocations(query: ListLocationsQuery = {}, options: CallOptions = {}): Promise<Page<Location>> {
+    return this.#page<Location>('listLocations', this.#url('/locations', query), options)
+  }
+
+  /** Every location of the project, page after page. */
+  iterateLocations(query: ListLocationsQuery = {}, options: CallOptions = {}): AsyncGenerator<Location, void, undefined> {
+    return this.#iterate<Location>('listLocations', this.#url('/locations', query), options)
   }
 
   /**
@@ -229,17 +275,20 @@ export class AdoptionStoreClient {
     return { items: data, next }
   }
 
-  async *#iterate<T extends { id: number }>(operation: keyof operations, first: URL, options: CallOptions): AsyncGenerator<T, void, undefined> {
+  async *#iterate<T extends { id: number }>(operation: keyof operations, first: URL, options: CallOptions, byId = true): AsyncGenerator<T, void, undefined> {
     const visited = new Set<string>()
     let url: URL | undefined = first
-    // Pages are in ascending id order: an id at or below the last one given out is a repeat.
+    // In ascending id order, an id at or below the last one given out is a repeat; in another
+    // order (a sort of the search), one seen before is.
     let lastId = -Infinity
+    const seen = new Set<number>()
     while (url) {
       visited.add(url.href)
       const page: Page<T> = await this.#page<T>(operation, url, options)
       for (const item of page.items) {
-        if (item.id <= lastId) continue
+        if (byId ? item.id <= lastId : seen.has(item.id)) continue
         lastId = item.id
+        if (!byId) seen.add(item.id)
         yield item
       }
       url = page.next === undefined || visited.has(page.next) ? undefined : new URL(page.next)

@@ -6,14 +6,19 @@
  */
 export {
   AdoptionStoreClient,
+  type Breed,
   type CallOptions,
+  type Category,
   type ClientOptions,
   createClient,
   type Environment,
   type ErrorBody,
   type IdempotentCallOptions,
+  type ListLocationsQuery,
   type ListOrdersQuery,
+  type ListPetChangesQuery,
   type ListPetsQuery,
+  type Location,
   type NewOrder,
   type NewPet,
   type Order,
@@ -21,6 +26,7 @@ export {
   type Page,
   type Pet,
   type PetChanges,
+  type PetFeedEntry,
   type PetStatus,
   type RateLimitState,
 } from './client.js'
