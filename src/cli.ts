@@ -10,6 +10,8 @@ import { registerDataCommands } from './cli/data.js'
 import { registerDatabaseCommands } from './cli/database.js'
 import { registerDomainCommands } from './cli/domains.js'
 import { registerKeyCommands } from './cli/keys.js'
+import { registerPetFileCommands } from './cli/pet-files.js'
+import { registerCatalogCommands } from './cli/catalog.js'
 import { registerProjectCommands } from './cli/projects.js'
 import { registerServeCommand } from './cli/serve.js'
 import { registerUserCommands } from './cli/users.js'
@@ -56,6 +58,8 @@ registerProjectCommands(program, cli)
 registerKeyCommands(program, cli)
 registerUserCommands(program, cli)
 registerDataCommands(program)
+registerPetFileCommands(program, cli)
+registerCatalogCommands(program, cli)
 registerDomainCommands(program, cli)
 registerAuditCommands(program, cli)
 registerWebhookCommands(program, cli)

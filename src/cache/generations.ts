@@ -62,11 +62,21 @@ export async function createGenerations(database: DatabaseHandle, limiter: Limit
  * deployment that shares generations in Redis hears of it there.
  */
 export async function announceAuthChange(settings: LimiterSettings & { databaseUrl: string | undefined }): Promise<void> {
+  await announce(settings, ['auth'])
+}
+
+/** After the CLI changed projects' animals, categories or locations: as `announceAuthChange`, for their data. */
+export async function announceDataChange(settings: LimiterSettings & { databaseUrl: string | undefined }, projectIds: Iterable<number>): Promise<void> {
+  const scopes = [...new Set(projectIds)].map((id) => `data:${id}`)
+  if (scopes.length > 0) await announce(settings, scopes)
+}
+
+async function announce(settings: LimiterSettings & { databaseUrl: string | undefined }, scopes: string[]): Promise<void> {
   if (!settings.databaseUrl || !settings.redisUrl) return
   const redis = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
   try {
     await redis.connect()
-    await redis.bump(['auth'])
+    await redis.bump(scopes)
   } finally {
     await redis.close()
   }

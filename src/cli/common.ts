@@ -6,7 +6,8 @@ import { type Command, InvalidArgumentError } from 'commander'
 import { announceAuthChange, type AuthChangeListener } from '../cache/generations.js'
 import type { Config } from '../config.js'
 import { type Db, migrateToLatest, openDatabase } from '../db/database.js'
-import type { Failure } from '../errors.js'
+import { describeValidation, type Failure } from '../errors.js'
+import { validatorCompiler } from '../http/validation.js'
 
 /** An expected failure: printed as one line to stderr, exit status 1. */
 export class CliError extends Error {}
@@ -79,4 +80,22 @@ export function wholeNumber(min: number): (value: string) => number {
     }
     return Number(value)
   }
+}
+
+type Validate = ((data: unknown) => boolean) & { errors?: Parameters<typeof describeValidation>[0] | null }
+
+/**
+ * The API's own check of a value against a request schema, for commands that call services
+ * directly: undefined when it passes, else the sentence the API would answer, naming the field.
+ */
+export function schemaCheck(schema: object): (value: unknown) => string | undefined {
+  const validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/' }) as unknown as Validate
+  return (value) => (validate(structuredClone(value)) ? undefined : describeValidation(validate.errors ?? [], 'body').replace(/^Body field /, 'Field ').replace(/^The body /, 'The input '))
+}
+
+/** Ends the command with the API's message when `value` does not pass `check`. */
+export function checked<T>(check: (value: unknown) => string | undefined, value: T): T {
+  const problem = check(value)
+  if (problem) throw new CliError(problem)
+  return value
 }

@@ -35,7 +35,7 @@ interface ApiOptions {
 }
 
 export function registerDataCommands(program: Command): void {
-  const pets = program.command('pets').description("list, add, fetch, change and remove animals through a running service's API")
+  const pets = program.command('pets').description("animals: list, add, fetch, change and remove them through a running service's API; import and export them on the store")
 
   listCommand(pets, 'animals', PET_STATUSES, petTable, (client, query) => client.listPets(query), (client, query) => client.iteratePets(query))
 

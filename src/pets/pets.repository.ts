@@ -221,6 +221,26 @@ export async function findPet(db: Db, projectId: number, id: number): Promise<Pe
   return row
 }
 
+/** The project's animals that have an `externalId`, by it (read in pages of 5,000). */
+export async function listByExternalId(db: Db, projectId: number): Promise<Map<string, PetRecord>> {
+  const found = new Map<string, PetRecord>()
+  for (let after = 0; ; ) {
+    const rows = await db
+      .selectFrom('pets')
+      .select([...PET, 'external_id'])
+      .where('project_id', '=', projectId)
+      .where('external_id', 'is not', null)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(5000)
+      .execute()
+    for (const { external_id, ...record } of rows) found.set(external_id!, record)
+    const last = rows.at(-1)
+    if (!last) return found
+    after = last.id
+  }
+}
+
 export async function findPetByExternalId(db: Db, projectId: number, externalId: string): Promise<PetRecord | undefined> {
   return db.selectFrom('pets').select(PET).where('project_id', '=', projectId).where('external_id', '=', externalId).executeTakeFirst()
 }

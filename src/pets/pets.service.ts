@@ -174,6 +174,14 @@ export class PetsService {
     return { ok: true, items, next: items.length === limit ? items[items.length - 1]!.cursor : undefined }
   }
 
+  /** Whether an animal to add (or an animal as a change would make it) passes every rule beyond its schema, without writing it. */
+  async check(projectId: number, input: NewPet): Promise<Outcome<object>> {
+    const { name, categoryId, ...fields } = input
+    delete fields.status
+    const checked = await this.checked(projectId, name.trim(), categoryId, profileOf(fields))
+    return checked.ok ? { ok: true } : checked
+  }
+
   /** Adds an animal; `status` defaults to `available`. */
   async create(projectId: number, input: NewPet, options: ChangeOptions = {}): Promise<PetChangeResult> {
     const { name, categoryId, status = 'available', ...fields } = input
