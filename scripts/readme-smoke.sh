@@ -43,6 +43,15 @@ curl -s -X PATCH -H "Authorization: Bearer $KEY" -H 'Content-Type: application/m
   -d '{"name":"Rexi"}' "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"name":"Rexi"'
 curl -s -X DELETE -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"code":"pet_has_open_order"'
 
+# Profiles, the search and the change feed.
+curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+  -d '{"name":"Luna","categoryId":1,"breeds":{"primary":"Labrador Retriever","mixed":true},"sex":"female","age":"young","size":"large","goodWith":{"children":"yes","cats":"no"},"description":"A gentle, playful girl.","tags":["calm"]}' \
+  "http://127.0.0.1:$PORT/v1/pets" | grep -q '"goodWith":{"children":"yes","cats":"no"}'
+curl -s -D - -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets?q=gentle&sex=female&goodWithChildren=yes&sort=-createdAt&count=true" | grep -qi '^x-total-count: 1'
+curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/changes?limit=100" | grep -q '"type":"changed"'
+curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/categories/1/breeds" | grep -q '"name":"Labrador Retriever"'
+echo "smoke: README profile and search commands passed"
+
 # Data commands, through the client.
 export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"
 pet=$(npx adoption-store pets create Rex --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
@@ -127,6 +136,22 @@ curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
   npx adoption-store audit list --project acme --action webhook.created --json | grep -q "\"id\": *\"$hook\""
   echo "smoke: README webhook commands passed"
 )
+# Animals from and to files, locations and categories (on the store).
+npx adoption-store locations add "Main shelter" --project acme --address "123 Main St" --city Springfield --country US --latitude 39.78 --longitude -89.65 --json | grep -q '"latitude": *39.78'
+npx adoption-store locations list --project acme --json | grep -q '"name": *"Main shelter"'
+npx adoption-store locations update 1 --project acme --postal-code 62701 --json | grep -q '"postalCode": *"62701"'
+npx adoption-store categories set 300 "Guinea pig" --project acme --breeds "Teddy, Abyssinian" --json | grep -q '"addedBreeds"'
+npx adoption-store categories list --project acme --json | grep -q '"name": *"Guinea pig"'
+printf 'ID,AnimalName,Type,Sex,Size,Age,PrimaryBreed,location\nA-1,Rex,Dog,M,L,Adult,Labrador Retriever,Main shelter\nA-2,Mia,Cat,F,S,Young,Siamese,\n' >"$DATA_DIR/animals.csv"
+npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" --dry-run | grep -q 'would add 2'
+npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" --json | grep -q '"created": *2'
+npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" | grep -q 'added 0, changed 0, 2 unchanged'
+npx adoption-store pets export --project acme --format csv --output "$DATA_DIR/export.csv"
+grep -q '^id,externalId,name,categoryId' "$DATA_DIR/export.csv"
+npx adoption-store pets export --project acme --format json | grep -q '"externalId": *"A-1"\|"externalId":"A-1"'
+if npx adoption-store locations remove 1 --project acme 2>/dev/null; then echo "smoke: a location with animals was removed" >&2; exit 1; fi
+npx adoption-store categories remove 300 --project acme --json >/dev/null
+echo "smoke: README file, location and category commands passed"
 echo "smoke: README commands passed"
 
 # The benchmark and the soak, briefly: their harnesses run end to end on a fresh clone (the full

@@ -125,6 +125,15 @@ describe('pets import and export', () => {
     const again = await json<{ created: number; updated: number; unchanged: number }>(['pets', 'import', '--project', 'shelter', '--file', upload, '--json'])
     assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 3])
     assert.deepEqual(await exported('shelter'), pets, 'a second run changes nothing, not even the times')
+    const audited = await json<{ action: string; details: Record<string, unknown> }[]>(['audit', 'list', '--project', 'shelter', '--action', 'pet.imported', '--json'])
+    assert.deepEqual(
+      audited.map((entry) => entry.details),
+      [
+        { file: 'upload.csv', rows: 3, created: 0, updated: 0, unchanged: 3, failed: 0 },
+        { file: 'upload.csv', rows: 3, created: 3, updated: 0, unchanged: 0, failed: 0 },
+      ],
+      'one entry per import, none for a dry run',
+    )
 
     // Rex's description edited, Mia's fee emptied, her status moved: only those.
     const edited = LISTING_UPLOAD.replace('Friendly<br>and calm', 'Calm and house-trained').replace(',75.50,', ',,').replace('Cat,P,', 'Cat,A,')

@@ -69,6 +69,20 @@ describe('events from their triggers', () => {
     assert.equal(new Set(events.map((e) => e.id)).size, 4)
   })
 
+  test('pet events carry the profile: the created animal as answered (batched and idempotent paths), the changed one as it is after the change', async () => {
+    const project = await t.project()
+    await addEndpoint(t, project.slug, receiver.url, ['pet.created', 'pet.updated'])
+    const profile = { breeds: { primary: 'Beagle', mixed: true }, sex: 'female', goodWith: { children: 'yes' }, adoptionFee: { amount: 9000, currency: 'EUR' }, tags: ['calm'] }
+    const batched = (await Promise.all(['Rex', 'Tom'].map((name) => post('/v1/pets', project.key, { name, categoryId: 1, ...profile })))).map((r) => r.json<{ id: number }>())
+    const keyed = (await post('/v1/pets', project.key, { name: 'Ida', categoryId: 1, ...profile }, { 'idempotency-key': 'profile-1' })).json<{ id: number }>()
+    const changed = await t.request({ method: 'PATCH', url: `/v1/pets/${keyed.id}`, headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: { sex: null, size: 'small' } })
+    assert.equal(changed.statusCode, 200)
+    await deliverAll(t)
+    const created = receiver.of('pet.created').map((e) => e.event.data).sort((a, b) => Number(a.id) - Number(b.id))
+    assert.deepEqual(created, [...batched, keyed].sort((a, b) => a.id - b.id))
+    assert.deepEqual(receiver.of('pet.updated').map((e) => e.event.data), [changed.json()])
+  })
+
   test('pet.updated and pet.deleted through /v1 and the admin API, the admin API\'s animals and orders like /v1; a refused removal writes nothing', async () => {
     const project = await t.project()
     const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created', 'pet.updated', 'pet.deleted', 'order.placed', 'order.approved'])

@@ -45,6 +45,7 @@ export const AUDIT_ACTIONS = {
   'pet.created': 'An animal was added',
   'pet.updated': "An animal's name, category or profile was changed",
   'pet.deleted': 'An animal was removed',
+  'pet.imported': "A file of animals was imported (one entry per import, with its counts)",
   'location.created': 'A location was added',
   'location.updated': "A location's name, address or coordinates changed",
   'location.deleted': 'A location was removed',

@@ -3,9 +3,12 @@
  * working on the store itself, like `keys` and `projects` (no API key, no rate limit).
  */
 import fs from 'node:fs'
+import path from 'node:path'
 import { finished } from 'node:stream/promises'
 import { type Command, Option } from 'commander'
 import { parse } from 'csv-parse/sync'
+import { commandLineChange } from '../audit/audit.js'
+import { systemClock } from '../clock.js'
 import { stringify } from 'csv-stringify'
 import { CSV_COLUMNS, petRow } from '../pets/pets.csv.js'
 import { type ImportReport, PetImporter } from '../pets/pets.import.js'
@@ -27,9 +30,9 @@ export function registerPetFileCommands(program: Command, cli: CliContext): void
     .action(async (options: { project: string; file: string; dryRun?: boolean; json?: boolean }) => {
       const { columns, rows } = readCsv(options.file)
       await withShelter(cli, options.project, async ({ db, projectId, pets, locations, categories }) => {
-        const importer = new PetImporter({ db, pets, locations, categories, validate: newPetValidator() })
+        const importer = new PetImporter({ db, clock: systemClock, pets, locations, categories, validate: newPetValidator() })
         const progress = progressLine(rows.length, options.dryRun || options.json ? undefined : process.stderr)
-        const report = await importer.run(projectId, columns, rows, { dryRun: options.dryRun === true, progress: progress.update })
+        const report = await importer.run(projectId, columns, rows, { dryRun: options.dryRun === true, progress: progress.update, change: commandLineChange(), file: path.basename(options.file) })
         progress.end()
         print(options.json, report, () => describeReport(report, options.dryRun === true))
         if (report.problems.length > 0) process.exitCode = 1

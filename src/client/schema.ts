@@ -267,7 +267,7 @@ export interface webhooks {
         put?: never;
         /**
          * pet.created
-         * @description An animal was added (POST /v1/pets).
+         * @description An animal was added (POST /v1/pets, the dashboard, an import).
          *
          *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
          */
@@ -289,7 +289,7 @@ export interface webhooks {
         put?: never;
         /**
          * pet.updated
-         * @description An animal's name or category was changed (its status moves with orders: see the order events).
+         * @description An animal's name, category or profile was changed (its status moves with orders: see the order events).
          *
          *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
          */

@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
+import { type Change, recordChange } from '../audit/audit.js'
 import type { CategoriesService } from '../categories/categories.service.js'
+import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { LocationsService } from '../locations/locations.service.js'
 import { mergePatch } from './profile.js'
@@ -18,6 +20,7 @@ import { type PetsService, toPet } from './pets.service.js'
 
 export interface ImportDeps {
   db: Db
+  clock: Clock
   pets: Pick<PetsService, 'create' | 'update' | 'check'>
   categories: Pick<CategoriesService, 'list'>
   locations: Pick<LocationsService, 'list'>
@@ -57,7 +60,12 @@ export class PetImporter {
    * Reads and checks every row; writes nothing unless every row is right and `dryRun` is false.
    * `progress` is told how many rows are done, as they are.
    */
-  async run(projectId: number, columns: string[], rows: string[][], options: { dryRun: boolean; progress?: (done: number) => void }): Promise<ImportReport> {
+  async run(
+    projectId: number,
+    columns: string[],
+    rows: string[][],
+    options: { dryRun: boolean; progress?: (done: number) => void; change: Change; file: string },
+  ): Promise<ImportReport> {
     const header = readHeader(columns)
     const report: ImportReport = {
       rows: rows.length,
@@ -138,7 +146,15 @@ export class PetImporter {
         }),
       )
     }
-    return count(report, actions)
+    count(report, actions)
+    const { created, updated, unchanged } = report
+    await recordChange(this.deps.db, this.deps.clock, options.change, {
+      action: 'pet.imported',
+      target: { type: 'project', id: projectId },
+      projectId,
+      details: { file: options.file, rows: report.rows, created, updated, unchanged, failed: report.problems.length },
+    })
+    return report
   }
 
   private async allLocations(projectId: number) {

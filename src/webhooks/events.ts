@@ -4,8 +4,8 @@
  * their values from here.
  */
 export const WEBHOOK_EVENTS = {
-  'pet.created': 'An animal was added (POST /v1/pets).',
-  'pet.updated': "An animal's name or category was changed (its status moves with orders: see the order events).",
+  'pet.created': 'An animal was added (POST /v1/pets, the dashboard, an import).',
+  'pet.updated': "An animal's name, category or profile was changed (its status moves with orders: see the order events).",
   'pet.deleted': 'An animal was removed.',
   'order.placed': 'An adoption order was placed; its animal is now pending.',
   'order.approved': 'An adoption order was approved.',
