@@ -5,7 +5,8 @@ import type { Db } from '../db/database.js'
 import type { ApiKeyRow } from '../db/schema.js'
 import { findApiKey } from '../keys/keys.repository.js'
 import type { Outbox } from '../webhooks/outbox.js'
-import type { LimiterBackend, LimiterSettings } from './backend.js'
+import { type RedisSettings, withRedis } from '../redis/redis.js'
+import type { LimiterBackend } from './backend.js'
 import { deleteBan, findBan, listActiveBans, recordBan } from './bans.repository.js'
 import { RedisLimiterStore } from './redis.store.js'
 import { BAN_POLICY, banLength, DAY_MS, type Decision, MINUTE_MS, type StaleDecision, type Window, type WindowState } from './store.js'
@@ -171,22 +172,14 @@ export async function liftBan(
   db: Db,
   clock: Clock,
   outbox: Outbox,
-  settings: LimiterSettings,
+  settings: RedisSettings,
   keyId: string,
   change: Change,
 ): Promise<{ ok: true; wasBanned: boolean } | { ok: false; message: string }> {
   const key = await findApiKey(db, keyId)
   if (!key) return { ok: false, message: `No API key with id "${keyId}".` }
   const wasBanned = await forgetBan(db, clock, outbox, key, change)
-  if (settings.redisUrl) {
-    const redis = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
-    try {
-      await redis.connect()
-      await redis.unban(keyId)
-    } finally {
-      await redis.close()
-    }
-  }
+  await withRedis(settings, 'requests', (redis) => new RedisLimiterStore(redis).unban(keyId))
   return { ok: true, wasBanned }
 }
 
