@@ -16,6 +16,7 @@ import { createFastify, type LoggerOption } from './http/fastify.js'
 import { installRequestPipeline, runParts } from './http/lifecycle.js'
 import { trackMethods } from './http/method-not-allowed.js'
 import { Idempotency } from './idempotency/idempotency.service.js'
+import { BansService } from './keys/bans.service.js'
 import { KeysService } from './keys/keys.service.js'
 import { createLimiterBackend } from './limits/backend.js'
 import { RateLimiter } from './limits/limits.service.js'
@@ -84,7 +85,16 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     metrics.bans.inc({ level })
     usage.ban(projectId)
   }
-  const limiter = new RateLimiter(backend, db, clock, { onBan }, outbox, generations.kind === 'shared', log)
+  // The limiter decides bans; the keys' bans service keeps them and lifts them in its store.
+  const bans = new BansService({ db, clock, outbox, store: backend.store })
+  const limiter = new RateLimiter({
+    backend,
+    events: { onBan },
+    bans,
+    quotaReached: ({ projectId, type, data, dedupeKey }) => outbox.writeAlone(projectId, type, data, dedupeKey),
+    readsGenerations: generations.kind === 'shared',
+    log,
+  })
   const idempotency = new Idempotency(db, clock, log)
   const accounts = new AccountsService(db, clock, passwordCost)
   const pets = new PetsService(db, clock, idempotency, generations, outbox)
@@ -109,7 +119,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await registerAdminApi(
     app,
     { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts, pets, orders, webhooks: webhooks.service }),
+    adminRoutes({ config, projects, keys, bans, usage: usageService, domains, audit, accounts, pets, orders, webhooks: webhooks.service }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)

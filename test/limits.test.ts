@@ -6,8 +6,9 @@ import type { LightMyRequestResponse } from 'fastify'
 import { Redis } from 'ioredis'
 import { sql } from 'kysely'
 import { generateApiKey } from '../src/auth/api-key.js'
-import { deleteBan } from '../src/limits/bans.repository.js'
-import { liftBan } from '../src/limits/limits.service.js'
+import { deleteBan } from '../src/keys/bans.repository.js'
+import { BansService } from '../src/keys/bans.service.js'
+import { commandStore } from '../src/limits/backend.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
 import { Outbox } from '../src/webhooks/outbox.js'
@@ -159,7 +160,8 @@ for (const store of stores) {
       for (let i = 0; i < 31; i++) await list(t, key)
       assert.equal((await list(t, key)).json().code, 'api_key_banned')
       const [row] = await t.database.db.selectFrom('api_keys').select('id').where('prefix', '=', key.slice(0, 12)).execute()
-      const lifted = await liftBan(t.database.db, t.clock, new Outbox(t.database.db, t.clock), t.config, row!.id, commandLineChange())
+      const bans = new BansService({ db: t.database.db, clock: t.clock, outbox: new Outbox(t.database.db, t.clock), store: commandStore(t.config) })
+      const lifted = await bans.liftById(row!.id, commandLineChange())
       assert.deepEqual(lifted, { ok: true, wasBanned: true })
       if (store.name === 'memory') {
         // The in-process store learns of it from the record, within a second.

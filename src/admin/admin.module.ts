@@ -8,10 +8,10 @@ import type { AuditService } from '../audit/audit.service.js'
 import type { Config } from '../config.js'
 import type { Domains } from '../domains/domains.module.js'
 import { domainsRoutes } from '../domains/domains.routes.js'
+import type { BansService } from '../keys/bans.service.js'
 import { ApiKeySchema, NewApiKeySchema } from '../keys/keys.schemas.js'
 import { keysRoutes } from '../keys/keys.routes.js'
 import type { KeysService } from '../keys/keys.service.js'
-import type { RateLimiter } from '../limits/limits.service.js'
 import { ordersAdminRoutes } from '../orders/orders-admin.routes.js'
 import { AdoptionOrderSchema, AdoptionOrdersSchema } from '../orders/orders.schemas.js'
 import type { OrdersService } from '../orders/orders.service.js'
@@ -32,7 +32,7 @@ export interface AdminDependencies {
   config: Config
   projects: ProjectsService
   keys: KeysService
-  limiter: RateLimiter
+  bans: BansService
   usage: UsageService
   domains: Domains
   audit: AuditService
@@ -47,7 +47,7 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, limiter, usage, domains, audit, accounts, pets, orders, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, bans, usage, domains, audit, accounts, pets, orders, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
     const shared = [
       ProjectSchema,
@@ -65,7 +65,7 @@ export function adminRoutes({ config, projects, keys, limiter, usage, domains, a
     ]
     for (const schema of shared) admin.addSchema(schema)
     await admin.register(projectsRoutes, { projects, platformDomain: config.platformDomain })
-    await admin.register(keysRoutes, { keys, limiter })
+    await admin.register(keysRoutes, { keys, bans })
     await admin.register(usageRoutes, { usage })
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
     await admin.register(auditRoutes, { audit, findProject: (slug) => projects.find(slug) })

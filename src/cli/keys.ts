@@ -2,8 +2,9 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
 import { systemClock } from '../clock.js'
+import { BansService } from '../keys/bans.service.js'
 import { KeysService, MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
-import { liftBan } from '../limits/limits.service.js'
+import { commandStore } from '../limits/backend.js'
 import { Outbox } from '../webhooks/outbox.js'
 import { type CliContext, jsonOption, print, printList, succeeded, withService } from './common.js'
 
@@ -11,13 +12,13 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
   const group = program.command('keys').description('create, list, revoke and unban API keys')
   // Without a running limiter, a ban is lifted at its record (which in-process stores re-read
   // within a second) and in Redis when configured.
-  const run = (work: (services: { keys: KeysService; unban: (id: string) => ReturnType<typeof liftBan> }) => Promise<void>) =>
+  const run = (work: (services: { keys: KeysService; bans: BansService }) => Promise<void>) =>
     withService(
       cli,
       (db, config, authChanged) => {
         // Events are written with the changes; the servers send them.
         const outbox = new Outbox(db, systemClock)
-        return { keys: new KeysService(db, systemClock, config.environment, authChanged, outbox), unban: (id: string) => liftBan(db, systemClock, outbox, config, id, commandLineChange()) }
+        return { keys: new KeysService(db, systemClock, config.environment, authChanged, outbox), bans: new BansService({ db, clock: systemClock, outbox, store: commandStore(config) }) }
       },
       work,
     )
@@ -68,8 +69,8 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
 
   jsonOption(group.command('unban <id>').description("lift a key's temporary ban (and its escalation) on every instance")).action(
     async (id: string, options: { json?: boolean }) =>
-      run(async ({ unban }) => {
-        const { wasBanned } = succeeded(await unban(id))
+      run(async ({ bans }) => {
+        const { wasBanned } = succeeded(await bans.liftById(id, commandLineChange()))
         print(options.json, { id, wasBanned }, () => (wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
       }),
   )

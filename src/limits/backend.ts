@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
-import { openRedis, type RedisSettings } from '../redis/redis.js'
+import { openRedis, type RedisSettings, withRedis } from '../redis/redis.js'
 import { FailoverLimiterStore, type FailoverEvents } from './failover.store.js'
 import { MemoryLimiterStore } from './memory.store.js'
 import { RedisLimiterStore } from './redis.store.js'
@@ -31,3 +31,11 @@ export async function createLimiterBackend(
   return { store, shared, local, status: () => (store.isDegraded ? 'redis-degraded' : 'redis') }
 }
 
+/**
+ * The store as a process without a limiter of its own (a command) reaches it: a ban is lifted in
+ * Redis, on a connection of its own, when Redis is configured. In-process stores re-read the ban's
+ * record within a second.
+ */
+export function commandStore(settings: RedisSettings): Pick<LimiterStore, 'unban'> {
+  return { unban: (keyId) => withRedis(settings, 'requests', (redis) => new RedisLimiterStore(redis).unban(keyId)) }
+}
