@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { AccountsService } from './accounts/accounts.service.js'
+import { SessionsService } from './accounts/sessions.service.js'
+import { SignInThrottle } from './accounts/sign-in-throttle.js'
+import { UsersService } from './accounts/users.service.js'
 import type { ScryptCost } from './accounts/passwords.js'
 import { AuditService } from './audit/audit.service.js'
 import { adminRoutes } from './admin/admin.module.js'
@@ -36,7 +38,7 @@ import { indexRoutes } from './web/index.routes.js'
 declare module 'fastify' {
   interface FastifyInstance {
     /** The services of projects and keys (the first start's project and key), and of animals, orders and webhooks: for tests' fixtures. */
-    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService; webhooks: Webhooks; accounts: AccountsService }
+    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; orders: OrdersService; webhooks: Webhooks; accounts: UsersService }
   }
 }
 
@@ -96,12 +98,14 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     log,
   })
   const idempotency = new Idempotency(db, clock, log)
-  const accounts = new AccountsService(db, clock, passwordCost)
+  const throttle = new SignInThrottle(db, clock)
+  const users = new UsersService({ db, clock, throttle, passwordCost })
+  const sessions = new SessionsService({ db, clock, throttle, passwordCost })
   const pets = new PetsService(db, clock, idempotency, generations, outbox)
   const orders = new OrdersService(db, clock, idempotency, generations, outbox)
   const projects = new ProjectsService(db, clock, authChanged)
   const keys = new KeysService(db, clock, environment, authChanged, outbox, outage)
-  app.decorate('services', { projects, keys, pets, orders, webhooks, accounts })
+  app.decorate('services', { projects, keys, pets, orders, webhooks, accounts: users })
   const usageService = new UsageService(db, clock, usage)
   const audit = new AuditService(db)
   const domains = await createDomains(config, db, clock, log, outage, outbox, domainsOptions)
@@ -118,8 +122,8 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   await installDomains(app, domains, config)
   await registerAdminApi(
     app,
-    { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, bans, usage: usageService, domains, audit, accounts, pets, orders, webhooks: webhooks.service }),
+    { adminToken: config.adminToken, sessions, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
+    adminRoutes({ config, projects, keys, bans, usage: usageService, domains, audit, users, pets, orders, webhooks: webhooks.service }),
   )
   await app.register(healthRoutes, { database, outage, limiter })
   await installDashboard(app)

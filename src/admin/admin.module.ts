@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { UserSchema, UserWithPasswordSchema } from '../accounts/accounts.schemas.js'
-import type { AccountsService } from '../accounts/accounts.service.js'
 import { usersRoutes } from '../accounts/users.routes.js'
+import type { UsersService } from '../accounts/users.service.js'
 import { auditRoutes } from '../audit/audit.routes.js'
 import { AuditEntrySchema } from '../audit/audit.schemas.js'
 import type { AuditService } from '../audit/audit.service.js'
@@ -36,7 +36,7 @@ export interface AdminDependencies {
   usage: UsageService
   domains: Domains
   audit: AuditService
-  accounts: AccountsService
+  users: UsersService
   pets: PetsService
   orders: OrdersService
   webhooks: WebhooksService
@@ -47,7 +47,7 @@ export interface AdminDependencies {
  * shapes several operations answer are shared schemas of that scope: named in the admin
  * document's components, and kept out of the public one (see registerOpenApi).
  */
-export function adminRoutes({ config, projects, keys, bans, usage, domains, audit, accounts, pets, orders, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
+export function adminRoutes({ config, projects, keys, bans, usage, domains, audit, users, pets, orders, webhooks }: AdminDependencies): (admin: FastifyInstance) => Promise<void> {
   return async (admin) => {
     const shared = [
       ProjectSchema,
@@ -69,7 +69,7 @@ export function adminRoutes({ config, projects, keys, bans, usage, domains, audi
     await admin.register(usageRoutes, { usage })
     await admin.register(domainsRoutes, { domains: domains.service, onVerified: () => domains.worker.kick() })
     await admin.register(auditRoutes, { audit, findProject: (slug) => projects.find(slug) })
-    await admin.register(usersRoutes, { accounts })
+    await admin.register(usersRoutes, { users })
     await admin.register(petsAdminRoutes, { pets })
     await admin.register(ordersAdminRoutes, { orders })
     await admin.register(webhooksRoutes, { webhooks })

@@ -1,9 +1,9 @@
 import cookie from '@fastify/cookie'
 import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
-import type { AccountsService } from '../accounts/accounts.service.js'
 import { AUDIT_ACTIONS } from '../audit/audit.js'
 import { sessionsRoutes } from '../accounts/sessions.routes.js'
+import type { SessionsService } from '../accounts/sessions.service.js'
 import { SESSION_COOKIE } from '../auth/admin-access.js'
 import { authenticateAdmin, resolveProjects } from '../auth/admin.scope.js'
 import type { ProjectRow } from '../db/schema.js'
@@ -35,12 +35,12 @@ export async function registerAdminApi(
   app: FastifyInstance,
   {
     adminToken,
-    accounts,
+    sessions,
     findProject,
     hostRouting = false,
   }: {
     adminToken: string | undefined
-    accounts: AccountsService
+    sessions: SessionsService
     /** The project of a `:slug` route. */
     findProject: (slug: string) => Promise<ProjectRow | undefined>
     /** Host routing is on (PLATFORM_DOMAIN): a request on another host than the API's own is refused with 404 first. */
@@ -125,10 +125,10 @@ export async function registerAdminApi(
       })
       admin.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       await admin.register(cookie)
-      authenticateAdmin(admin, adminToken, accounts)
+      authenticateAdmin(admin, adminToken, sessions)
       resolveProjects(admin, findProject)
       admin.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => admin.adminSwagger()))
-      await admin.register(sessionsRoutes, { accounts })
+      await admin.register(sessionsRoutes, { sessions })
       await routes(admin)
       finishMethods()
     },

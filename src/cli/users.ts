@@ -1,7 +1,8 @@
 /** `adoption-store users …`: the accounts that sign in to the dashboard. */
 import { type Command, Option } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
-import { AccountsService, MIN_PASSWORD_LENGTH, type User } from '../accounts/accounts.service.js'
+import { SignInThrottle } from '../accounts/sign-in-throttle.js'
+import { MIN_PASSWORD_LENGTH, type User, UsersService } from '../accounts/users.service.js'
 import { USER_ROLES } from '../db/schema.js'
 import { systemClock } from '../clock.js'
 import type { UserRole } from '../db/schema.js'
@@ -12,7 +13,8 @@ const collectSlugs = (slug: string, slugs: string[] = []) => [...slugs, slug]
 
 export function registerUserCommands(program: Command, cli: CliContext): void {
   const group = program.command('users').description('manage the accounts that sign in to the dashboard')
-  const run = (work: (accounts: AccountsService) => Promise<void>) => withService(cli, (db) => new AccountsService(db, systemClock), work)
+  const run = (work: (accounts: UsersService) => Promise<void>) =>
+    withService(cli, (db) => new UsersService({ db, clock: systemClock, throttle: new SignInThrottle(db, systemClock) }), work)
 
   jsonOption(
     group
