@@ -7,7 +7,7 @@
  *   data        *.repository.ts: SQL, and nothing else
  *   domain      services, stores, schemas and pure modules of each feature, auth/, cache/, limits/, redis/
  *   http        http/, openapi/, *.routes.ts, *.hook.ts, *.scope.ts, *.http.ts
- *   composition app.ts, *.module.ts, admin/, v1/, web/, ops/
+ *   composition app.ts, *.module.ts (a feature's factory, createXxx), admin/, v1/, web/, ops/
  *   process     server.ts, cli.ts, cli/, bootstrap.ts
  */
 const FOUNDATION = '^src/(config|clock|lazy|errors|secret-box)[.]ts$|^src/db/'

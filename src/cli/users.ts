@@ -1,20 +1,18 @@
 /** `adoption-store users …`: the accounts that sign in to the dashboard. */
 import { type Command, Option } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
-import { SignInThrottle } from '../accounts/sign-in-throttle.js'
-import { MIN_PASSWORD_LENGTH, type User, UsersService } from '../accounts/users.service.js'
+import { createAccounts } from '../accounts/accounts.module.js'
+import { MIN_PASSWORD_LENGTH, type User, type UsersService } from '../accounts/users.service.js'
 import { USER_ROLES } from '../db/schema.js'
-import { systemClock } from '../clock.js'
 import type { UserRole } from '../db/schema.js'
-import { type CliContext, jsonOption, print, printList, succeeded, withService } from './common.js'
+import { type CliContext, jsonOption, print, printList, succeeded, withFeatures } from './common.js'
 
 /** `--project <slug>`, repeatable. */
 const collectSlugs = (slug: string, slugs: string[] = []) => [...slugs, slug]
 
 export function registerUserCommands(program: Command, cli: CliContext): void {
   const group = program.command('users').description('manage the accounts that sign in to the dashboard')
-  const run = (work: (accounts: UsersService) => Promise<void>) =>
-    withService(cli, (db) => new UsersService({ db, clock: systemClock, throttle: new SignInThrottle(db, systemClock) }), work)
+  const run = (work: (accounts: UsersService) => Promise<void>) => withFeatures(cli, (deps) => createAccounts(deps).users, work)
 
   jsonOption(
     group

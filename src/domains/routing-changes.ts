@@ -114,11 +114,27 @@ export async function createRoutingChanges(db: Db, settings: RedisSettings, log:
   return changes
 }
 
-/** For a process without a subscription (the CLI): publishes one announcement, if Redis is configured. */
-export async function announceOnce(settings: RedisSettings, generation: number): Promise<void> {
-  await withRedis(settings, 'announce', async (redis) => {
-    await redis.client.publish(redis.key(CHANNEL), String(generation))
-  }).catch(() => {
-    // The servers re-read the generation within seconds anyway.
-  })
+/**
+ * For a process without a subscription (a command): the generation is read from the database, and
+ * each announcement is published on a connection of its own, when Redis is configured.
+ */
+export class AnnouncedRoutingChanges implements RoutingChanges {
+  constructor(
+    private readonly db: Db,
+    private readonly settings: RedisSettings,
+  ) {}
+
+  generation(): Promise<number> {
+    return readGeneration(this.db)
+  }
+
+  async announce(generation: number): Promise<void> {
+    await withRedis(this.settings, 'announce', async (redis) => {
+      await redis.client.publish(redis.key(CHANNEL), String(generation))
+    }).catch(() => {
+      // The servers re-read the generation within seconds anyway.
+    })
+  }
+
+  async close(): Promise<void> {}
 }

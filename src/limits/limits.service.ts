@@ -47,8 +47,8 @@ export interface RateLimiterDeps {
   bans: BanRecords
   /** Sends a quota notice (the webhook outbox); a failure is logged, and the next request past the threshold tries again. */
   quotaReached(notice: QuotaNotice): Promise<unknown>
-  /** Whether a key's decision also reads its cache generations (shared generations). */
-  readsGenerations?: boolean
+  /** Whether a key's decision also reads its cache generations (they are shared in Redis). */
+  readsGenerations(): boolean
   log?: { warn(object: object, message: string): void }
 }
 
@@ -68,11 +68,9 @@ export class RateLimiter {
   private readonly quotaNotices = new Set<string>()
   private quotaDay = -1
   private readonly backend: LimiterBackend
-  private readonly readsGenerations: boolean
 
   constructor(private readonly deps: RateLimiterDeps) {
     this.backend = deps.backend
-    this.readsGenerations = deps.readsGenerations ?? false
   }
 
   /** Before the first request: bans recorded in the database hold again after a restart. */
@@ -110,7 +108,7 @@ export class RateLimiter {
         { name: 'day', limit: principal.limits.perDay, lengthMs: DAY_MS },
       ] satisfies Window[],
       ban: { keyId: principal.keyId, policy: BAN_POLICY },
-      generations: this.readsGenerations ? { projectId: principal.projectId, expectAuth: principal.cachedAt } : undefined,
+      generations: this.deps.readsGenerations() ? { projectId: principal.projectId, expectAuth: principal.cachedAt } : undefined,
     }
     const decision = await this.backend.store.consume(request)
     if (decision.outcome === 'allowed' || decision.outcome === 'limited') this.noticeQuota(principal, decision.windows)

@@ -1,8 +1,12 @@
 import { type Change, recordChange } from '../audit/audit.js'
+import type { Generations } from '../cache/generations.js'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
 import type { OrderRow, PetStatus } from '../db/schema.js'
 import { type Outcome, refuse } from '../errors.js'
 import { type Page, pageOf, type PageQuery } from '../http/pagination.js'
-import { DataService } from '../idempotency/data-service.js'
+import type { Idempotency } from '../idempotency/idempotency.service.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import { findPet, movePet, setPetStatus } from '../pets/pets.repository.js'
 import { noSuchPet } from '../pets/pets.service.js'
 import { findOrder, insertOrder, listOrders, listOrdersWithPets, moveOrder } from './orders.repository.js'
@@ -30,7 +34,32 @@ export type PlaceOrderResult = Outcome<{ order: Order; replayed: boolean }>
 /** A move of an order: the order after it, and its animal (which the move may have moved too). */
 export type TransitionResult = Outcome<{ order: AdoptionOrder }>
 
-export class OrdersService extends DataService {
+export interface OrdersDeps {
+  db: Db
+  clock: Clock
+  /** A placement is made at most once per Idempotency-Key. */
+  idempotency: Idempotency
+  /** Told after every committed change, before the answer: cached pages of the project go stale. */
+  generations: Generations
+  /** Order events are written in the changes' transactions. */
+  outbox: Outbox
+}
+
+export class OrdersService {
+  private readonly db: Db
+  private readonly clock: Clock
+  private readonly idempotency: Idempotency
+  private readonly generations: Generations
+  private readonly outbox: Outbox
+
+  constructor({ db, clock, idempotency, generations, outbox }: OrdersDeps) {
+    this.db = db
+    this.clock = clock
+    this.idempotency = idempotency
+    this.generations = generations
+    this.outbox = outbox
+  }
+
   async list(projectId: number, filter: PageQuery<OrderStatus>): Promise<Page<Order>> {
     const page = pageOf(await listOrders(this.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
     return { ...page, items: page.items.map(toOrder) }
