@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import type { ScryptCost } from './passwords.js'
+import { PASSWORD_COST, type ScryptCost } from './passwords.js'
 import { sessionsRoutes } from './sessions.routes.js'
 import { SessionsService } from './sessions.service.js'
 import { SignInThrottle } from './sign-in-throttle.js'
@@ -27,7 +27,7 @@ export interface Accounts {
   }
 }
 
-export function createAccounts({ db, clock, passwordCost }: AccountsDeps): Accounts {
+export function createAccounts({ db, clock, passwordCost = PASSWORD_COST }: AccountsDeps): Accounts {
   // One throttle for both: a password reset forgives its user's failed sign-ins.
   const throttle = new SignInThrottle(db, clock)
   const users = new UsersService({ db, clock, throttle, passwordCost })

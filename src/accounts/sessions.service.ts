@@ -18,7 +18,7 @@ import {
   setLastSignedIn,
   setUserPassword,
 } from './accounts.repository.js'
-import { hashPassword, MAX_PASSWORD_LENGTH, PASSWORD_COST, type ScryptCost, verifyDummy, verifyPassword } from './passwords.js'
+import { hashPassword, MAX_PASSWORD_LENGTH, type ScryptCost, verifyDummy, verifyPassword } from './passwords.js'
 import type { Refusal, SignInThrottle } from './sign-in-throttle.js'
 import { checkPasswordLength, MIN_PASSWORD_LENGTH, normalizeEmail, recordUserChange } from './users.service.js'
 
@@ -50,8 +50,8 @@ export interface SessionsDeps {
   clock: Clock
   /** Shared with the users service. */
   throttle: SignInThrottle
-  /** What a new password hash costs (see passwords.ts); default: PASSWORD_COST. */
-  passwordCost?: ScryptCost | undefined
+  /** What a new password hash costs (see passwords.ts). */
+  passwordCost: ScryptCost
 }
 
 /**
@@ -60,18 +60,9 @@ export interface SessionsDeps {
  * audit log; only the SHA-256 of a session's cookie is stored.
  */
 export class SessionsService implements SessionLookup {
-  private readonly db: Db
-  private readonly clock: Clock
-  private readonly throttle: SignInThrottle
-  private readonly passwordCost: ScryptCost
   private lastPurge = 0
 
-  constructor({ db, clock, throttle, passwordCost = PASSWORD_COST }: SessionsDeps) {
-    this.db = db
-    this.clock = clock
-    this.throttle = throttle
-    this.passwordCost = passwordCost
-  }
+  constructor(private readonly deps: SessionsDeps) {}
 
   /**
    * The signed-in user's own password: the current one is checked first (a wrong one counts as a
@@ -85,16 +76,16 @@ export class SessionsService implements SessionLookup {
   ): Promise<Outcome<{ otherSessionsEnded: number }, 'wrong_password' | 'invalid_request'> | Throttled> {
     const tooShort = checkPasswordLength(passwords.newPassword, 'new password')
     if (tooShort) return tooShort
-    const refusal = await this.throttle.failure(user.email)
+    const refusal = await this.deps.throttle.failure(user.email)
     if (refusal) return { ok: false, error: 'rate_limited', ...refusal }
-    const row = await findUserById(this.db, user.id)
+    const row = await findUserById(this.deps.db, user.id)
     if (!row || !(await verifyPassword(passwords.currentPassword, row.password_hash))) {
       return { ok: false, error: 'wrong_password', message: 'The current password is not right: type the password you signed in with.' }
     }
-    await this.throttle.succeeded(user.email)
-    const passwordHash = await hashPassword(passwords.newPassword, this.passwordCost)
+    await this.deps.throttle.succeeded(user.email)
+    const passwordHash = await hashPassword(passwords.newPassword, this.deps.passwordCost)
     const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
-    const otherSessionsEnded = await this.db.transaction().execute(async (trx) => {
+    const otherSessionsEnded = await this.deps.db.transaction().execute(async (trx) => {
       await setUserPassword(trx, row.id, passwordHash, null)
       const ended = await deleteUserSessions(trx, row.id, sessionId)
       await this.record(trx, change, 'user.password_changed', row, { otherSessionsEnded: ended })
@@ -113,16 +104,16 @@ export class SessionsService implements SessionLookup {
   async signIn(emailAsSent: string, password: string, address: string, requestId: string, newPassword?: string): Promise<SignInResult> {
     await this.purge()
     const email = normalizeEmail(emailAsSent)
-    const refusal = (await this.throttle.attempt(address)) ?? (await this.throttle.failure(email))
+    const refusal = (await this.deps.throttle.attempt(address)) ?? (await this.deps.throttle.failure(email))
     if (refusal) return { ok: false, error: 'rate_limited', ...refusal }
 
-    const user = await findUserByEmail(this.db, email)
-    const valid = user ? await verifyPassword(password, user.password_hash) : await verifyDummy(password, this.passwordCost)
+    const user = await findUserByEmail(this.deps.db, email)
+    const valid = user ? await verifyPassword(password, user.password_hash) : await verifyDummy(password, this.deps.passwordCost)
     // A disabled user's failure stays counted, as any other: the throttle tells nothing either.
     if (!user || !valid || user.disabled_at !== null) return WRONG_CREDENTIALS
-    await this.throttle.succeeded(email)
+    await this.deps.throttle.succeeded(email)
 
-    const now = this.clock.now()
+    const now = this.deps.clock.now()
     const oneTimeUntil = user.one_time_password_expires_at
     if (oneTimeUntil !== null && Date.parse(oneTimeUntil) <= now) {
       return { ok: false, error: 'unauthorized', message: `This one-time password expired at ${oneTimeUntil}: ask an operator for a new one.` }
@@ -142,13 +133,13 @@ export class SessionsService implements SessionLookup {
       if (tooShort) return tooShort
       if (newPassword === password) return { ok: false, error: 'invalid_request', message: 'Choose a password of your own, not the one-time password.' }
     }
-    const newHash = newPassword === undefined ? undefined : await hashPassword(newPassword, this.passwordCost)
+    const newHash = newPassword === undefined ? undefined : await hashPassword(newPassword, this.deps.passwordCost)
 
     const token = randomBytes(32).toString('base64url')
     const csrfToken = randomBytes(32).toString('base64url')
     const expiresAt = new Date(now + SESSION_TTL_MS)
     const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
-    await this.db.transaction().execute(async (trx) => {
+    await this.deps.db.transaction().execute(async (trx) => {
       if (newHash !== undefined) {
         await setUserPassword(trx, user.id, newHash, null)
         await this.record(trx, change, 'user.password_changed', user, { oneTimePasswordReplaced: true })
@@ -162,7 +153,7 @@ export class SessionsService implements SessionLookup {
       })
       await setLastSignedIn(trx, user.id, new Date(now).toISOString())
       // The session's id is the digest of its cookie: recorded by neither.
-      await recordChange(trx, this.clock, change, { action: 'session.signed_in', target: { type: 'user', id: user.id }, projectId: null, details: { address } })
+      await recordChange(trx, this.deps.clock, change, { action: 'session.signed_in', target: { type: 'user', id: user.id }, projectId: null, details: { address } })
     })
     const projects = await this.projectsOf(user.id, user.role)
     return { ok: true, token, expiresAt, session: { user: { email: user.email, role: user.role, projects }, csrfToken } }
@@ -170,7 +161,7 @@ export class SessionsService implements SessionLookup {
 
   /** The live session the cookie's token opens, with the principal it stands for; undefined when none. */
   async authenticate(token: string): Promise<SignedIn | undefined> {
-    const session = await findLiveSession(this.db, sha256(token), new Date(this.clock.now()).toISOString())
+    const session = await findLiveSession(this.deps.db, sha256(token), new Date(this.deps.clock.now()).toISOString())
     if (!session) return undefined
     const principal: AdminPrincipal =
       session.role === 'operator'
@@ -179,7 +170,7 @@ export class SessionsService implements SessionLookup {
             role: 'owner',
             userId: session.user_id,
             email: session.email,
-            projectIds: new Set((await listUserProjects(this.db, [session.user_id])).map((m) => m.project_id)),
+            projectIds: new Set((await listUserProjects(this.deps.db, [session.user_id])).map((m) => m.project_id)),
           }
     const user = { id: session.user_id, email: session.email, role: session.role }
     return { sessionId: session.id, csrfToken: session.csrf_token, user, principal }
@@ -192,26 +183,26 @@ export class SessionsService implements SessionLookup {
 
   async signOut({ sessionId, user }: SignedIn, requestId: string): Promise<void> {
     const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
-    await this.db.transaction().execute(async (trx) => {
+    await this.deps.db.transaction().execute(async (trx) => {
       await deleteSession(trx, sessionId)
-      await recordChange(trx, this.clock, change, { action: 'session.signed_out', target: { type: 'user', id: user.id }, projectId: null })
+      await recordChange(trx, this.deps.clock, change, { action: 'session.signed_out', target: { type: 'user', id: user.id }, projectId: null })
     })
   }
 
   private async record(trx: Db, change: Change, action: 'user.password_changed', row: UserRow, details: Record<string, unknown>): Promise<void> {
-    await recordUserChange(trx, this.clock, change, action, row, details)
+    await recordUserChange(trx, this.deps.clock, change, action, row, details)
   }
 
   private async projectsOf(userId: number, role: UserRole): Promise<string[]> {
-    if (role === 'operator') return listProjectSlugs(this.db)
-    return (await listUserProjects(this.db, [userId])).map((m) => m.slug)
+    if (role === 'operator') return listProjectSlugs(this.deps.db)
+    return (await listUserProjects(this.deps.db, [userId])).map((m) => m.slug)
   }
 
   /** At most once a minute per instance, on a sign-in: no timer to run or stop. */
   private async purge(): Promise<void> {
-    const now = this.clock.now()
+    const now = this.deps.clock.now()
     if (now - this.lastPurge < PURGE_EVERY_MS) return
     this.lastPurge = now
-    await deleteExpired(this.db, new Date(now).toISOString())
+    await deleteExpired(this.deps.db, new Date(now).toISOString())
   }
 }

@@ -19,7 +19,7 @@ import {
   setUserDisabledAt,
   setUserPassword,
 } from './accounts.repository.js'
-import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, PASSWORD_COST, type ScryptCost } from './passwords.js'
+import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, type ScryptCost } from './passwords.js'
 import type { SignInThrottle } from './sign-in-throttle.js'
 
 export const MIN_PASSWORD_LENGTH = 12
@@ -92,8 +92,8 @@ export interface UsersDeps {
   clock: Clock
   /** Shared with the sessions service: a reset forgives the failed sign-ins of its user. */
   throttle: SignInThrottle
-  /** What a new password hash costs (see passwords.ts); default: PASSWORD_COST. */
-  passwordCost?: ScryptCost | undefined
+  /** What a new password hash costs (see passwords.ts). */
+  passwordCost: ScryptCost
 }
 
 /**
@@ -102,17 +102,7 @@ export interface UsersDeps {
  * no password, one-time or not, is ever recorded, logged or stored in clear.
  */
 export class UsersService {
-  private readonly db: Db
-  private readonly clock: Clock
-  private readonly throttle: SignInThrottle
-  private readonly passwordCost: ScryptCost
-
-  constructor({ db, clock, throttle, passwordCost = PASSWORD_COST }: UsersDeps) {
-    this.db = db
-    this.clock = clock
-    this.throttle = throttle
-    this.passwordCost = passwordCost
-  }
+  constructor(private readonly deps: UsersDeps) {}
 
   /**
    * Creates a user. Without `password`, one is generated: a one-time password, answered this once,
@@ -134,19 +124,19 @@ export class UsersService {
     const projects = await this.findProjects(request.projects)
     if (!projects.ok) return projects
     const taken: Failure<'email_taken'> = { ok: false, error: 'email_taken', message: `A user with email ${email} already exists.` }
-    if (await findUserByEmail(this.db, email)) return taken
+    if (await findUserByEmail(this.deps.db, email)) return taken
 
     const password = request.password ?? generatePassword()
     const oneTimePassword = request.password === undefined ? password : undefined
-    const passwordHash = await hashPassword(password, this.passwordCost)
-    const now = this.clock.now()
+    const passwordHash = await hashPassword(password, this.deps.passwordCost)
+    const now = this.deps.clock.now()
     const slugs = projects.rows.map((p) => p.slug)
     try {
-      const row = await this.db.transaction().execute(async (trx) => {
+      const row = await this.deps.db.transaction().execute(async (trx) => {
         const oneTimePasswordExpiresAt = oneTimePassword === undefined ? null : new Date(now + ONE_TIME_PASSWORD_TTL_MS).toISOString()
         const user = await insertUser(trx, { email, passwordHash, role: request.role, createdAt: new Date(now).toISOString(), oneTimePasswordExpiresAt })
         await insertUserProjects(trx, user.id, projects.rows.map((p) => p.id))
-        await recordChange(trx, this.clock, change, {
+        await recordChange(trx, this.deps.clock, change, {
           action: 'user.created',
           target: { type: 'user', id: user.id },
           projectId: null,
@@ -163,22 +153,22 @@ export class UsersService {
   }
 
   async listUsers(): Promise<User[]> {
-    const users = await listUsers(this.db)
-    const memberships = await listUserProjects(this.db, users.map((u) => u.id))
+    const users = await listUsers(this.deps.db)
+    const memberships = await listUserProjects(this.deps.db, users.map((u) => u.id))
     return users.map((u) => toUser(u, memberships.filter((m) => m.user_id === u.id).map((m) => m.slug)))
   }
 
   async getUser(ref: UserRef): Promise<UserResult<{ user: User }>> {
-    const row = await this.find(this.db, ref)
+    const row = await this.find(this.deps.db, ref)
     if (!row) return notFound(ref)
-    return { ok: true, user: await this.present(this.db, row) }
+    return { ok: true, user: await this.present(this.deps.db, row) }
   }
 
   /** Disables a user: they cannot sign in, and their sessions end at once, on every instance. */
   async disableUser(ref: UserRef, change: Change): Promise<UserResult<{ user: User }>> {
     return this.changeUser(ref, change, 'disable', async (trx, row) => {
       const alreadyDisabled = row.disabled_at !== null
-      const updated = alreadyDisabled ? row : await setUserDisabledAt(trx, row.id, new Date(this.clock.now()).toISOString())
+      const updated = alreadyDisabled ? row : await setUserDisabledAt(trx, row.id, new Date(this.deps.clock.now()).toISOString())
       const sessionsEnded = await deleteUserSessions(trx, row.id)
       await this.record(trx, change, 'user.disabled', row, { alreadyDisabled, sessionsEnded })
       return this.present(trx, updated ?? row)
@@ -212,11 +202,11 @@ export class UsersService {
    */
   async resetPassword(ref: UserRef, change: Change): Promise<UserResult<{ user: User; oneTimePassword: string }>> {
     // Hashing takes a while: not for no one, and not while the transaction holds its locks.
-    if (!(await this.find(this.db, ref))) return notFound(ref)
+    if (!(await this.find(this.deps.db, ref))) return notFound(ref)
     const oneTimePassword = generatePassword()
-    const passwordHash = await hashPassword(oneTimePassword, this.passwordCost)
+    const passwordHash = await hashPassword(oneTimePassword, this.deps.passwordCost)
     const result = await this.changeUser(ref, change, 'reset', async (trx, row) => {
-      const expiresAt = new Date(this.clock.now() + ONE_TIME_PASSWORD_TTL_MS).toISOString()
+      const expiresAt = new Date(this.deps.clock.now() + ONE_TIME_PASSWORD_TTL_MS).toISOString()
       const updated = await setUserPassword(trx, row.id, passwordHash, expiresAt)
       const sessionsEnded = await deleteUserSessions(trx, row.id)
       await this.record(trx, change, 'user.password_reset', row, { oneTimePasswordExpiresAt: expiresAt, sessionsEnded })
@@ -224,7 +214,7 @@ export class UsersService {
     })
     if (!result.ok) return result
     // Their failed sign-ins (perhaps why they asked) no longer hold back the new password.
-    await this.throttle.forgive(result.user.email)
+    await this.deps.throttle.forgive(result.user.email)
     return { ...result, oneTimePassword }
   }
 
@@ -253,7 +243,7 @@ export class UsersService {
     kind: 'disable' | 'enable' | 'delete' | 'reset' | 'projects',
     apply: (trx: Db, row: UserRow) => Promise<User | Failure<'invalid_request'>>,
   ): Promise<UserResult<{ user: User }>> {
-    return this.db.transaction().execute(async (trx): Promise<UserResult<{ user: User }>> => {
+    return this.deps.db.transaction().execute(async (trx): Promise<UserResult<{ user: User }>> => {
       const operators = await lockEnabledOperators(trx)
       const row = await this.find(trx, ref)
       if (!row) return notFound(ref)
@@ -271,7 +261,7 @@ export class UsersService {
   }
 
   private async record(trx: Db, change: Change, action: Parameters<typeof recordUserChange>[3], row: UserRow, details: Record<string, unknown>): Promise<void> {
-    await recordUserChange(trx, this.clock, change, action, row, details)
+    await recordUserChange(trx, this.deps.clock, change, action, row, details)
   }
 
   private find(db: Db, ref: UserRef): Promise<UserRow | undefined> {
@@ -286,7 +276,7 @@ export class UsersService {
   private async findProjects(slugs: readonly string[]): Promise<Outcome<{ rows: ProjectRow[] }, 'not_found'>> {
     const rows: ProjectRow[] = []
     for (const slug of [...new Set(slugs)].sort()) {
-      const project = await findProjectBySlug(this.db, slug)
+      const project = await findProjectBySlug(this.deps.db, slug)
       if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
       rows.push(project)
     }
