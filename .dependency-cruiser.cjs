@@ -5,9 +5,9 @@
  * Layers, lowest first; a module imports only its own layer or lower ones:
  *   foundation  config.ts, clock.ts, lazy.ts, errors.ts, secret-box.ts, db/
  *   data        *.repository.ts: SQL, and nothing else
- *   domain      services, stores, schemas and pure modules of each feature, auth/, cache/, limits/
+ *   domain      services, stores, schemas and pure modules of each feature, auth/, cache/, limits/, redis/
  *   http        http/, openapi/, *.routes.ts, *.hook.ts, *.scope.ts, *.http.ts
- *   composition app.ts, *.module.ts, admin/, v1/, web/, ops/
+ *   composition app.ts, *.module.ts (a feature's factory, createXxx), admin/, v1/, web/, ops/
  *   process     server.ts, cli.ts, cli/, bootstrap.ts
  */
 const FOUNDATION = '^src/(config|clock|lazy|errors|secret-box)[.]ts$|^src/db/'

@@ -3,7 +3,7 @@ import { defineConfig } from 'vite'
 
 /**
  * The web dashboard: built into dist/dashboard/ and served by the service at /dashboard
- * (src/web/dashboard.module.ts). `npm run dashboard:dev` serves it with hot reload and sends
+ * (src/web/dashboard.scope.ts). `npm run dashboard:dev` serves it with hot reload and sends
  * /admin to a service running on port 8080 (or DASHBOARD_API).
  */
 export default defineConfig({

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { AccountsService } from './accounts/accounts.service.js'
+import { createAccounts } from './accounts/accounts.module.js'
 import type { ScryptCost } from './accounts/passwords.js'
-import { AuditService } from './audit/audit.service.js'
-import { adminRoutes } from './admin/admin.module.js'
+import type { UsersService } from './accounts/users.service.js'
 import { registerAdminApi } from './admin/admin.scope.js'
-import { Authenticator } from './auth/authenticator.js'
-import { createGenerations } from './cache/generations.js'
-import { ResponseCache } from './cache/response-cache.js'
+import { createAudit } from './audit/audit.module.js'
+import { createAuth } from './auth/auth.module.js'
+import { createCache } from './cache/cache.module.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
@@ -15,31 +14,32 @@ import { createDomains, type DomainsOptions, installDomains } from './domains/do
 import { createFastify, type LoggerOption } from './http/fastify.js'
 import { installRequestPipeline, runParts } from './http/lifecycle.js'
 import { trackMethods } from './http/method-not-allowed.js'
-import { Idempotency } from './idempotency/idempotency.service.js'
-import { KeysService } from './keys/keys.service.js'
-import { createLimiterBackend } from './limits/backend.js'
-import { RateLimiter } from './limits/limits.service.js'
+import { createIdempotency } from './idempotency/idempotency.module.js'
+import { createKeys } from './keys/keys.module.js'
+import type { KeysService } from './keys/keys.service.js'
+import { createLimits } from './limits/limits.module.js'
 import { registerOpenApi } from './openapi/openapi.js'
-import { healthRoutes } from './ops/health.routes.js'
-import { installMetrics, Metrics } from './ops/metrics.js'
-import { OrdersService } from './orders/orders.service.js'
+import { installMetrics } from './ops/metrics.js'
+import { createOps } from './ops/ops.module.js'
+import { createOrders } from './orders/orders.module.js'
+import type { OrdersService } from './orders/orders.service.js'
 import { createCategories } from './categories/categories.module.js'
 import { createLocations } from './locations/locations.module.js'
 import type { LocationsService } from './locations/locations.service.js'
 import { createPets } from './pets/pets.module.js'
 import type { PetsService } from './pets/pets.service.js'
-import { ProjectsService } from './projects/projects.service.js'
-import { UsageRecorder } from './usage/usage.recorder.js'
-import { UsageService } from './usage/usage.service.js'
+import { createProjects } from './projects/projects.module.js'
+import type { ProjectsService } from './projects/projects.service.js'
+import { createUsage } from './usage/usage.module.js'
 import { registerPublicApi, SHARED_SCHEMAS } from './v1/v1.scope.js'
-import { installDashboard } from './web/dashboard.module.js'
-import { createWebhooks, type Webhooks } from './webhooks/webhooks.module.js'
+import { installDashboard } from './web/dashboard.scope.js'
 import { indexRoutes } from './web/index.routes.js'
+import { createWebhooks, type Webhooks } from './webhooks/webhooks.module.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The services of projects and keys (the first start's project and key), and of animals, orders and webhooks: for tests' fixtures. */
-    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; locations: LocationsService; orders: OrdersService; webhooks: Webhooks; accounts: AccountsService }
+    /** The services of projects and keys (the first start's project and key), of animals, orders and webhooks, and of the dashboard's users: for tests' fixtures. */
+    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; locations: LocationsService; orders: OrdersService; webhooks: Webhooks; accounts: UsersService }
   }
 }
 
@@ -57,53 +57,65 @@ export interface AppOptions {
 }
 
 /**
- * Builds the service: the one composition root. Each feature is built once, here, and handed to
- * its routes. It never listens; `server.ts` does, and tests call `inject` on what this returns.
+ * Builds the service: the one composition root. Each feature is built once, here, by its factory
+ * (`createXxx` of its `*.module.ts`, which the CLI's commands call too), and its routes are
+ * registered in their scopes. It never listens; `server.ts` does, and tests call `inject` on what
+ * this returns.
  */
 export async function buildApp({ config, database, clock = systemClock, logger, domains: domainsOptions, passwordCost }: AppOptions): Promise<FastifyInstance> {
   const app = createFastify(config, logger)
-  const { db } = database
+  const { db, dialect } = database
   const log = app.log
-  const environment = config.environment
 
   // Shared state and its caches.
   const outage = new DatabaseOutage(() => database.ping(), log)
-  const metrics = new Metrics()
-  // Back from a Redis outage: Redis may have missed bumps meanwhile, so nothing cached is trusted.
-  const backend = await createLimiterBackend(config, clock, log, metrics.limiterEvents(() => forgetCaches()))
-  const generations = await createGenerations(database, backend, log)
-  const authenticator = new Authenticator(db, clock, environment, generations)
-  const cache = new ResponseCache(generations, config.responseCacheBytes, metrics.responseCacheCounters)
-  const forgetCaches = () => [generations, authenticator, cache].forEach((part) => part.forget())
+  const ops = createOps({ database, outage, limiter: { status: () => limits.limiter.status() } })
+  const { metrics } = ops
+  const usage = createUsage({ db, clock, log })
+  const limits = await createLimits({
+    config,
+    clock,
+    log,
+    // Back from a Redis outage: Redis may have missed bumps meanwhile, so nothing cached is trusted.
+    failover: metrics.limiterEvents(() => forgetCaches()),
+    events: {
+      onBan: (level, projectId) => {
+        metrics.bans.inc({ level })
+        usage.recorder.ban(projectId)
+      },
+    },
+    // The limiter decides; the keys' bans service keeps the bans it starts, the outbox sends the quota notices.
+    bans: { started: (ban) => keys.bans.started(ban), running: () => keys.bans.running(), until: (keyId) => keys.bans.until(keyId) },
+    quotaReached: ({ projectId, type, data, dedupeKey }) => outbox.writeAlone(projectId, type, data, dedupeKey),
+    readsGenerations: () => generations.kind === 'shared',
+  })
+  const cache = await createCache({ config, database, limiter: limits.backend, log, counters: metrics.responseCacheCounters })
+  const { generations } = cache
+  const { authenticator } = createAuth({ db, clock, config, generations })
+  const forgetCaches = () => [generations, authenticator, cache.responses].forEach((part) => part.forget())
 
   // The features.
   // Revocations, plan changes and webhook endpoint changes reach every instance's caches before the answer.
   const authChanged = () => generations.authChanged()
   // Events are written by the services that make the changes, in their transactions.
-  const webhooks = createWebhooks(config, database, clock, log, outage, generations, authChanged, metrics.webhookObserver)
+  const webhooks = createWebhooks({ config, db, dialect, clock, log, failures: outage, generations, authChanged, observer: metrics.webhookObserver })
   const { outbox } = webhooks
   metrics.watchWebhookQueue(() => webhooks.worker.queueAgeSeconds())
-  const usage = new UsageRecorder(db, clock, log)
-  const onBan = (level: number, projectId: number) => {
-    metrics.bans.inc({ level })
-    usage.ban(projectId)
-  }
-  const limiter = new RateLimiter(backend, db, clock, { onBan }, outbox, generations.kind === 'shared', log)
-  const idempotency = new Idempotency(db, clock, log)
-  const accounts = new AccountsService(db, clock, passwordCost)
-  const locations = createLocations({ db, clock, generations })
-  const categories = createCategories({ db, clock, generations })
-  const pets = createPets({ db, dialect: database.dialect, clock, idempotency, generations, outbox, locations: locations.service })
-  const orders = new OrdersService(db, clock, idempotency, generations, outbox)
-  const projects = new ProjectsService(db, clock, authChanged)
-  const keys = new KeysService(db, clock, environment, authChanged, outbox, outage)
-  app.decorate('services', { projects, keys, pets: pets.service, locations: locations.service, orders, webhooks, accounts })
-  const usageService = new UsageService(db, clock, usage)
-  const audit = new AuditService(db)
-  const domains = await createDomains(config, db, clock, log, outage, outbox, domainsOptions)
+  const { service: idempotency } = createIdempotency({ db, clock, log })
+  const accounts = createAccounts({ db, clock, passwordCost })
+  const locations = createLocations({ db, clock, generations, cache: cache.responses })
+  const categories = createCategories({ db, clock, generations, cache: cache.responses })
+  const pets = createPets({ db, dialect, clock, idempotency, generations, outbox, locations: locations.service, cache: cache.responses })
+  const orders = createOrders({ db, clock, idempotency, generations, outbox, cache: cache.responses })
+  const projects = createProjects({ db, clock, config, authChanged })
+  // A lifted ban ends in the running limiter's store.
+  const keys = createKeys({ db, clock, config, authChanged, outbox, failures: outage, store: limits.backend.store })
+  app.decorate('services', { projects: projects.service, keys: keys.service, pets: pets.service, locations: locations.service, orders: orders.service, webhooks, accounts: accounts.users })
+  const audit = createAudit({ db, findProject: (slug) => projects.service.find(slug) })
+  const domains = await createDomains({ config, db, clock, log, failures: outage, outbox, ...domainsOptions })
   // Started when the app is ready, closed in this order: the last usage counts and the attempts in
-  // flight before the database.
-  runParts(app, [idempotency, outage, usage, keys, webhooks.worker, generations, limiter, database])
+  // flight before the database. The domains' worker is installDomains' (started with host routing).
+  runParts(app, [idempotency, outage, usage.recorder, keys.service, webhooks.worker, generations, limits.limiter, database])
 
   // The routes: every request's pipeline first, then host routing, then each API.
   await installRequestPipeline(app, config, outage)
@@ -112,15 +124,39 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   installMetrics(app, metrics)
   await registerOpenApi(app, config)
   await installDomains(app, domains, config)
-  await registerAdminApi(
-    app,
-    { adminToken: config.adminToken, accounts, findProject: (slug) => projects.find(slug), hostRouting: domains.router.enabled },
-    adminRoutes({ config, projects, keys, limiter, usage: usageService, domains, audit, accounts, pets, locations, categories, orders, webhooks: webhooks.service }),
-  )
-  await app.register(healthRoutes, { database, outage, limiter })
+  await registerAdminApi(app, {
+    adminToken: config.adminToken,
+    sessions: accounts.sessions,
+    sessionRoutes: accounts.routes.sessions,
+    findProject: (slug) => projects.service.find(slug),
+    hostRouting: domains.router.enabled,
+    routes: [
+      projects.routes,
+      keys.routes,
+      usage.routes,
+      domains.routes,
+      audit.routes,
+      accounts.routes.users,
+      pets.routes.admin,
+      locations.routes.admin,
+      categories.routes.admin,
+      orders.routes.admin,
+      webhooks.routes,
+    ],
+  })
+  await app.register(ops.routes)
   await installDashboard(app)
   await app.register(indexRoutes)
-  await registerPublicApi(app, { environment, clock, authenticator, generations, router: domains.router, limiter, metrics, usage, cache, pets: pets.service, locations: locations.service, categories: categories.service, orders })
+  await registerPublicApi(app, {
+    environment: config.environment,
+    authenticator,
+    generations,
+    router: domains.router,
+    limiter: limits.limiter,
+    metrics,
+    usage: usage.recorder,
+    routes: [pets.routes.v1, categories.routes.v1, locations.routes.v1, orders.routes.v1],
+  })
   finishMethods()
 
   return app

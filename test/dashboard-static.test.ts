@@ -5,7 +5,7 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { installErrorHandling } from '../src/http/error-handler.js'
-import { DEFAULT_DASHBOARD_ROOT, installDashboard } from '../src/web/dashboard.module.js'
+import { DEFAULT_DASHBOARD_ROOT, installDashboard } from '../src/web/dashboard.scope.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
 
 /**

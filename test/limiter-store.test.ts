@@ -6,6 +6,7 @@ import { Redis } from 'ioredis'
 import type { BanPolicy, ConsumeRequest, LimiterStore, Window } from '../src/limits/store.js'
 import { MemoryLimiterStore } from '../src/limits/memory.store.js'
 import { RedisLimiterStore } from '../src/limits/redis.store.js'
+import { openRedis } from '../src/redis/redis.js'
 import { ManualClock } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
 
@@ -55,12 +56,12 @@ if (redisUrl) {
   stores.push({
     name: 'redis',
     async make() {
-      const store = new RedisLimiterStore(redisUrl!, { keyPrefix: prefix, commandTimeoutMs: 1_000 })
+      const store = new RedisLimiterStore(openRedis({ redisUrl: redisUrl!, redisKeyPrefix: prefix, redisTimeoutMs: 1_000 }, 'requests'))
       await store.connect()
       redisStores.push(store)
       // Real time: Redis's own clock, whose window boundaries are waited for.
       const left = async (length: number) => {
-        const [s, us] = (await store.redis.time()) as unknown as [string, string]
+        const [s, us] = (await store.redis.client.time()) as unknown as [string, string]
         return length - ((Number(s) * 1000 + Math.floor(Number(us) / 1000)) % length)
       }
       return {

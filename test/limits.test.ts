@@ -6,11 +6,12 @@ import type { LightMyRequestResponse } from 'fastify'
 import { Redis } from 'ioredis'
 import { sql } from 'kysely'
 import { generateApiKey } from '../src/auth/api-key.js'
-import { deleteBan } from '../src/limits/bans.repository.js'
-import { liftBan } from '../src/limits/limits.service.js'
+import { withFeatures } from '../src/cli/common.js'
+import { deleteBan } from '../src/keys/bans.repository.js'
+import { createKeys } from '../src/keys/keys.module.js'
+import { commandStore } from '../src/limits/backend.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
-import { Outbox } from '../src/webhooks/outbox.js'
 
 const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit']
 
@@ -159,7 +160,15 @@ for (const store of stores) {
       for (let i = 0; i < 31; i++) await list(t, key)
       assert.equal((await list(t, key)).json().code, 'api_key_banned')
       const [row] = await t.database.db.selectFrom('api_keys').select('id').where('prefix', '=', key.slice(0, 12)).execute()
-      const lifted = await liftBan(t.database.db, t.clock, new Outbox(t.database.db, t.clock), t.config, row!.id, commandLineChange())
+      // As `adoption-store keys unban` builds it: on a database handle of its own.
+      let lifted: unknown
+      await withFeatures(
+        { config: () => t.config },
+        (deps) => createKeys({ ...deps, store: commandStore(deps.config) }),
+        async ({ bans }) => {
+          lifted = await bans.liftById(row!.id, commandLineChange())
+        },
+      )
       assert.deepEqual(lifted, { ok: true, wasBanned: true })
       if (store.name === 'memory') {
         // The in-process store learns of it from the record, within a second.

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { ONE_TIME_PASSWORD_TTL_MS, type User } from '../src/accounts/accounts.service.js'
+import { ONE_TIME_PASSWORD_TTL_MS, type User } from '../src/accounts/users.service.js'
 import { admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { asUser, createUser, type SignedInUser, signIn, signInRequest, TEST_PASSWORD, uniqueEmail } from './helpers/accounts.js'
 import { ManualClock, type TestApp, type TestAppOptions } from './helpers/app.js'

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { MAX_INT53, nullableTimestamp as timestamp, StringEnum } from '../http/schemas.js'
 import { MAX_PASSWORD_LENGTH } from './passwords.js'
 import { USER_ROLES } from '../db/schema.js'
-import { MIN_PASSWORD_LENGTH, ONE_TIME_PASSWORD_TTL_MS } from './accounts.service.js'
+import { MIN_PASSWORD_LENGTH, ONE_TIME_PASSWORD_TTL_MS } from './users.service.js'
 
 const ONE_TIME_DAYS = ONE_TIME_PASSWORD_TTL_MS / 86_400_000
 

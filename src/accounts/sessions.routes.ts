@@ -5,7 +5,7 @@ import { ApiError, type Failure, orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { SESSION_SECURITY } from '../openapi/security.js'
 import { PasswordChangeSchema, SessionSchema, SignInSchema } from './accounts.schemas.js'
-import { type AccountsService, SESSION_TTL_MS, type Throttled } from './accounts.service.js'
+import { SESSION_TTL_MS, type SessionsService, type Throttled } from './sessions.service.js'
 
 const SESSION = { tags: ['session'] } as const
 /** The session's own operations take the cookie only: the ADMIN_TOKEN bearer is not a session (see signedIn). */
@@ -24,7 +24,7 @@ function signedIn(request: FastifyRequest): SignedIn {
 }
 
 /** Sign-in, the current session, sign-out and one's own password, for the dashboard (admin API, `/admin/v1`). */
-export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService }> = async (app, { accounts }) => {
+export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsService }> = async (app, { sessions }) => {
   // Errors included: nothing about a session is kept by a cache.
   app.addHook('onSend', async (_request, reply: FastifyReply) => {
     reply.header('cache-control', 'no-store')
@@ -54,7 +54,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
     },
     async (request, reply) => {
       const { email, password, newPassword } = request.body
-      const result = throttledOrThrow(await accounts.signIn(email, password, request.ip, request.id, newPassword))
+      const result = throttledOrThrow(await sessions.signIn(email, password, request.ip, request.id, newPassword))
       reply.setCookie(SESSION_COOKIE, result.token, { ...cookieOptions(request), expires: result.expiresAt, maxAge: SESSION_TTL_MS / 1000 })
       return result.session
     },
@@ -72,7 +72,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
         response: { 200: { description: 'The session', headers: NO_STORE, ...SessionSchema }, ...errorResponses(401, 500, 503) },
       },
     },
-    async (request) => accounts.describe(signedIn(request)),
+    async (request) => sessions.describe(signedIn(request)),
   )
 
   app.delete(
@@ -93,7 +93,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       },
     },
     async (request, reply) => {
-      await accounts.signOut(signedIn(request), request.id)
+      await sessions.signOut(signedIn(request), request.id)
       return reply.clearCookie(SESSION_COOKIE, cookieOptions(request)).code(204).send(null)
     },
   )
@@ -117,7 +117,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       },
     },
     async (request, reply) => {
-      throttledOrThrow(await accounts.changeOwnPassword(signedIn(request), request.body, request.id))
+      throttledOrThrow(await sessions.changeOwnPassword(signedIn(request), request.body, request.id))
       return reply.code(204).send(null)
     },
   )

@@ -4,7 +4,7 @@ import { changeOf, operatorOnly } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { NewUserSchema, UserParamsSchema, UserProjectsSchema, UsersSchema } from './accounts.schemas.js'
-import { type AccountsService, ONE_TIME_PASSWORD_TTL_MS, type User } from './accounts.service.js'
+import { ONE_TIME_PASSWORD_TTL_MS, type User, type UsersService } from './users.service.js'
 
 /** Every user operation is an operator's: checked before the body is read. */
 const USERS = { tags: ['users'] } as const
@@ -13,7 +13,7 @@ const ENDS_SESSIONS = 'Their sessions end at once, on every instance (sessions a
 const OWN_AND_LAST = 'Refused with 403 `own_account` for your own account, and with 409 `last_operator` when it would leave no enabled operator.'
 
 /** The dashboard's accounts (admin API, `/admin/v1`): operators only. */
-export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService }> = async (app, { accounts }) => {
+export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = async (app, { users }) => {
   app.addHook('onRequest', operatorOnly)
 
   app.get(
@@ -27,7 +27,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
         response: { 200: { description: 'The users', ...UsersSchema }, ...errorResponses(400, 401, 403, 404, 500, 503) },
       },
     },
-    async () => accounts.listUsers(),
+    async () => users.listUsers(),
   )
 
   app.post(
@@ -49,7 +49,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
     },
     async (request, reply) => {
       const { email, role, projects = [] } = request.body
-      const { user, oneTimePassword } = orThrow(await accounts.createUser({ email, role, projects }, changeOf(request)))
+      const { user, oneTimePassword } = orThrow(await users.createUser({ email, role, projects }, changeOf(request)))
       // Without a password given, the service generates one.
       if (oneTimePassword === undefined) throw new Error('A user created without a password has no one-time password.')
       return reply
@@ -72,7 +72,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
         response: { 200: { description: 'The user', ...Type.Ref('User') }, ...errorResponses(400, 401, 403, 404, 500, 503) },
       },
     },
-    async (request) => orThrow(await accounts.getUser({ id: request.params.userId })).user,
+    async (request) => orThrow(await users.getUser({ id: request.params.userId })).user,
   )
 
   app.post(
@@ -88,7 +88,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
         response: { 200: { description: 'The user, disabled', ...Type.Ref('User') }, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503) },
       },
     },
-    async (request) => present(await accounts.disableUser({ id: request.params.userId }, changeOf(request))),
+    async (request) => present(await users.disableUser({ id: request.params.userId }, changeOf(request))),
   )
 
   app.post(
@@ -104,7 +104,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
         response: { 200: { description: 'The user, enabled', ...Type.Ref('User') }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
       },
     },
-    async (request) => present(await accounts.enableUser({ id: request.params.userId }, changeOf(request))),
+    async (request) => present(await users.enableUser({ id: request.params.userId }, changeOf(request))),
   )
 
   app.delete(
@@ -121,7 +121,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
       },
     },
     async (request, reply) => {
-      orThrow(await accounts.deleteUser({ id: request.params.userId }, changeOf(request)))
+      orThrow(await users.deleteUser({ id: request.params.userId }, changeOf(request)))
       return reply.code(204).send(null)
     },
   )
@@ -143,7 +143,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
       },
     },
     async (request, reply) => {
-      const { user, oneTimePassword } = orThrow(await accounts.resetPassword({ id: request.params.userId }, changeOf(request)))
+      const { user, oneTimePassword } = orThrow(await users.resetPassword({ id: request.params.userId }, changeOf(request)))
       return reply.header('cache-control', 'no-store').send({ ...user, password: oneTimePassword })
     },
   )
@@ -163,10 +163,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService 
         response: { 200: { description: 'The owner with their projects', ...Type.Ref('User') }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
       },
     },
-    async (request) => present(await accounts.setProjects({ id: request.params.userId }, request.body.projects, changeOf(request))),
+    async (request) => present(await users.setProjects({ id: request.params.userId }, request.body.projects, changeOf(request))),
   )
 }
 
-function present(result: Awaited<ReturnType<AccountsService['getUser']>>): User {
+function present(result: Awaited<ReturnType<UsersService['getUser']>>): User {
   return orThrow(result).user
 }

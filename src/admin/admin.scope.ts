@@ -1,12 +1,13 @@
 import cookie from '@fastify/cookie'
 import swagger from '@fastify/swagger'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import type { AccountsService } from '../accounts/accounts.service.js'
+import { UserSchema, UserWithPasswordSchema } from '../accounts/accounts.schemas.js'
 import { AUDIT_ACTIONS } from '../audit/audit.js'
-import { sessionsRoutes } from '../accounts/sessions.routes.js'
-import { SESSION_COOKIE } from '../auth/admin-access.js'
+import { AuditEntrySchema } from '../audit/audit.schemas.js'
+import { ProjectCategorySchema } from '../categories/categories.schemas.js'
+import { type ProjectLookup, SESSION_COOKIE, type SessionLookup } from '../auth/admin-access.js'
 import { authenticateAdmin, resolveProjects } from '../auth/admin.scope.js'
-import type { ProjectRow } from '../db/schema.js'
 import { ERROR_CATALOG } from '../errors.js'
 import { revalidatedJson } from '../http/caching.js'
 import { notFound, sendError } from '../http/error-handler.js'
@@ -14,6 +15,11 @@ import { trackMethods } from '../http/method-not-allowed.js'
 import { API_CONTACT_AND_LICENSE, API_VERSION, referToSharedBody, withBodyExamples, withoutUnusedSchemas } from '../openapi/openapi.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ADMIN_SECURITY, SESSION_SECURITY } from '../openapi/security.js'
+import { ApiKeySchema, NewApiKeySchema } from '../keys/keys.schemas.js'
+import { AdoptionOrderSchema, AdoptionOrdersSchema } from '../orders/orders.schemas.js'
+import { ProjectSchema } from '../projects/projects.schemas.js'
+import { UsageSchema } from '../usage/usage.schemas.js'
+import { NewWebhookEndpointSchema, WebhookDeliverySchema, WebhookEndpointSchema } from '../webhooks/webhooks.schemas.js'
 
 export const ADMIN_PREFIX = '/admin/v1'
 
@@ -25,29 +31,47 @@ declare module 'fastify' {
 }
 
 /**
+ * The shapes several admin operations answer: shared schemas of the admin scope, named in the
+ * admin document's components and kept out of the public one (see registerOpenApi).
+ */
+const ADMIN_SCHEMAS = [
+  ProjectSchema,
+  ApiKeySchema,
+  NewApiKeySchema,
+  UsageSchema,
+  AuditEntrySchema,
+  UserSchema,
+  UserWithPasswordSchema,
+  AdoptionOrderSchema,
+  AdoptionOrdersSchema,
+  WebhookEndpointSchema,
+  NewWebhookEndpointSchema,
+  WebhookDeliverySchema,
+  ProjectCategorySchema,
+]
+
+export interface AdminApi {
+  adminToken: string | undefined
+  /** Opens the session a cookie stands for. */
+  sessions: SessionLookup
+  /** Signing in, out and one's own password (the accounts' session routes), registered with the cookie parser. */
+  sessionRoutes: FastifyPluginAsyncTypebox
+  /** The project of a `:slug` route. */
+  findProject: ProjectLookup
+  /** Host routing is on (PLATFORM_DOMAIN): a request on another host than the API's own is refused with 404 first. */
+  hostRouting?: boolean
+  /** Every other route of the admin API, each feature's, in the order the document lists them. */
+  routes: readonly FastifyPluginAsyncTypebox[]
+}
+
+/**
  * The operator's HTTP API under `/admin/v1`: an encapsulated scope of its own, outside /v1 and
  * its rate limits, documented in its own OpenAPI document at `/admin/v1/openapi.json`. Every
  * route but sign-in needs a principal: the `Authorization: Bearer <ADMIN_TOKEN>` operator, or a
- * user signed in with the session cookie (sessions.routes.ts, registered here with the cookie
+ * user signed in with the session cookie (the session routes, registered here with the cookie
  * parser, which only this scope uses).
  */
-export async function registerAdminApi(
-  app: FastifyInstance,
-  {
-    adminToken,
-    accounts,
-    findProject,
-    hostRouting = false,
-  }: {
-    adminToken: string | undefined
-    accounts: AccountsService
-    /** The project of a `:slug` route. */
-    findProject: (slug: string) => Promise<ProjectRow | undefined>
-    /** Host routing is on (PLATFORM_DOMAIN): a request on another host than the API's own is refused with 404 first. */
-    hostRouting?: boolean
-  },
-  routes: (scope: FastifyInstance) => Promise<void>,
-): Promise<void> {
+export async function registerAdminApi(app: FastifyInstance, { adminToken, sessions, sessionRoutes, findProject, hostRouting = false, routes }: AdminApi): Promise<void> {
   await app.register(
     async (admin) => {
       await admin.register(swagger, {
@@ -127,11 +151,12 @@ export async function registerAdminApi(
       })
       admin.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       await admin.register(cookie)
-      authenticateAdmin(admin, adminToken, accounts)
+      authenticateAdmin(admin, adminToken, sessions)
       resolveProjects(admin, findProject)
       admin.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => admin.adminSwagger()))
-      await admin.register(sessionsRoutes, { accounts })
-      await routes(admin)
+      await admin.register(sessionRoutes)
+      for (const schema of ADMIN_SCHEMAS) admin.addSchema(schema)
+      for (const featureRoutes of routes) await admin.register(featureRoutes)
       finishMethods()
     },
     { prefix: ADMIN_PREFIX },

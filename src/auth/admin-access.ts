@@ -25,7 +25,7 @@ export interface SignedIn {
   principal: AdminPrincipal
 }
 
-/** Opens the session a cookie's token stands for (the accounts service). */
+/** Opens the session a cookie's token stands for (the sessions service). */
 export interface SessionLookup {
   authenticate(token: string): Promise<SignedIn | undefined>
 }

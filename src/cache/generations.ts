@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { DatabaseHandle, Db } from '../db/database.js'
 import type { Tokens } from '../limits/store.js'
-import type { LimiterBackend, LimiterSettings } from '../limits/backend.js'
-import { RedisLimiterStore } from '../limits/redis.store.js'
+import type { LimiterBackend } from '../limits/backend.js'
+import { EPOCH_MS, type RedisConnection, type RedisSettings, SCOPE_MS, withRedis } from '../redis/redis.js'
 import { readGeneration } from './generations.repository.js'
 
 /**
@@ -54,32 +54,33 @@ export type AuthChangeListener = () => Promise<void>
 export async function createGenerations(database: DatabaseHandle, limiter: LimiterBackend, log: FastifyBaseLogger): Promise<Generations> {
   if (database.changeCounter) return new EmbeddedGenerations(database.db, database.changeCounter)
   if (!limiter.shared) return new NoGenerations()
-  return new SharedGenerations(limiter.shared, () => limiter.status() !== 'redis', log)
+  return new SharedGenerations(limiter.shared.redis, () => limiter.status() !== 'redis', log)
 }
 
 /**
  * After the CLI changed keys or projects. The embedded store's triggers did it already; a
  * deployment that shares generations in Redis hears of it there.
  */
-export async function announceAuthChange(settings: LimiterSettings & { databaseUrl: string | undefined }): Promise<void> {
-  await announce(settings, ['auth'])
+export async function announceAuthChange(settings: RedisSettings & { databaseUrl: string | undefined }): Promise<void> {
+  if (!settings.databaseUrl) return
+  await withRedis(settings, 'requests', (redis) => bumpScopes(redis, ['auth']))
 }
 
 /** After the CLI changed projects' animals, categories or locations: as `announceAuthChange`, for their data. */
-export async function announceDataChange(settings: LimiterSettings & { databaseUrl: string | undefined }, projectIds: Iterable<number>): Promise<void> {
+export async function announceDataChange(settings: RedisSettings & { databaseUrl: string | undefined }, projectIds: Iterable<number>): Promise<void> {
   const scopes = [...new Set(projectIds)].map((id) => `data:${id}`)
-  if (scopes.length > 0) await announce(settings, scopes)
+  if (!settings.databaseUrl || scopes.length === 0) return
+  await withRedis(settings, 'requests', (redis) => bumpScopes(redis, scopes))
 }
 
-async function announce(settings: LimiterSettings & { databaseUrl: string | undefined }, scopes: string[]): Promise<void> {
-  if (!settings.databaseUrl || !settings.redisUrl) return
-  const redis = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
-  try {
-    await redis.connect()
-    await redis.bump(scopes)
-  } finally {
-    await redis.close()
-  }
+/** Moves cache generation scopes (`auth`, `data:<project id>`) to new tokens. */
+async function bumpScopes(redis: RedisConnection, scopes: readonly string[]): Promise<void> {
+  if (scopes.length === 0) return
+  const pipeline = redis.client.multi()
+  for (const scope of new Set(scopes)) pipeline.incr(redis.key(`gen:${scope}`)).pexpire(redis.key(`gen:${scope}`), SCOPE_MS)
+  const results = await pipeline.exec()
+  const failed = results?.find(([err]) => err)
+  if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction aborted')
 }
 
 export class EmbeddedGenerations implements Generations {
@@ -141,7 +142,8 @@ export class SharedGenerations implements Generations {
   private retry: NodeJS.Timeout | undefined
 
   constructor(
-    private readonly redis: RedisLimiterStore,
+    /** The limiter's connection: its script reads the tokens in each request's round trip. */
+    private readonly redis: RedisConnection,
     /** True while the limiter runs on this instance alone (Redis unreachable): no token is current. */
     private readonly degraded: () => boolean,
     private readonly log: FastifyBaseLogger,
@@ -149,7 +151,7 @@ export class SharedGenerations implements Generations {
 
   /** A new epoch: whatever any instance cached before this one started is read again. */
   async start(): Promise<void> {
-    await this.redis.newEpoch().catch((err: unknown) => this.log.warn({ err }, 'cache epoch not renewed: Redis unavailable'))
+    await this.newEpoch().catch((err: unknown) => this.log.warn({ err }, 'cache epoch not renewed: Redis unavailable'))
   }
 
   async auth(): Promise<string | undefined> {
@@ -180,9 +182,15 @@ export class SharedGenerations implements Generations {
     clearTimeout(this.retry)
   }
 
+  /** A new epoch: every token any instance holds becomes stale. */
+  private async newEpoch(): Promise<void> {
+    const [seconds, micros] = await this.redis.client.time()
+    await this.redis.client.set(this.redis.key('gen:epoch'), `${seconds}.${micros}`, 'PX', EPOCH_MS)
+  }
+
   private async bump(scopes: string[]): Promise<void> {
     try {
-      await this.redis.bump([...scopes, ...this.pending])
+      await bumpScopes(this.redis, [...scopes, ...this.pending])
       this.pending.clear()
     } catch (err) {
       // The write is committed either way. Instances that reach Redis meanwhile may answer from

@@ -1,15 +1,24 @@
 /** `adoption-store audit …`: who changed what, from the audit log. */
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { AUDIT_ACTIONS } from '../audit/audit.js'
-import { AuditService } from '../audit/audit.service.js'
-import { parseInstant, systemClock } from '../clock.js'
-import { ProjectsService } from '../projects/projects.service.js'
-import { type CliContext, CliError, jsonOption, printList, wholeNumber, withService } from './common.js'
+import { createAudit } from '../audit/audit.module.js'
+import type { AuditService } from '../audit/audit.service.js'
+import { parseInstant } from '../clock.js'
+import { createProjects } from '../projects/projects.module.js'
+import type { ProjectsService } from '../projects/projects.service.js'
+import { type CliContext, CliError, jsonOption, printList, wholeNumber, withFeatures } from './common.js'
 
 export function registerAuditCommands(program: Command, cli: CliContext): void {
   const group = program.command('audit').description('read the audit log: every change made through the admin API, the dashboard or the CLI')
   const run = (work: (services: { audit: AuditService; projects: ProjectsService }) => Promise<void>) =>
-    withService(cli, (db, _config, authChanged) => ({ audit: new AuditService(db), projects: new ProjectsService(db, systemClock, authChanged) }), work)
+    withFeatures(
+      cli,
+      (deps) => {
+        const projects = createProjects(deps).service
+        return { audit: createAudit({ ...deps, findProject: (slug) => projects.find(slug) }).service, projects }
+      },
+      work,
+    )
 
   jsonOption(
     group

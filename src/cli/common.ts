@@ -1,13 +1,19 @@
 /**
- * What every command group shares: the configuration, the database with the services built on
- * it, output (a human text or `--json`), and the one expected-failure type.
+ * What every command group shares: the configuration, the features built on the database by
+ * their factories, output (a human text or `--json`), and the one expected-failure type.
  */
 import { type Command, InvalidArgumentError } from 'commander'
+import type { FastifyBaseLogger } from 'fastify'
+import type { LogFn } from 'pino'
 import { announceAuthChange, type AuthChangeListener } from '../cache/generations.js'
+import { type Clock, systemClock } from '../clock.js'
 import type { Config } from '../config.js'
-import { type Db, migrateToLatest, openDatabase } from '../db/database.js'
+import { type DatabaseHandle, type Db, migrateToLatest, openDatabase } from '../db/database.js'
+import type { FailureLog } from '../db/outage.js'
 import { describeValidation, type Failure } from '../errors.js'
 import { validatorCompiler } from '../http/validation.js'
+import type { Outbox } from '../webhooks/outbox.js'
+import { createWebhooks, type Webhooks } from '../webhooks/webhooks.module.js'
 
 /** An expected failure: printed as one line to stderr, exit status 1. */
 export class CliError extends Error {}
@@ -48,14 +54,31 @@ export function succeeded<R extends { ok: true } | Failed>(result: R): Exclude<R
 }
 
 /**
- * Runs `work` with a service built on the migrated database (the same service the HTTP API uses),
- * then closes the database. `authChanged` tells running servers of a revocation or a plan change.
+ * What a command builds the features on: it calls the factories the server's composition calls
+ * (src/app.ts), with what a command has where the server has running parts. The migrated
+ * database, the configuration and the system clock, as the server; a log of warnings on stderr;
+ * changes of keys and plans announced to the running servers through Redis (when they share cache
+ * generations there); the webhooks feature, whose outbox the changes write their events to. A
+ * command starts no background part: the servers send the events and do the work it makes due.
  */
-export async function withService<S>(
-  cli: CliContext,
-  build: (db: Db, config: Config, authChanged: AuthChangeListener) => S,
-  work: (service: S) => Promise<void>,
-): Promise<void> {
+export interface CommandDeps {
+  config: Config
+  db: Db
+  dialect: DatabaseHandle['dialect']
+  clock: Clock
+  log: FastifyBaseLogger
+  failures: FailureLog
+  /** Tells running servers of a revocation, a plan change or an endpoint change. */
+  authChanged: AuthChangeListener
+  webhooks: Webhooks
+  outbox: Outbox
+}
+
+/**
+ * Runs `work` with what `build` makes of the features (the same factories, so the same services,
+ * the HTTP API uses), on the migrated database, then closes the database.
+ */
+export async function withFeatures<S>(cli: CliContext, build: (deps: CommandDeps) => S | Promise<S>, work: (services: S) => Promise<void>): Promise<void> {
   const config = cli.config()
   const database = openDatabase(config)
   // Changes of keys and plans reach servers that share cache generations in Redis.
@@ -66,11 +89,26 @@ export async function withService<S>(
     })
   try {
     await migrateToLatest(database.db)
-    await work(build(database.db, config, authChanged))
+    const failures: FailureLog = { failed: (err, message) => COMMAND_LOG.warn({ err }, message) }
+    const base = { config, db: database.db, dialect: database.dialect, clock: systemClock, log: COMMAND_LOG, failures, authChanged }
+    const webhooks = createWebhooks(base)
+    await work(await build({ ...base, webhooks, outbox: webhooks.outbox }))
   } finally {
     await database.close()
   }
 }
+
+/** A command's log: warnings and errors on stderr, a line each (the message, without its fields); nothing below. */
+const COMMAND_LOG: FastifyBaseLogger = (() => {
+  const line =
+    (label: string): LogFn =>
+    (first: unknown, second?: unknown) => {
+      process.stderr.write(`${label}: ${typeof first === 'string' ? first : String(second ?? '')}\n`)
+    }
+  const quiet: LogFn = () => undefined
+  const log: FastifyBaseLogger = { level: 'warn', fatal: line('error'), error: line('error'), warn: line('warning'), info: quiet, debug: quiet, trace: quiet, silent: quiet, child: () => log }
+  return log
+})()
 
 /** An option's parser: a whole number of at least `min`. */
 export function wholeNumber(min: number): (value: string) => number {

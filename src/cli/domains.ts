@@ -1,12 +1,10 @@
 import { commandLineChange } from '../audit/audit.js'
 import type { Command } from 'commander'
-import { systemClock } from '../clock.js'
-import { NodeDnsLookup } from '../domains/dns.js'
+import { createDomains } from '../domains/domains.module.js'
 import type { Domain, DomainSettings } from '../domains/domains.schemas.js'
-import { type DomainResult, DomainsService } from '../domains/domains.service.js'
-import { announceOnce } from '../domains/routing-changes.js'
-import { Outbox } from '../webhooks/outbox.js'
-import { type CliContext, CliError, jsonOption, print, succeeded, table, withService } from './common.js'
+import type { DomainResult, DomainsService } from '../domains/domains.service.js'
+import { AnnouncedRoutingChanges } from '../domains/routing-changes.js'
+import { type CliContext, CliError, jsonOption, print, succeeded, table, withFeatures } from './common.js'
 
 /** The domain's DNS state as people read it. */
 export function describeDnsState(domain: Domain): string {
@@ -42,9 +40,10 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
     jsonOption(more(group.command(spec).description(description).requiredOption('--project <slug>', 'the project')))
 
   const run = <T>(json: boolean | undefined, work: (service: DomainsService) => Promise<DomainResult<T>>, output: (result: T) => Output) =>
-    withService(
+    withFeatures(
       cli,
-      (db, config) => new DomainsService(db, systemClock, config, new NodeDnsLookup(config.dnsResolvers), (generation) => announceOnce(config, generation), new Outbox(db, systemClock)),
+      // Without a subscription of its own, each change is announced on a connection of its own.
+      async (deps) => (await createDomains({ ...deps, changes: new AnnouncedRoutingChanges(deps.db, deps.config) })).service,
       async (service) => {
         const { data, human, failure } = output(succeeded(await work(service)))
         print(json, data, human)

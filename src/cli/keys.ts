@@ -1,26 +1,16 @@
 /** `adoption-store keys …`: create, list, revoke and unban API keys. */
 import { type Command, InvalidArgumentError } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
-import { systemClock } from '../clock.js'
-import { KeysService, MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
-import { liftBan } from '../limits/limits.service.js'
-import { Outbox } from '../webhooks/outbox.js'
-import { type CliContext, jsonOption, print, printList, succeeded, withService } from './common.js'
+import { createKeys, type Keys } from '../keys/keys.module.js'
+import { MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
+import { commandStore } from '../limits/backend.js'
+import { type CliContext, jsonOption, print, printList, succeeded, withFeatures } from './common.js'
 
 export function registerKeyCommands(program: Command, cli: CliContext): void {
   const group = program.command('keys').description('create, list, revoke and unban API keys')
   // Without a running limiter, a ban is lifted at its record (which in-process stores re-read
   // within a second) and in Redis when configured.
-  const run = (work: (services: { keys: KeysService; unban: (id: string) => ReturnType<typeof liftBan> }) => Promise<void>) =>
-    withService(
-      cli,
-      (db, config, authChanged) => {
-        // Events are written with the changes; the servers send them.
-        const outbox = new Outbox(db, systemClock)
-        return { keys: new KeysService(db, systemClock, config.environment, authChanged, outbox), unban: (id: string) => liftBan(db, systemClock, outbox, config, id, commandLineChange()) }
-      },
-      work,
-    )
+  const run = (work: (keys: Keys) => Promise<void>) => withFeatures(cli, (deps) => createKeys({ ...deps, store: commandStore(deps.config) }), work)
 
   jsonOption(
     group
@@ -30,7 +20,7 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
       .option('--name <text>', 'a name to recognise the key by')
       .option('--expires-in <duration>', `lifetime, e.g. 90d, 12h, 30m, 2w; at most ${MAX_KEY_LIFETIME_DAYS}d`, keyLifetime),
   ).action(async (options: { project: string; name?: string; expiresIn?: number; json?: boolean }) =>
-    run(async ({ keys }) => {
+    run(async ({ service: keys }) => {
       const { key, secret } = succeeded(await keys.create({ project: options.project, name: options.name, expiresInMs: options.expiresIn }, commandLineChange()))
       print(options.json, { ...key, key: secret }, () =>
         [
@@ -45,7 +35,7 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
 
   jsonOption(group.command('list').description("list a project's keys (never their secrets)").requiredOption('--project <slug>', 'the project')).action(
     async (options: { project: string; json?: boolean }) =>
-      run(async ({ keys }) =>
+      run(async ({ service: keys }) =>
         printList(options.json, succeeded(await keys.list(options.project)).keys, {
           ID: (k) => k.id,
           PREFIX: (k) => `${k.prefix}…`,
@@ -60,7 +50,7 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
   )
 
   jsonOption(group.command('revoke <id>').description('revoke a key; refused from the next request on')).action(async (id: string, options: { json?: boolean }) =>
-    run(async ({ keys }) => {
+    run(async ({ service: keys }) => {
       const { key } = succeeded(await keys.revoke(id, commandLineChange()))
       print(options.json, key, () => `Revoked key ${key.id} of project ${key.project} at ${key.revokedAt}`)
     }),
@@ -68,8 +58,8 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
 
   jsonOption(group.command('unban <id>').description("lift a key's temporary ban (and its escalation) on every instance")).action(
     async (id: string, options: { json?: boolean }) =>
-      run(async ({ unban }) => {
-        const { wasBanned } = succeeded(await unban(id))
+      run(async ({ bans }) => {
+        const { wasBanned } = succeeded(await bans.liftById(id, commandLineChange()))
         print(options.json, { id, wasBanned }, () => (wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
       }),
   )

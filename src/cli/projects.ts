@@ -1,15 +1,15 @@
 /** `adoption-store projects …`: create and list projects, change their plan. */
 import { commandLineChange } from '../audit/audit.js'
 import { type Command, Option } from 'commander'
-import { systemClock } from '../clock.js'
 import type { Plan } from '../db/schema.js'
 import { PLANS } from '../db/schema.js'
-import { type Project, ProjectsService } from '../projects/projects.service.js'
-import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withService } from './common.js'
+import { createProjects } from '../projects/projects.module.js'
+import type { Project, ProjectsService } from '../projects/projects.service.js'
+import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
 
 export function registerProjectCommands(program: Command, cli: CliContext): void {
   const group = program.command('projects').description('create and list projects, change their plan')
-  const run = (work: (projects: ProjectsService) => Promise<void>) => withService(cli, (db, _config, authChanged) => new ProjectsService(db, systemClock, authChanged), work)
+  const run = (work: (projects: ProjectsService) => Promise<void>) => withFeatures(cli, (deps) => createProjects(deps).service, work)
 
   planLimitOptions(jsonOption(group.command('create <slug>').description('create a project').addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')))).action(
     async (slug: string, options: { plan: Plan; perMinute?: number; perDay?: number; json?: boolean }) =>

@@ -1,18 +1,18 @@
 /** `adoption-store users …`: the accounts that sign in to the dashboard. */
 import { type Command, Option } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
-import { AccountsService, MIN_PASSWORD_LENGTH, type User } from '../accounts/accounts.service.js'
+import { createAccounts } from '../accounts/accounts.module.js'
+import { MIN_PASSWORD_LENGTH, type User, type UsersService } from '../accounts/users.service.js'
 import { USER_ROLES } from '../db/schema.js'
-import { systemClock } from '../clock.js'
 import type { UserRole } from '../db/schema.js'
-import { type CliContext, jsonOption, print, printList, succeeded, withService } from './common.js'
+import { type CliContext, jsonOption, print, printList, succeeded, withFeatures } from './common.js'
 
 /** `--project <slug>`, repeatable. */
 const collectSlugs = (slug: string, slugs: string[] = []) => [...slugs, slug]
 
 export function registerUserCommands(program: Command, cli: CliContext): void {
   const group = program.command('users').description('manage the accounts that sign in to the dashboard')
-  const run = (work: (accounts: AccountsService) => Promise<void>) => withService(cli, (db) => new AccountsService(db, systemClock), work)
+  const run = (work: (accounts: UsersService) => Promise<void>) => withFeatures(cli, (deps) => createAccounts(deps).users, work)
 
   jsonOption(
     group

@@ -1,20 +1,17 @@
 /** `adoption-store webhooks …`: a project's webhook endpoints, their secrets and delivery logs. */
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
-import { systemClock } from '../clock.js'
 import { ALL_EVENTS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../webhooks/events.js'
-import { webhookSecretBox, webhookSettings } from '../webhooks/webhooks.module.js'
 import type { WebhookDelivery, WebhookEndpoint } from '../webhooks/webhooks.schemas.js'
-import { DEFAULT_OVERLAP_HOURS, WebhooksService } from '../webhooks/webhooks.service.js'
-import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withService } from './common.js'
+import { DEFAULT_OVERLAP_HOURS, type WebhooksService } from '../webhooks/webhooks.service.js'
+import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
 
 const TYPES = [...WEBHOOK_EVENT_TYPES, ALL_EVENTS] as readonly string[]
 
 export function registerWebhookCommands(program: Command, cli: CliContext): void {
   const group = program.command('webhooks').description("manage a project's webhook endpoints: add, list, update, remove, rotate-secret, deliveries, redeliver, test")
   // Events and due deliveries are sent by the running servers, which look every WEBHOOK_WORKER_INTERVAL_MS.
-  const run = (work: (webhooks: WebhooksService) => Promise<void>) =>
-    withService(cli, (db, config, authChanged) => new WebhooksService(db, systemClock, webhookSecretBox(config), webhookSettings(config), authChanged), work)
+  const run = (work: (webhooks: WebhooksService) => Promise<void>) => withFeatures(cli, ({ webhooks }) => webhooks.service, work)
   const project = (command: Command) => command.requiredOption('--project <slug>', 'the project')
 
   jsonOption(

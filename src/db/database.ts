@@ -111,7 +111,7 @@ export function migratorOf(db: Db): Migrator {
 
 /**
  * Brings the schema to the latest migration. Safe to run from several processes at once: they
- * migrate one at a time (an advisory lock on PostgreSQL, a lock file on SQLite; see sqlite.ts).
+ * migrate one at a time (an advisory lock on PostgreSQL, a lock file on SQLite; see sqlite-migration-lock.ts).
  */
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const result = await migratorOf(db).migrateToLatest()

@@ -1,5 +1,5 @@
 /**
- * The SQLite writer thread (started by `SqliteWriter` in sqlite.ts): it owns the one connection
+ * The SQLite writer thread (started by `SqliteWriter` in sqlite-threads.ts): it owns the one connection
  * that writes, so the wait for each commit's fsync, and for a write lock another process holds
  * (up to the busy timeout), blocks this thread and never the event loop that serves requests.
  * It answers requests one at a time, in the order they came. It serves one database at a time:

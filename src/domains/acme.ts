@@ -47,6 +47,9 @@ const ACME_TIMEOUT_MS = 30_000
  */
 export class AcmeAuthority implements CertificateAuthority {
   private client: Acme.Client | undefined
+  /** The configured CA file's agent (a private CA's directory), read at construction: a file that cannot be read fails the start. */
+  private readonly agent: https.Agent | undefined
+  private configured = false
 
   constructor(
     private readonly db: Db,
@@ -54,13 +57,23 @@ export class AcmeAuthority implements CertificateAuthority {
     private readonly clock: Clock,
     private readonly settings: AcmeSettings,
   ) {
-    // acme-client has one HTTP client for the process: bound its waits, leave retries to the
-    // service's own backoff, and trust the configured CA file (a private CA's directory).
-    acmeClient().axios.defaults.timeout = ACME_TIMEOUT_MS
-    ;(acmeClient().axios.defaults as { acmeSettings?: { retryMaxAttempts: number } }).acmeSettings!.retryMaxAttempts = 1
-    if (settings.acmeCaFile) {
-      acmeClient().axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, fs.readFileSync(settings.acmeCaFile, 'utf8')] })
+    this.agent = settings.acmeCaFile ? new https.Agent({ ca: [...tls.rootCertificates, fs.readFileSync(settings.acmeCaFile, 'utf8')] }) : undefined
+  }
+
+  /**
+   * acme-client, loaded on first use (a process that orders no certificate, a command, never loads
+   * it). It has one HTTP client for the process: bound its waits, leave retries to the service's
+   * own backoff, and trust the configured CA file.
+   */
+  private acme(): typeof Acme {
+    const acme = acmeClient()
+    if (!this.configured) {
+      this.configured = true
+      acme.axios.defaults.timeout = ACME_TIMEOUT_MS
+      ;(acme.axios.defaults as { acmeSettings?: { retryMaxAttempts: number } }).acmeSettings!.retryMaxAttempts = 1
+      if (this.agent) acme.axios.defaults.httpsAgent = this.agent
     }
+    return acme
   }
 
   async issue(name: string, challenges: ChallengeBoard): Promise<IssuedCertificate> {
@@ -83,11 +96,11 @@ export class AcmeAuthority implements CertificateAuthority {
         await challenges.withdraw(challenge.token).catch(() => undefined)
       }
     }
-    const privateKey = await acmeClient().crypto.createPrivateEcdsaKey('P-256')
-    const [, csr] = await acmeClient().crypto.createCsr({ commonName: name, altNames: [name] }, privateKey)
+    const privateKey = await this.acme().crypto.createPrivateEcdsaKey('P-256')
+    const [, csr] = await this.acme().crypto.createCsr({ commonName: name, altNames: [name] }, privateKey)
     const finalized = await client.finalizeOrder(order, csr)
     const certificatePem = await client.getCertificate(finalized)
-    const info = acmeClient().crypto.readCertificateInfo(certificatePem)
+    const info = this.acme().crypto.readCertificateInfo(certificatePem)
     return { certificatePem, privateKeyPem: privateKey.toString(), notBefore: info.notBefore, notAfter: info.notAfter }
   }
 
@@ -98,14 +111,14 @@ export class AcmeAuthority implements CertificateAuthority {
     const context = `acme-account:${directoryUrl}`
     let row = await findAcmeAccount(this.db, directoryUrl)
     if (!row) {
-      const key = await acmeClient().crypto.createPrivateEcdsaKey('P-256')
+      const key = await this.acme().crypto.createPrivateEcdsaKey('P-256')
       // Of instances racing to create it, the first insert wins and everyone uses that key.
       await insertAcmeAccount(this.db, { directoryUrl, privateKey: this.box.seal(key.toString(), context), at: new Date(this.clock.now()).toISOString() })
       row = await findAcmeAccount(this.db, directoryUrl)
       if (!row) throw new Error('The ACME account could not be stored')
     }
     const accountKey = this.box.open(row.private_key, context)
-    const client = new (acmeClient().Client)({ directoryUrl, accountKey, ...(row.account_url && { accountUrl: row.account_url }), backoffAttempts: 12, backoffMin: 1_000, backoffMax: 10_000 })
+    const client = new (this.acme().Client)({ directoryUrl, accountKey, ...(row.account_url && { accountUrl: row.account_url }), backoffAttempts: 12, backoffMin: 1_000, backoffMax: 10_000 })
     if (!row.account_url) {
       await client.createAccount({ termsOfServiceAgreed: true, ...(this.settings.acmeEmail && { contact: [`mailto:${this.settings.acmeEmail}`] }) })
       await setAcmeAccountUrl(this.db, directoryUrl, client.getAccountUrl())

@@ -1,10 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type * as IORedis from 'ioredis'
-import type { Redis } from 'ioredis'
-import { lazy } from '../lazy.js'
-
-const ioredis = lazy<typeof IORedis>('ioredis')
 import type { Db } from '../db/database.js'
+import { openRedis, type RedisConnection, type RedisSettings, withRedis } from '../redis/redis.js'
 import { readGeneration } from './domains.repository.js'
 
 /**
@@ -33,15 +29,8 @@ export class DatabaseRoutingChanges implements RoutingChanges {
 /** How often the Redis variant re-reads the generation anyway, in case an announcement was lost. */
 const RESYNC_MS = 5_000
 
-export interface RedisChangesSettings {
-  redisUrl: string
-  redisKeyPrefix: string
-  redisTimeoutMs: number
-}
-
-export function routingChannel(prefix: string): string {
-  return `${prefix}domains:routing`
-}
+/** The channel routing changes are announced on. */
+const CHANNEL = 'domains:routing'
 
 /**
  * With Redis: announcements are published on a channel every instance subscribes to, so a
@@ -50,8 +39,8 @@ export function routingChannel(prefix: string): string {
  * unnoticed; a periodic re-read covers a lost announcement.
  */
 export class RedisRoutingChanges implements RoutingChanges {
-  private readonly subscriber: Redis
-  private readonly publisher: Redis
+  private readonly subscriber: RedisConnection
+  private readonly publisher: RedisConnection
   private readonly channel: string
   /** The generation known from the subscription; undefined while it cannot be trusted. */
   private known: number | undefined
@@ -60,22 +49,21 @@ export class RedisRoutingChanges implements RoutingChanges {
 
   constructor(
     private readonly db: Db,
-    settings: RedisChangesSettings,
+    settings: RedisSettings & { redisUrl: string },
     private readonly log: FastifyBaseLogger,
   ) {
-    const options = { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: Math.max(settings.redisTimeoutMs, 1_000) }
-    this.subscriber = new (ioredis().Redis)(settings.redisUrl, { ...options, commandTimeout: undefined })
-    this.publisher = new (ioredis().Redis)(settings.redisUrl, options)
-    this.channel = routingChannel(settings.redisKeyPrefix)
-    for (const client of [this.subscriber, this.publisher]) client.on('error', () => undefined)
-    this.subscriber.on('message', (_channel: string, message: string) => {
+    this.subscriber = openRedis(settings, 'subscribe')
+    this.publisher = openRedis(settings, 'publish')
+    this.channel = this.publisher.key(CHANNEL)
+    const subscription = this.subscriber.client
+    subscription.on('message', (_channel: string, message: string) => {
       const generation = Number(message)
       if (this.known !== undefined && Number.isSafeInteger(generation)) this.known = Math.max(this.known, generation)
     })
-    this.subscriber.on('close', () => {
+    subscription.on('close', () => {
       this.known = undefined
     })
-    this.subscriber.on('ready', () => void this.synchronise())
+    subscription.on('ready', () => void this.synchronise())
   }
 
   async start(): Promise<void> {
@@ -88,11 +76,11 @@ export class RedisRoutingChanges implements RoutingChanges {
 
   /** Subscribes (again), then reads the generation: nothing committed before is missed. */
   private async synchronise(): Promise<void> {
-    if (this.closed || this.subscriber.status !== 'ready') return
+    if (this.closed || this.subscriber.client.status !== 'ready') return
     try {
-      await this.subscriber.subscribe(this.channel)
+      await this.subscriber.client.subscribe(this.channel)
       const generation = await readGeneration(this.db)
-      if (this.subscriber.status === 'ready') this.known = Math.max(this.known ?? 0, generation)
+      if (this.subscriber.client.status === 'ready') this.known = Math.max(this.known ?? 0, generation)
     } catch (err) {
       this.known = undefined
       this.log.warn({ err }, 'domains: could not resynchronise routing changes')
@@ -105,7 +93,7 @@ export class RedisRoutingChanges implements RoutingChanges {
 
   async announce(generation: number): Promise<void> {
     if (this.known !== undefined) this.known = Math.max(this.known, generation)
-    await this.publisher.publish(this.channel, String(generation)).catch((err: unknown) => {
+    await this.publisher.client.publish(this.channel, String(generation)).catch((err: unknown) => {
       this.log.warn({ err }, 'domains: could not announce a routing change; other instances see it within seconds')
     })
   }
@@ -113,30 +101,40 @@ export class RedisRoutingChanges implements RoutingChanges {
   async close(): Promise<void> {
     this.closed = true
     clearInterval(this.resync)
-    this.subscriber.disconnect()
-    this.publisher.disconnect()
+    this.subscriber.close()
+    this.publisher.close()
   }
 }
 
 /** The one place that chooses how changes travel: Redis when configured, else the database. */
-export async function createRoutingChanges(db: Db, settings: { redisUrl: string | undefined; redisKeyPrefix: string; redisTimeoutMs: number }, log: FastifyBaseLogger): Promise<RoutingChanges> {
+export async function createRoutingChanges(db: Db, settings: RedisSettings, log: FastifyBaseLogger): Promise<RoutingChanges> {
   if (!settings.redisUrl) return new DatabaseRoutingChanges(db)
   const changes = new RedisRoutingChanges(db, { ...settings, redisUrl: settings.redisUrl }, log)
   await changes.start()
   return changes
 }
 
-/** For a process without a subscription (the CLI): publishes one announcement, if Redis is configured. */
-export async function announceOnce(settings: { redisUrl: string | undefined; redisKeyPrefix: string }, generation: number): Promise<void> {
-  if (!settings.redisUrl) return
-  const redis = new (ioredis().Redis)(settings.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 2_000 })
-  redis.on('error', () => undefined)
-  try {
-    await redis.connect()
-    await redis.publish(routingChannel(settings.redisKeyPrefix), String(generation))
-  } catch {
-    // The servers re-read the generation within seconds anyway.
-  } finally {
-    redis.disconnect()
+/**
+ * For a process without a subscription (a command): the generation is read from the database, and
+ * each announcement is published on a connection of its own, when Redis is configured.
+ */
+export class AnnouncedRoutingChanges implements RoutingChanges {
+  constructor(
+    private readonly db: Db,
+    private readonly settings: RedisSettings,
+  ) {}
+
+  generation(): Promise<number> {
+    return readGeneration(this.db)
   }
+
+  async announce(generation: number): Promise<void> {
+    await withRedis(this.settings, 'announce', async (redis) => {
+      await redis.client.publish(redis.key(CHANNEL), String(generation))
+    }).catch(() => {
+      // The servers re-read the generation within seconds anyway.
+    })
+  }
+
+  async close(): Promise<void> {}
 }

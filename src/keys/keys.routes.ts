@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { changeOf } from '../auth/admin-access.js'
 import { orThrow } from '../errors.js'
-import type { RateLimiter } from '../limits/limits.service.js'
 import { errorResponses, noContent } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
+import type { BansService } from './bans.service.js'
 import { ApiKeysSchema, KeyParamsSchema, KeyRequestSchema } from './keys.schemas.js'
 import type { KeysService } from './keys.service.js'
 
@@ -12,7 +12,7 @@ const KEYS = { tags: ['keys'] } as const
 const DAY_MS = 86_400_000
 
 /** A project's API keys and their bans (admin API, `/admin/v1`). */
-export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter: RateLimiter }> = async (app, { keys, limiter }) => {
+export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; bans: BansService }> = async (app, { keys, bans }) => {
   app.get(
     '/projects/:slug/keys',
     {
@@ -95,9 +95,9 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; limiter:
     },
     async (request, reply) => {
       const { row } = orThrow(await keys.find(request.params.id, request.adminProject.id))
-      // Through the running limiter: its own in-process ban goes at once, the shared store's
+      // In the running limiter's store: its own in-process ban goes at once, the shared store's
       // (Redis) for every instance, and the record for instances that re-read it.
-      await limiter.unban(row, changeOf(request))
+      await bans.lift(row, changeOf(request))
       return reply.code(204).send(null)
     },
   )

@@ -1,13 +1,5 @@
-import { type Change, recordChange } from '../audit/audit.js'
 import type { Principal } from '../auth/authenticator.js'
-import type { Clock } from '../clock.js'
-import type { Db } from '../db/database.js'
-import type { ApiKeyRow } from '../db/schema.js'
-import { findApiKey } from '../keys/keys.repository.js'
-import type { Outbox } from '../webhooks/outbox.js'
-import type { LimiterBackend, LimiterSettings } from './backend.js'
-import { deleteBan, findBan, listActiveBans, recordBan } from './bans.repository.js'
-import { RedisLimiterStore } from './redis.store.js'
+import type { LimiterBackend } from './backend.js'
 import { BAN_POLICY, banLength, DAY_MS, type Decision, MINUTE_MS, type StaleDecision, type Window, type WindowState } from './store.js'
 
 /** Requests without a valid key are limited per client address, so keys cannot be guessed at speed. */
@@ -18,28 +10,68 @@ export interface RateLimiterEvents {
   onBan(level: number, projectId: number): void
 }
 
+/** A ban the limiter started; times in milliseconds since the epoch. */
+export interface StartedBan {
+  keyId: string
+  projectId: number
+  level: number
+  bannedAt: number
+  until: number
+}
+
+/**
+ * Where bans are kept (the keys feature's bans service): the limiter decides them, and tells
+ * this of each it starts; it reads back what operators lifted.
+ */
+export interface BanRecords {
+  /** A ban started: recorded for operators and restarts. */
+  started(ban: StartedBan): Promise<void>
+  /** The bans on record that still run. */
+  running(): Promise<{ keyId: string; level: number; until: number }[]>
+  /** When a key's ban on record ends; undefined when it has none (lifted by an operator). */
+  until(keyId: string): Promise<number | undefined>
+}
+
+/** A project used a share of its day's limit: `quota.warning` at 80 %, `quota.exhausted` at 100 %. */
+export interface QuotaNotice {
+  projectId: number
+  type: 'quota.warning' | 'quota.exhausted'
+  data: { project: string; window: 'day'; limit: number; used: number; resetAt: string }
+  /** One notice of a type per project and UTC day, across instances. */
+  dedupeKey: string
+}
+
+export interface RateLimiterDeps {
+  backend: LimiterBackend
+  events: RateLimiterEvents
+  bans: BanRecords
+  /** Sends a quota notice (the webhook outbox); a failure is logged, and the next request past the threshold tries again. */
+  quotaReached(notice: QuotaNotice): Promise<unknown>
+  /** Whether a key's decision also reads its cache generations (they are shared in Redis). */
+  readsGenerations(): boolean
+  log?: { warn(object: object, message: string): void }
+}
+
 /** How often a banned key's record is re-read, to notice a ban lifted by the CLI. */
 const BAN_RECHECK_MS = 1_000
 /** `quota.warning` is sent when this share of the day's limit is used. */
 export const QUOTA_WARNING_SHARE = 0.8
 
-/** Applies plans and bans to requests; keeps the database record of bans. */
+/**
+ * Counts requests and decides: charges them to plans, starts bans of keys that keep calling while
+ * limited, and notices quotas reached. What follows a decision (a ban's record, an event) is
+ * told to its deps.
+ */
 export class RateLimiter {
   private readonly banChecks = new Map<string, number>()
   /** The quota events this instance wrote (or found written) today: each is tried once per instance. */
   private readonly quotaNotices = new Set<string>()
   private quotaDay = -1
+  private readonly backend: LimiterBackend
 
-  constructor(
-    private readonly backend: LimiterBackend,
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly events: RateLimiterEvents,
-    private readonly outbox: Outbox,
-    /** Whether a key's decision also reads its cache generations (shared generations). */
-    private readonly readsGenerations = false,
-    private readonly log?: { warn(object: object, message: string): void },
-  ) {}
+  constructor(private readonly deps: RateLimiterDeps) {
+    this.backend = deps.backend
+  }
 
   /** Before the first request: bans recorded in the database hold again after a restart. */
   async start(): Promise<void> {
@@ -59,8 +91,8 @@ export class RateLimiter {
   /** After a restart, bans recorded in the database hold again in the in-process store. */
   private async restoreBans(): Promise<void> {
     if (this.backend.status() !== 'memory') return
-    for (const ban of await listActiveBans(this.db, new Date(this.clock.now()).toISOString())) {
-      this.backend.local.restoreBan(ban.key_id, { until: Date.parse(ban.until), level: ban.level }, BAN_POLICY)
+    for (const ban of await this.deps.bans.running()) {
+      this.backend.local.restoreBan(ban.keyId, { until: ban.until, level: ban.level }, BAN_POLICY)
     }
   }
 
@@ -76,23 +108,15 @@ export class RateLimiter {
         { name: 'day', limit: principal.limits.perDay, lengthMs: DAY_MS },
       ] satisfies Window[],
       ban: { keyId: principal.keyId, policy: BAN_POLICY },
-      generations: this.readsGenerations ? { projectId: principal.projectId, expectAuth: principal.cachedAt } : undefined,
+      generations: this.deps.readsGenerations() ? { projectId: principal.projectId, expectAuth: principal.cachedAt } : undefined,
     }
     const decision = await this.backend.store.consume(request)
     if (decision.outcome === 'allowed' || decision.outcome === 'limited') this.noticeQuota(principal, decision.windows)
     if (decision.outcome !== 'banned') return decision
     if (decision.started) {
-      this.events.onBan(decision.level, principal.projectId)
-      const ban = {
-        key_id: principal.keyId,
-        level: decision.level,
-        banned_at: new Date(decision.until - banLength(BAN_POLICY, decision.level)).toISOString(),
-        until: new Date(decision.until).toISOString(),
-      }
-      await this.db.transaction().execute(async (trx) => {
-        await recordBan(trx, ban)
-        await this.outbox.write(trx, principal.projectId, 'ban.started', { keyId: ban.key_id, level: ban.level, bannedAt: ban.banned_at, until: ban.until })
-      })
+      this.deps.events.onBan(decision.level, principal.projectId)
+      const bannedAt = decision.until - banLength(BAN_POLICY, decision.level)
+      await this.deps.bans.started({ keyId: principal.keyId, projectId: principal.projectId, level: decision.level, bannedAt, until: decision.until })
       return decision
     }
     if (await this.liftedByOperator(principal.keyId, decision)) {
@@ -121,14 +145,11 @@ export class RateLimiter {
     const dedupeKey = `${type}:${principal.projectId}:${new Date(dayIndex * DAY_MS).toISOString().slice(0, 10)}`
     if (this.quotaNotices.has(dedupeKey)) return
     this.quotaNotices.add(dedupeKey)
-    const data = { project: principal.projectSlug, window: 'day', limit: day.limit, used, resetAt: new Date(day.resetAt).toISOString() }
-    void this.db
-      .transaction()
-      .execute((trx) => this.outbox.write(trx, principal.projectId, type, data, dedupeKey))
-      .catch((err: unknown) => {
-        this.quotaNotices.delete(dedupeKey)
-        this.log?.warn({ err, projectId: principal.projectId }, `${type} event not written`)
-      })
+    const data = { project: principal.projectSlug, window: 'day' as const, limit: day.limit, used, resetAt: new Date(day.resetAt).toISOString() }
+    void this.deps.quotaReached({ projectId: principal.projectId, type, data, dedupeKey }).catch((err: unknown) => {
+      this.quotaNotices.delete(dedupeKey)
+      this.deps.log?.warn({ err, projectId: principal.projectId }, `${type} event not written`)
+    })
   }
 
   /** Charges one request without a valid key to the client's address. */
@@ -138,13 +159,6 @@ export class RateLimiter {
       subject: `ip:${address}`,
       windows: [{ name: 'minute', limit: ADDRESS_LIMIT_PER_MINUTE, lengthMs: MINUTE_MS }],
     }) as Promise<Decision>
-  }
-
-  /** Lifts a key's ban everywhere: the record (with its audit entry), and the store every instance reads. */
-  async unban(key: ApiKeyRow, change: Change): Promise<boolean> {
-    const recorded = await forgetBan(this.db, this.clock, this.outbox, key, change)
-    await this.backend.store.unban(key.id)
-    return recorded
   }
 
   /**
@@ -158,44 +172,7 @@ export class RateLimiter {
     if (last !== undefined && ban.now - last < BAN_RECHECK_MS) return false
     if (this.banChecks.size > 10_000) this.banChecks.clear()
     this.banChecks.set(keyId, ban.now)
-    const record = await findBan(this.db, keyId)
-    return !record || Date.parse(record.until) <= ban.now
+    const until = await this.deps.bans.until(keyId)
+    return until === undefined || until <= ban.now
   }
-}
-
-/**
- * Lifts a key's ban from outside the server (the CLI): deletes its record, which in-process
- * stores re-read within a second, and its Redis state when Redis is configured.
- */
-export async function liftBan(
-  db: Db,
-  clock: Clock,
-  outbox: Outbox,
-  settings: LimiterSettings,
-  keyId: string,
-  change: Change,
-): Promise<{ ok: true; wasBanned: boolean } | { ok: false; message: string }> {
-  const key = await findApiKey(db, keyId)
-  if (!key) return { ok: false, message: `No API key with id "${keyId}".` }
-  const wasBanned = await forgetBan(db, clock, outbox, key, change)
-  if (settings.redisUrl) {
-    const redis = new RedisLimiterStore(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, commandTimeoutMs: settings.redisTimeoutMs })
-    try {
-      await redis.connect()
-      await redis.unban(keyId)
-    } finally {
-      await redis.close()
-    }
-  }
-  return { ok: true, wasBanned }
-}
-
-/** Deletes a key's ban record and records the lift, in one transaction; answers whether a ban was recorded. */
-async function forgetBan(db: Db, clock: Clock, outbox: Outbox, key: ApiKeyRow, change: Change): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const wasBanned = await deleteBan(trx, key.id)
-    await recordChange(trx, clock, change, { action: 'key.ban_lifted', target: { type: 'key', id: key.id }, projectId: key.project_id, details: { wasBanned } })
-    if (wasBanned) await outbox.write(trx, key.project_id, 'ban.lifted', { keyId: key.id, liftedAt: new Date(clock.now()).toISOString() })
-    return wasBanned
-  })
 }

@@ -1,8 +1,12 @@
 import { type Change, recordChange } from '../audit/audit.js'
+import type { Generations } from '../cache/generations.js'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
 import type { OrderRow, PetStatus } from '../db/schema.js'
 import { type Outcome, refuse } from '../errors.js'
 import { type Page, pageOf, type PageQuery } from '../http/pagination.js'
-import { DataService } from '../idempotency/data-service.js'
+import type { Idempotency } from '../idempotency/idempotency.service.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import { findPet, movePet, setPetStatus } from '../pets/pets.repository.js'
 import { noSuchPet } from '../pets/pets.service.js'
 import { findOrder, insertOrder, listOrders, listOrdersWithPets, moveOrder } from './orders.repository.js'
@@ -30,20 +34,33 @@ export type PlaceOrderResult = Outcome<{ order: Order; replayed: boolean }>
 /** A move of an order: the order after it, and its animal (which the move may have moved too). */
 export type TransitionResult = Outcome<{ order: AdoptionOrder }>
 
-export class OrdersService extends DataService {
+export interface OrdersDeps {
+  db: Db
+  clock: Clock
+  /** A placement is made at most once per Idempotency-Key. */
+  idempotency: Idempotency
+  /** Told after every committed change, before the answer: cached pages of the project go stale. */
+  generations: Generations
+  /** Order events are written in the changes' transactions. */
+  outbox: Outbox
+}
+
+export class OrdersService {
+  constructor(private readonly deps: OrdersDeps) {}
+
   async list(projectId: number, filter: PageQuery<OrderStatus>): Promise<Page<Order>> {
-    const page = pageOf(await listOrders(this.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
+    const page = pageOf(await listOrders(this.deps.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
     return { ...page, items: page.items.map(toOrder) }
   }
 
   /** A page as `list` gives it, each order with its animal's name and status (the dashboard's view). */
   async listWithPets(projectId: number, filter: PageQuery<OrderStatus>): Promise<Page<AdoptionOrder>> {
-    const page = pageOf(await listOrdersWithPets(this.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
+    const page = pageOf(await listOrdersWithPets(this.deps.db, projectId, { ...filter, limit: filter.limit + 1 }), filter.limit)
     return { ...page, items: page.items.map((row) => withPet(row, { name: row.current_pet_name ?? row.pet_name ?? '', status: row.pet_status })) }
   }
 
   async get(projectId: number, id: number): Promise<Order | undefined> {
-    const row = await findOrder(this.db, projectId, id)
+    const row = await findOrder(this.deps.db, projectId, id)
     return row && toOrder(row)
   }
 
@@ -51,19 +68,19 @@ export class OrdersService extends DataService {
   async place(projectId: number, petId: number, idempotencyKey: string | undefined): Promise<PlaceOrderResult> {
     const idempotent = idempotencyKey === undefined ? undefined : { key: idempotencyKey, request: { operation: 'placeOrder', body: { petId } }, status: 201 }
     // order.placed goes out with the order, in its transaction, when an endpoint wants it.
-    const reported = await this.outbox.wants(projectId, 'order.placed')
-    const outcome = await this.idempotency.change(projectId, idempotent, async (trx): Promise<Order> => {
-      if (!(await movePet(trx, projectId, petId, 'available', 'pending', new Date(this.clock.now()).toISOString()))) {
+    const reported = await this.deps.outbox.wants(projectId, 'order.placed')
+    const outcome = await this.deps.idempotency.change(projectId, idempotent, async (trx): Promise<Order> => {
+      if (!(await movePet(trx, projectId, petId, 'available', 'pending', new Date(this.deps.clock.now()).toISOString()))) {
         const pet = await findPet(trx, projectId, petId)
         if (!pet) return refuse('not_found', noSuchPet(petId))
         return refuse('pet_unavailable', `Animal ${petId} is ${pet.status}, not available: only available animals can be ordered.`)
       }
-      const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.clock.now()).toISOString() }))
-      if (reported) await this.outbox.write(trx, projectId, 'order.placed', order)
+      const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.deps.clock.now()).toISOString() }))
+      if (reported) await this.deps.outbox.write(trx, projectId, 'order.placed', order)
       return order
     })
     if (!outcome.ok) return outcome
-    await this.generations.dataChanged(projectId)
+    await this.deps.generations.dataChanged(projectId)
     return { ok: true, order: outcome.value, replayed: outcome.replayed }
   }
 
@@ -73,20 +90,20 @@ export class OrdersService extends DataService {
    */
   async transition(projectId: number, orderId: number, action: OrderAction, change?: Change): Promise<TransitionResult> {
     const { from, to, pet: petStatus } = TRANSITIONS[action]
-    const reported = await this.outbox.wants(projectId, `order.${to}`)
-    const result = await this.db.transaction().execute(async (trx): Promise<TransitionResult> => {
+    const reported = await this.deps.outbox.wants(projectId, `order.${to}`)
+    const result = await this.deps.db.transaction().execute(async (trx): Promise<TransitionResult> => {
       const before = await findOrder(trx, projectId, orderId)
       if (!before) return { ok: false, error: 'not_found', message: `No order with id ${orderId} in your project.` }
       // Conditional: of concurrent moves of one order, only those its status still allows happen.
-      const moved = await moveOrder(trx, projectId, orderId, from, to, new Date(this.clock.now()).toISOString())
+      const moved = await moveOrder(trx, projectId, orderId, from, to, new Date(this.deps.clock.now()).toISOString())
       if (!moved) {
         const status = (await findOrder(trx, projectId, orderId))?.status ?? before.status
         return { ok: false, error: 'invalid_transition', message: `Order ${orderId} is ${status}: only ${from.join(' or ')} orders can be ${to}.` }
       }
-      if (petStatus) await setPetStatus(trx, projectId, moved.pet_id, petStatus, new Date(this.clock.now()).toISOString())
-      if (reported) await this.outbox.write(trx, projectId, `order.${to}`, toOrder(moved))
+      if (petStatus) await setPetStatus(trx, projectId, moved.pet_id, petStatus, new Date(this.deps.clock.now()).toISOString())
+      if (reported) await this.deps.outbox.write(trx, projectId, `order.${to}`, toOrder(moved))
       if (change) {
-        await recordChange(trx, this.clock, change, {
+        await recordChange(trx, this.deps.clock, change, {
           action: `order.${to}`,
           target: { type: 'order', id: orderId },
           projectId,
@@ -97,7 +114,7 @@ export class OrdersService extends DataService {
       const pet = await findPet(trx, projectId, moved.pet_id)
       return { ok: true, order: withPet(moved, { name: pet?.name ?? moved.pet_name ?? '', status: pet?.status ?? null }) }
     })
-    if (result.ok) await this.generations.dataChanged(projectId)
+    if (result.ok) await this.deps.generations.dataChanged(projectId)
     return result
   }
 }

@@ -1,9 +1,8 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { identifyCaller, requireApiKey } from '../auth/api-key.scope.js'
 import type { Authenticator } from '../auth/authenticator.js'
 import type { Generations } from '../cache/generations.js'
-import type { ResponseCache } from '../cache/response-cache.js'
-import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
 import { type HostRouter, restrictToSite } from '../domains/host-routing.hook.js'
 import { ErrorSchema } from '../errors.js'
@@ -13,35 +12,23 @@ import { trackMethods } from '../http/method-not-allowed.js'
 import { limitRequests } from '../limits/limits.hook.js'
 import type { RateLimiter } from '../limits/limits.service.js'
 import type { Metrics } from '../ops/metrics.js'
-import { ordersRoutes } from '../orders/orders.routes.js'
 import { NewOrderSchema, OrderSchema, OrdersSchema } from '../orders/orders.schemas.js'
-import type { OrdersService } from '../orders/orders.service.js'
-import { categoriesRoutes } from '../categories/categories.routes.js'
 import { BreedSchema, BreedsSchema, CategoriesSchema, CategorySchema } from '../categories/categories.schemas.js'
-import { locationsRoutes } from '../locations/locations.routes.js'
 import { LocationSchema, LocationsSchema } from '../locations/locations.schemas.js'
-import { petsRoutes } from '../pets/pets.routes.js'
 import { NewPetSchema, PetChangesSchema, PetFeedEntrySchema, PetFeedSchema, PetSchema, PetsSchema, PetStatusSchema } from '../pets/pets.schemas.js'
-import type { PetsService } from '../pets/pets.service.js'
-import type { LocationsService } from '../locations/locations.service.js'
-import type { CategoriesService } from '../categories/categories.service.js'
 import { recordUsage } from '../usage/usage.hook.js'
 import type { UsageRecorder } from '../usage/usage.recorder.js'
 
 export interface PublicApi {
   environment: Environment
-  clock: Clock
   authenticator: Authenticator
   generations: Generations
   router: HostRouter
   limiter: RateLimiter
   metrics: Metrics
   usage: UsageRecorder
-  cache: ResponseCache
-  pets: PetsService
-  locations: LocationsService
-  categories: CategoriesService
-  orders: OrdersService
+  /** The operations, each feature's, in the order the document lists them: they need a valid key. */
+  routes: readonly FastifyPluginAsyncTypebox[]
 }
 
 /**
@@ -84,10 +71,7 @@ export async function registerPublicApi(app: FastifyInstance, api: PublicApi): P
       v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))
       await v1.register(async (scope) => {
         requireApiKey(scope, api.environment)
-        await scope.register(petsRoutes, { pets: api.pets, clock: api.clock, cache: api.cache })
-        await scope.register(categoriesRoutes, { categories: api.categories, cache: api.cache })
-        await scope.register(locationsRoutes, { locations: api.locations, cache: api.cache })
-        await scope.register(ordersRoutes, { orders: api.orders, cache: api.cache })
+        for (const routes of api.routes) await scope.register(routes)
       })
       finishMethods()
     },

@@ -65,6 +65,11 @@ export class Outbox {
     return written
   }
 
+  /** An event that reports no change of its own (a quota reached), in a transaction of its own. */
+  async writeAlone(projectId: number, type: WebhookEventType, data: unknown, dedupeKey: string | null = null): Promise<boolean> {
+    return this.db.transaction().execute((trx) => this.write(trx, projectId, type, data, dedupeKey))
+  }
+
   /** After an event was written some other way (the batched path): the worker looks soon. */
   written(): void {
     this.onWritten()

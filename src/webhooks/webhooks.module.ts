@@ -1,51 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger } from 'fastify'
 import type { AuthChangeListener, Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
-import type { DatabaseHandle } from '../db/database.js'
+import type { DatabaseHandle, Db } from '../db/database.js'
 import type { FailureLog } from '../db/outage.js'
 import { SecretBox } from '../secret-box.js'
 import { AddressPolicy } from './address-guard.js'
 import { Outbox } from './outbox.js'
 import { WebhookSender } from './sender.js'
+import { webhooksRoutes } from './webhooks.routes.js'
 import { WebhooksService } from './webhooks.service.js'
 import { type DeliveryObserver, WebhookWorker } from './worker.js'
 
-/** Webhooks, wired: the outbox the changing services write to, the endpoints' service, the delivery worker. */
+export interface WebhooksDeps {
+  config: Pick<Config, 'webhookEncryptionKey' | 'certificateEncryptionKey' | 'webhookAllowedNetworks' | 'dnsResolvers' | 'webhookTimeoutMs' | 'webhookWorkerIntervalMs'>
+  db: Db
+  dialect: DatabaseHandle['dialect']
+  clock: Clock
+  log: FastifyBaseLogger
+  /** Where the delivery passes' failures go. */
+  failures: FailureLog
+  /** Endpoint changes bump the auth generation, under which each outbox keeps the subscriptions; absent (a command): every question reads the database. */
+  generations?: Pick<Generations, 'auth'> | undefined
+  /** Told once an endpoint change committed: every instance's outbox reads the subscriptions again. */
+  authChanged: AuthChangeListener
+  /** Told of each delivery attempt's outcome (the metrics). */
+  observer?: DeliveryObserver | undefined
+}
+
+/** Webhooks, wired: the outbox the changing services write to, the endpoints' service, the delivery worker, the admin routes. */
 export interface Webhooks {
   outbox: Outbox
   service: WebhooksService
   worker: WebhookWorker
+  /** `/projects/:slug/webhooks` of the admin API. */
+  routes: FastifyPluginAsyncTypebox
 }
 
-/** The key that seals signing secrets: its own, else the certificates' one (each secret is sealed under its own context). */
-export function webhookSecretBox(config: Config): SecretBox | undefined {
+const NO_OBSERVER: DeliveryObserver = { attempted: () => undefined }
+
+export function createWebhooks({ config, db, dialect, clock, log, failures, generations, authChanged, observer = NO_OBSERVER }: WebhooksDeps): Webhooks {
+  // Signing secrets are sealed under their own key, else the certificates' one (each under its own context).
   const key = config.webhookEncryptionKey ?? config.certificateEncryptionKey
-  return key ? new SecretBox(key) : undefined
-}
-
-export function webhookSettings(config: Config) {
-  return { allowsPlainHttp: config.webhookAllowedNetworks.length > 0, policy: new AddressPolicy(config.webhookAllowedNetworks) }
-}
-
-/** Builds the feature from configuration, once, in the composition root. */
-export function createWebhooks(
-  config: Config,
-  database: DatabaseHandle,
-  clock: Clock,
-  log: FastifyBaseLogger,
-  failures: FailureLog,
-  generations: Generations,
-  authChanged: AuthChangeListener,
-  observer: DeliveryObserver,
-): Webhooks {
-  const box = webhookSecretBox(config)
-  const settings = webhookSettings(config)
+  const box = key ? new SecretBox(key) : undefined
+  const settings = { allowsPlainHttp: config.webhookAllowedNetworks.length > 0, policy: new AddressPolicy(config.webhookAllowedNetworks) }
   const sender = new WebhookSender({ policy: settings.policy, dnsServers: config.dnsResolvers, timeoutMs: config.webhookTimeoutMs })
-  const worker = new WebhookWorker(database.db, database.dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs })
+  const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs })
   // New events go out at once on the instance that wrote them; the timer finds the rest.
   const soon = () => setTimeout(() => worker.kick(), 10).unref()
-  const outbox = new Outbox(database.db, clock, generations, soon)
-  const service = new WebhooksService(database.db, clock, box, settings, authChanged, soon)
-  return { outbox, service, worker }
+  const outbox = new Outbox(db, clock, generations, soon)
+  const service = new WebhooksService(db, clock, box, settings, authChanged, soon)
+  return { outbox, service, worker, routes: (app) => webhooksRoutes(app, { webhooks: service }) }
 }

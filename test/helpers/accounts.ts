@@ -1,7 +1,7 @@
 import { commandLineChange } from '../../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
-import type { Session } from '../../src/accounts/accounts.service.js'
+import type { Session } from '../../src/accounts/sessions.service.js'
 import type { UserRole } from '../../src/db/schema.js'
 import { assertMatchesAdminContract } from './admin.js'
 import type { TestApp } from './app.js'
@@ -16,7 +16,7 @@ export function uniqueEmail(label = 'user'): string {
   return `${label}-${process.pid}-${++counter}@example.test`
 }
 
-/** A user, created through the app's own accounts service, as `adoption-store users create` does; an owner needs `projects` (slugs). */
+/** A user, created through the app's own users service, as `adoption-store users create` does; an owner needs `projects` (slugs). */
 export async function createUser(
   t: TestApp,
   options: { role?: UserRole; projects?: string[]; email?: string; password?: string } = {},

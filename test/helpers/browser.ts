@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { after, before } from 'node:test'
-import { DEFAULT_DASHBOARD_ROOT } from '../../src/web/dashboard.module.js'
+import { DEFAULT_DASHBOARD_ROOT } from '../../src/web/dashboard.scope.js'
 import { createAdminApp } from './admin.js'
 import { ManualClock, type TestApp, type TestAppOptions } from './app.js'
 

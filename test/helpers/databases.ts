@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { defineConfig } from '../../src/config.js'
 import { type DatabaseHandle, migrateToLatest, migratorOf, openDatabase, SQLITE_FILE } from '../../src/db/database.js'
+// SQLite's writer threads, from the TypeScript sources.
+import '../../scripts/sqlite-writer-script.js'
 
 /** The PostgreSQL server tests may use: TEST_DATABASE_URL, else DATABASE_URL, else none. */
 export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined

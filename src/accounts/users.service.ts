@@ -1,6 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
 import { type Change, recordChange } from '../audit/audit.js'
-import type { AdminPrincipal, SessionLookup, SignedIn } from '../auth/admin-access.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
@@ -8,30 +6,23 @@ import { type ProjectRow, USER_ROLES, type UserRole, type UserRow } from '../db/
 import type { Failure, Outcome } from '../errors.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import {
-  deleteExpired,
-  deleteSession,
   deleteUser,
   deleteUserSessions,
-  findLiveSession,
   findUserByEmail,
   findUserById,
-  insertSession,
   insertUser,
   insertUserProjects,
-  listProjectSlugs,
   listUserProjects,
   listUsers,
   lockEnabledOperators,
   replaceUserProjects,
-  setLastSignedIn,
   setUserDisabledAt,
   setUserPassword,
 } from './accounts.repository.js'
-import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, PASSWORD_COST, type ScryptCost, verifyDummy, verifyPassword } from './passwords.js'
-import { type Refusal, SignInThrottle } from './sign-in-throttle.js'
+import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, type ScryptCost } from './passwords.js'
+import type { SignInThrottle } from './sign-in-throttle.js'
 
 export const MIN_PASSWORD_LENGTH = 12
-export const SESSION_TTL_MS = 12 * 3_600_000
 /** How long a one-time password (from creation or a reset) lets its user choose their own. */
 export const ONE_TIME_PASSWORD_TTL_MS = 7 * 86_400_000
 
@@ -49,28 +40,13 @@ export interface User {
   oneTimePasswordExpiresAt: string | null
 }
 
-/** What the dashboard knows of its sign-in: the `Session` of docs/dashboard.md. */
-export interface Session {
-  user: { email: string; role: UserRole; projects: string[] }
-  csrfToken: string
-}
-
 /** A user named by id (the admin API) or by email (the CLI; compared without case). */
 export type UserRef = { id: number } | { email: string }
 
 /** What changing a user can answer besides the user. */
 export type UserResult<T> = Outcome<T, 'invalid_request' | 'not_found' | 'email_taken' | 'own_account' | 'last_operator'>
 
-/** A refusal of the sign-in throttle, with the wait it asks for. */
-export type Throttled = Failure<'rate_limited'> & Pick<Refusal, 'retryAfterSeconds'>
-
-export type SignInResult =
-  | { ok: true; token: string; expiresAt: Date; session: Session }
-  | Failure<'unauthorized' | 'password_change_required' | 'invalid_request'>
-  | Throttled
-
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/
-const WRONG_CREDENTIALS: Failure<'unauthorized'> = { ok: false, error: 'unauthorized', message: 'Wrong email or password.' }
 
 /** Emails compare case-insensitively: they are stored and looked up lowercase. */
 export function normalizeEmail(email: string): string {
@@ -78,7 +54,7 @@ export function normalizeEmail(email: string): string {
 }
 
 /** The length rule of every password a person chooses (the generated ones are 24 characters). */
-function checkPasswordLength(password: string, field: string): Failure<'invalid_request'> | undefined {
+export function checkPasswordLength(password: string, field: string): Failure<'invalid_request'> | undefined {
   if (password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH) return undefined
   return { ok: false, error: 'invalid_request', message: `The ${field} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.` }
 }
@@ -99,28 +75,34 @@ function toUser(row: UserRow, projects: string[]): User {
 
 const notFound = (ref: UserRef): Failure<'not_found'> => ({ ok: false, error: 'not_found', message: 'id' in ref ? `No user with id ${ref.id}.` : `No user with email ${normalizeEmail(ref.email)}.` })
 
-/** How often an instance deletes expired sessions and throttling counters. */
-const PURGE_EVERY_MS = 60_000
+/** An audit entry of a change of a user: their email copied in (the entry outlives the user), never a password. */
+export async function recordUserChange(
+  trx: Db,
+  clock: Clock,
+  change: Change,
+  action: 'user.disabled' | 'user.enabled' | 'user.deleted' | 'user.password_reset' | 'user.password_changed' | 'user.projects_changed',
+  row: UserRow,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await recordChange(trx, clock, change, { action, target: { type: 'user', id: row.id }, projectId: null, details: { email: row.email, ...details } })
+}
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
+export interface UsersDeps {
+  db: Db
+  clock: Clock
+  /** Shared with the sessions service: a reset forgives the failed sign-ins of its user. */
+  throttle: SignInThrottle
+  /** What a new password hash costs (see passwords.ts). */
+  passwordCost: ScryptCost
+}
 
 /**
- * The accounts that sign in to the dashboard, and their sessions: the rules of the admin API's
- * user operations and of `adoption-store users …`. Every change is recorded in the audit log in
- * its own transaction; no password, one-time or not, is ever recorded, logged or stored in clear.
+ * The accounts that sign in to the dashboard: the rules of the admin API's user operations and
+ * of `adoption-store users …`. Every change is recorded in the audit log in its own transaction;
+ * no password, one-time or not, is ever recorded, logged or stored in clear.
  */
-export class AccountsService implements SessionLookup {
-  private readonly throttle: SignInThrottle
-  private lastPurge = 0
-
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    /** What a new password hash costs (see passwords.ts). */
-    private readonly passwordCost: ScryptCost = PASSWORD_COST,
-  ) {
-    this.throttle = new SignInThrottle(db, clock)
-  }
+export class UsersService {
+  constructor(private readonly deps: UsersDeps) {}
 
   /**
    * Creates a user. Without `password`, one is generated: a one-time password, answered this once,
@@ -142,19 +124,19 @@ export class AccountsService implements SessionLookup {
     const projects = await this.findProjects(request.projects)
     if (!projects.ok) return projects
     const taken: Failure<'email_taken'> = { ok: false, error: 'email_taken', message: `A user with email ${email} already exists.` }
-    if (await findUserByEmail(this.db, email)) return taken
+    if (await findUserByEmail(this.deps.db, email)) return taken
 
     const password = request.password ?? generatePassword()
     const oneTimePassword = request.password === undefined ? password : undefined
-    const passwordHash = await hashPassword(password, this.passwordCost)
-    const now = this.clock.now()
+    const passwordHash = await hashPassword(password, this.deps.passwordCost)
+    const now = this.deps.clock.now()
     const slugs = projects.rows.map((p) => p.slug)
     try {
-      const row = await this.db.transaction().execute(async (trx) => {
+      const row = await this.deps.db.transaction().execute(async (trx) => {
         const oneTimePasswordExpiresAt = oneTimePassword === undefined ? null : new Date(now + ONE_TIME_PASSWORD_TTL_MS).toISOString()
         const user = await insertUser(trx, { email, passwordHash, role: request.role, createdAt: new Date(now).toISOString(), oneTimePasswordExpiresAt })
         await insertUserProjects(trx, user.id, projects.rows.map((p) => p.id))
-        await recordChange(trx, this.clock, change, {
+        await recordChange(trx, this.deps.clock, change, {
           action: 'user.created',
           target: { type: 'user', id: user.id },
           projectId: null,
@@ -171,22 +153,22 @@ export class AccountsService implements SessionLookup {
   }
 
   async listUsers(): Promise<User[]> {
-    const users = await listUsers(this.db)
-    const memberships = await listUserProjects(this.db, users.map((u) => u.id))
+    const users = await listUsers(this.deps.db)
+    const memberships = await listUserProjects(this.deps.db, users.map((u) => u.id))
     return users.map((u) => toUser(u, memberships.filter((m) => m.user_id === u.id).map((m) => m.slug)))
   }
 
   async getUser(ref: UserRef): Promise<UserResult<{ user: User }>> {
-    const row = await this.find(this.db, ref)
+    const row = await this.find(this.deps.db, ref)
     if (!row) return notFound(ref)
-    return { ok: true, user: await this.present(this.db, row) }
+    return { ok: true, user: await this.present(this.deps.db, row) }
   }
 
   /** Disables a user: they cannot sign in, and their sessions end at once, on every instance. */
   async disableUser(ref: UserRef, change: Change): Promise<UserResult<{ user: User }>> {
     return this.changeUser(ref, change, 'disable', async (trx, row) => {
       const alreadyDisabled = row.disabled_at !== null
-      const updated = alreadyDisabled ? row : await setUserDisabledAt(trx, row.id, new Date(this.clock.now()).toISOString())
+      const updated = alreadyDisabled ? row : await setUserDisabledAt(trx, row.id, new Date(this.deps.clock.now()).toISOString())
       const sessionsEnded = await deleteUserSessions(trx, row.id)
       await this.record(trx, change, 'user.disabled', row, { alreadyDisabled, sessionsEnded })
       return this.present(trx, updated ?? row)
@@ -220,11 +202,11 @@ export class AccountsService implements SessionLookup {
    */
   async resetPassword(ref: UserRef, change: Change): Promise<UserResult<{ user: User; oneTimePassword: string }>> {
     // Hashing takes a while: not for no one, and not while the transaction holds its locks.
-    if (!(await this.find(this.db, ref))) return notFound(ref)
+    if (!(await this.find(this.deps.db, ref))) return notFound(ref)
     const oneTimePassword = generatePassword()
-    const passwordHash = await hashPassword(oneTimePassword, this.passwordCost)
+    const passwordHash = await hashPassword(oneTimePassword, this.deps.passwordCost)
     const result = await this.changeUser(ref, change, 'reset', async (trx, row) => {
-      const expiresAt = new Date(this.clock.now() + ONE_TIME_PASSWORD_TTL_MS).toISOString()
+      const expiresAt = new Date(this.deps.clock.now() + ONE_TIME_PASSWORD_TTL_MS).toISOString()
       const updated = await setUserPassword(trx, row.id, passwordHash, expiresAt)
       const sessionsEnded = await deleteUserSessions(trx, row.id)
       await this.record(trx, change, 'user.password_reset', row, { oneTimePasswordExpiresAt: expiresAt, sessionsEnded })
@@ -232,7 +214,7 @@ export class AccountsService implements SessionLookup {
     })
     if (!result.ok) return result
     // Their failed sign-ins (perhaps why they asked) no longer hold back the new password.
-    await this.throttle.forgive(result.user.email)
+    await this.deps.throttle.forgive(result.user.email)
     return { ...result, oneTimePassword }
   }
 
@@ -250,131 +232,6 @@ export class AccountsService implements SessionLookup {
   }
 
   /**
-   * The signed-in user's own password: the current one is checked first (a wrong one counts as a
-   * failed sign-in of their email, so a stolen session cannot guess it at speed). Their other
-   * sessions end; the one that asked stays.
-   */
-  async changeOwnPassword(
-    { sessionId, user }: SignedIn,
-    passwords: { currentPassword: string; newPassword: string },
-    requestId: string,
-  ): Promise<Outcome<{ otherSessionsEnded: number }, 'wrong_password' | 'invalid_request'> | Throttled> {
-    const tooShort = checkPasswordLength(passwords.newPassword, 'new password')
-    if (tooShort) return tooShort
-    const refusal = await this.throttle.failure(user.email)
-    if (refusal) return { ok: false, error: 'rate_limited', ...refusal }
-    const row = await findUserById(this.db, user.id)
-    if (!row || !(await verifyPassword(passwords.currentPassword, row.password_hash))) {
-      return { ok: false, error: 'wrong_password', message: 'The current password is not right: type the password you signed in with.' }
-    }
-    await this.throttle.succeeded(user.email)
-    const passwordHash = await hashPassword(passwords.newPassword, this.passwordCost)
-    const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
-    const otherSessionsEnded = await this.db.transaction().execute(async (trx) => {
-      await setUserPassword(trx, row.id, passwordHash, null)
-      const ended = await deleteUserSessions(trx, row.id, sessionId)
-      await this.record(trx, change, 'user.password_changed', row, { otherSessionsEnded: ended })
-      return ended
-    })
-    return { ok: true, otherSessionsEnded }
-  }
-
-  /**
-   * Checks the credentials and opens a session. A wrong password, an unknown email and a disabled
-   * user fail alike, in the same time (see verifyDummy): the answer never confirms a password of an
-   * account that cannot be used. A one-time password opens no session: it is refused with
-   * `password_change_required` until the sign-in also sends `newPassword`, which replaces it. The
-   * cookie carries `token`; only its SHA-256 is stored.
-   */
-  async signIn(emailAsSent: string, password: string, address: string, requestId: string, newPassword?: string): Promise<SignInResult> {
-    await this.purge()
-    const email = normalizeEmail(emailAsSent)
-    const refusal = (await this.throttle.attempt(address)) ?? (await this.throttle.failure(email))
-    if (refusal) return { ok: false, error: 'rate_limited', ...refusal }
-
-    const user = await findUserByEmail(this.db, email)
-    const valid = user ? await verifyPassword(password, user.password_hash) : await verifyDummy(password, this.passwordCost)
-    // A disabled user's failure stays counted, as any other: the throttle tells nothing either.
-    if (!user || !valid || user.disabled_at !== null) return WRONG_CREDENTIALS
-    await this.throttle.succeeded(email)
-
-    const now = this.clock.now()
-    const oneTimeUntil = user.one_time_password_expires_at
-    if (oneTimeUntil !== null && Date.parse(oneTimeUntil) <= now) {
-      return { ok: false, error: 'unauthorized', message: `This one-time password expired at ${oneTimeUntil}: ask an operator for a new one.` }
-    }
-    if (oneTimeUntil !== null && newPassword === undefined) {
-      return {
-        ok: false,
-        error: 'password_change_required',
-        message: `This is a one-time password: choose your own (${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters) and sign in again with it as newPassword.`,
-      }
-    }
-    if (oneTimeUntil === null && newPassword !== undefined) {
-      return { ok: false, error: 'invalid_request', message: 'newPassword is only for replacing a one-time password: change your password with PUT /admin/v1/account/password.' }
-    }
-    if (newPassword !== undefined) {
-      const tooShort = checkPasswordLength(newPassword, 'new password')
-      if (tooShort) return tooShort
-      if (newPassword === password) return { ok: false, error: 'invalid_request', message: 'Choose a password of your own, not the one-time password.' }
-    }
-    const newHash = newPassword === undefined ? undefined : await hashPassword(newPassword, this.passwordCost)
-
-    const token = randomBytes(32).toString('base64url')
-    const csrfToken = randomBytes(32).toString('base64url')
-    const expiresAt = new Date(now + SESSION_TTL_MS)
-    const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
-    await this.db.transaction().execute(async (trx) => {
-      if (newHash !== undefined) {
-        await setUserPassword(trx, user.id, newHash, null)
-        await this.record(trx, change, 'user.password_changed', user, { oneTimePasswordReplaced: true })
-      }
-      await insertSession(trx, {
-        id: sha256(token),
-        user_id: user.id,
-        csrf_token: csrfToken,
-        created_at: new Date(now).toISOString(),
-        expires_at: expiresAt.toISOString(),
-      })
-      await setLastSignedIn(trx, user.id, new Date(now).toISOString())
-      // The session's id is the digest of its cookie: recorded by neither.
-      await recordChange(trx, this.clock, change, { action: 'session.signed_in', target: { type: 'user', id: user.id }, projectId: null, details: { address } })
-    })
-    const projects = await this.projectsOf(user.id, user.role)
-    return { ok: true, token, expiresAt, session: { user: { email: user.email, role: user.role, projects }, csrfToken } }
-  }
-
-  /** The live session the cookie's token opens, with the principal it stands for; undefined when none. */
-  async authenticate(token: string): Promise<SignedIn | undefined> {
-    const session = await findLiveSession(this.db, sha256(token), new Date(this.clock.now()).toISOString())
-    if (!session) return undefined
-    const principal: AdminPrincipal =
-      session.role === 'operator'
-        ? { role: 'operator', userId: session.user_id, email: session.email }
-        : {
-            role: 'owner',
-            userId: session.user_id,
-            email: session.email,
-            projectIds: new Set((await listUserProjects(this.db, [session.user_id])).map((m) => m.project_id)),
-          }
-    const user = { id: session.user_id, email: session.email, role: session.role }
-    return { sessionId: session.id, csrfToken: session.csrf_token, user, principal }
-  }
-
-  /** The `Session` answer for a signed-in request. */
-  async describe({ user, csrfToken }: SignedIn): Promise<Session> {
-    return { user: { email: user.email, role: user.role, projects: await this.projectsOf(user.id, user.role) }, csrfToken }
-  }
-
-  async signOut({ sessionId, user }: SignedIn, requestId: string): Promise<void> {
-    const change: Change = { actor: { kind: 'user', userId: user.id, name: user.email }, requestId }
-    await this.db.transaction().execute(async (trx) => {
-      await deleteSession(trx, sessionId)
-      await recordChange(trx, this.clock, change, { action: 'session.signed_out', target: { type: 'user', id: user.id }, projectId: null })
-    })
-  }
-
-  /**
    * One change of a user, in one transaction with its audit entry, after the rules every such
    * change keeps: the user exists; nobody disables, deletes or resets their own account (the
    * Account page changes one's password); and at least one enabled operator remains. The enabled
@@ -386,7 +243,7 @@ export class AccountsService implements SessionLookup {
     kind: 'disable' | 'enable' | 'delete' | 'reset' | 'projects',
     apply: (trx: Db, row: UserRow) => Promise<User | Failure<'invalid_request'>>,
   ): Promise<UserResult<{ user: User }>> {
-    return this.db.transaction().execute(async (trx): Promise<UserResult<{ user: User }>> => {
+    return this.deps.db.transaction().execute(async (trx): Promise<UserResult<{ user: User }>> => {
       const operators = await lockEnabledOperators(trx)
       const row = await this.find(trx, ref)
       if (!row) return notFound(ref)
@@ -403,9 +260,8 @@ export class AccountsService implements SessionLookup {
     })
   }
 
-  private async record(trx: Db, change: Change, action: 'user.disabled' | 'user.enabled' | 'user.deleted' | 'user.password_reset' | 'user.password_changed' | 'user.projects_changed', row: UserRow, details: Record<string, unknown>): Promise<void> {
-    // The email is copied in: the entry outlives the user. Never a password.
-    await recordChange(trx, this.clock, change, { action, target: { type: 'user', id: row.id }, projectId: null, details: { email: row.email, ...details } })
+  private async record(trx: Db, change: Change, action: Parameters<typeof recordUserChange>[3], row: UserRow, details: Record<string, unknown>): Promise<void> {
+    await recordUserChange(trx, this.deps.clock, change, action, row, details)
   }
 
   private find(db: Db, ref: UserRef): Promise<UserRow | undefined> {
@@ -420,23 +276,10 @@ export class AccountsService implements SessionLookup {
   private async findProjects(slugs: readonly string[]): Promise<Outcome<{ rows: ProjectRow[] }, 'not_found'>> {
     const rows: ProjectRow[] = []
     for (const slug of [...new Set(slugs)].sort()) {
-      const project = await findProjectBySlug(this.db, slug)
+      const project = await findProjectBySlug(this.deps.db, slug)
       if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
       rows.push(project)
     }
     return { ok: true, rows }
-  }
-
-  private async projectsOf(userId: number, role: UserRole): Promise<string[]> {
-    if (role === 'operator') return listProjectSlugs(this.db)
-    return (await listUserProjects(this.db, [userId])).map((m) => m.slug)
-  }
-
-  /** At most once a minute per instance, on a sign-in: no timer to run or stop. */
-  private async purge(): Promise<void> {
-    const now = this.clock.now()
-    if (now - this.lastPurge < PURGE_EVERY_MS) return
-    this.lastPurge = now
-    await deleteExpired(this.db, new Date(now).toISOString())
   }
 }

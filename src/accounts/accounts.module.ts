@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Clock } from '../clock.js'
+import type { Db } from '../db/database.js'
+import { PASSWORD_COST, type ScryptCost } from './passwords.js'
+import { sessionsRoutes } from './sessions.routes.js'
+import { SessionsService } from './sessions.service.js'
+import { SignInThrottle } from './sign-in-throttle.js'
+import { usersRoutes } from './users.routes.js'
+import { UsersService } from './users.service.js'
+
+export interface AccountsDeps {
+  db: Db
+  clock: Clock
+  /** What a new password hash costs; default: scrypt at OWASP's minimum (PASSWORD_COST). */
+  passwordCost?: ScryptCost | undefined
+}
+
+/** The accounts that sign in to the dashboard, wired: their users, their sessions, their admin routes. */
+export interface Accounts {
+  users: UsersService
+  sessions: SessionsService
+  routes: {
+    /** `/users`: the operators' user operations. */
+    users: FastifyPluginAsyncTypebox
+    /** `/session` and `/account`: signing in, out, and one's own password. */
+    sessions: FastifyPluginAsyncTypebox
+  }
+}
+
+export function createAccounts({ db, clock, passwordCost = PASSWORD_COST }: AccountsDeps): Accounts {
+  // One throttle for both: a password reset forgives its user's failed sign-ins.
+  const throttle = new SignInThrottle(db, clock)
+  const users = new UsersService({ db, clock, throttle, passwordCost })
+  const sessions = new SessionsService({ db, clock, throttle, passwordCost })
+  return {
+    users,
+    sessions,
+    routes: { users: (app) => usersRoutes(app, { users }), sessions: (app) => sessionsRoutes(app, { sessions }) },
+  }
+}

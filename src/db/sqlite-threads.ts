@@ -1,0 +1,153 @@
+import { Worker } from 'node:worker_threads'
+import type { Answer, Failure, Message, Open, Request } from './sqlite-writer.js'
+
+// A thread holds statements and rows in flight, nothing more: a small heap is its own V8
+// instance's whole cost in memory.
+const THREAD_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 4 } }
+
+/** Where the writer's code comes from, when not from the compiled module beside this one. */
+let writerScript: { source: () => string; text?: string } | undefined
+
+/**
+ * Runs writer threads from a script (CommonJS, evaluated in each thread), asked for once, when
+ * the first thread starts, instead of the compiled `sqlite-writer.js` beside this module. For a
+ * process that runs the TypeScript sources (the tests, scripts under tsx): a thread does not
+ * inherit the process's TypeScript loader (see scripts/sqlite-writer-script.ts).
+ */
+export function useWriterScript(source: () => string): void {
+  writerScript = { source }
+}
+
+function startWriter(): Worker {
+  if (writerScript) return new Worker((writerScript.text ??= writerScript.source()), { ...THREAD_OPTIONS, eval: true })
+  if (import.meta.url.endsWith('.ts')) {
+    throw new Error('The SQLite writer thread runs JavaScript: from the TypeScript sources, give it its script first (useWriterScript; see scripts/sqlite-writer-script.ts).')
+  }
+  return new Worker(new URL('./sqlite-writer.js', import.meta.url), THREAD_OPTIONS)
+}
+
+/**
+ * Writer threads whose database was closed, each ready for the next database this process opens.
+ * A thread's start costs about 35 ms of CPU and opening a file on it almost nothing, so a program
+ * that opens databases in turn (an embedding program, the test suite's app per test) starts one
+ * thread, not one per database. Idle threads are unreferenced: none keeps the process alive.
+ */
+const idleWriters: Worker[] = []
+const IDLE_WRITERS = 2
+
+function takeWriter(): Worker {
+  for (let worker = idleWriters.pop(); worker; worker = idleWriters.pop()) {
+    // -1 once the thread has exited (it could only have crashed while idle).
+    if (worker.threadId !== -1) return worker
+  }
+  return startWriter()
+}
+
+async function returnWriter(worker: Worker): Promise<void> {
+  if (idleWriters.length < IDLE_WRITERS) idleWriters.push(worker)
+  else await worker.terminate()
+}
+
+/** The writer thread, as requests that resolve with its answers. */
+export class SqliteWriter {
+  readonly #worker: Worker
+  readonly #waiting = new Map<number, { resolve(result: unknown): void; reject(error: unknown): void }>()
+  #ids = 0
+  /** Answers received so far: each may follow a change of the file. */
+  answers = 0
+  /** Settles when the last holder of the writer releases it. */
+  #tail: Promise<void> = Promise.resolve()
+  /** Why requests fail: the thread stopped, or the database was closed. */
+  #stopped: Error | undefined
+  #closed: Promise<void> | undefined
+
+  constructor(file: string) {
+    this.#worker = takeWriter()
+    // Idle, the thread does not keep the process alive; `send` holds it while an answer is due.
+    this.#worker.unref()
+    this.#worker.on('message', this.#answered)
+    this.#worker.on('error', this.#stop)
+    this.#worker.on('exit', this.#exited)
+    this.#worker.postMessage({ op: 'open', file } satisfies Open)
+  }
+
+  readonly #answered = ({ id, ...answer }: Answer): void => {
+    const waiting = this.#waiting.get(id)
+    this.#waiting.delete(id)
+    this.answers++
+    if (this.#waiting.size === 0) this.#worker.unref()
+    if ('failure' in answer) waiting?.reject(revive(answer.failure))
+    else waiting?.resolve(answer.result)
+  }
+
+  readonly #exited = (code: number): void => this.#stop(new Error(`the SQLite writer thread exited with code ${code}`))
+
+  send(message: Message): Promise<unknown> {
+    if (this.#stopped) return Promise.reject(this.#stopped)
+    const id = ++this.#ids
+    return new Promise((resolve, reject) => {
+      if (this.#waiting.size === 0) this.#worker.ref()
+      this.#waiting.set(id, { resolve, reject })
+      this.#worker.postMessage({ ...message, id } satisfies Request)
+    })
+  }
+
+  /**
+   * Waits for the writer to be free and takes it: a transaction holds it from begin to end, so no
+   * other statement lands inside it. Resolves with the function that frees it.
+   */
+  lock(): Promise<() => void> {
+    const previous = this.#tail
+    let release!: () => void
+    this.#tail = new Promise((resolve) => (release = resolve))
+    return previous.then(() => release)
+  }
+
+  async alone<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.lock()
+    try {
+      return await work()
+    } finally {
+      release()
+    }
+  }
+
+  assertRunning(): void {
+    if (this.#stopped) throw this.#stopped
+  }
+
+  /**
+   * Once the thread has finished the work it was given and closed the connection, it is free for
+   * the next database this process opens; this one's requests fail from then on.
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#close()
+    return this.#closed
+  }
+
+  async #close(): Promise<void> {
+    if (this.#stopped) return
+    const failure = await this.alone(() => this.send({ op: 'close' })).then(
+      () => undefined,
+      (error: unknown) => error ?? new Error('the SQLite writer thread did not close the database'),
+    )
+    this.#stop(new Error('the SQLite database is closed'))
+    this.#worker.off('message', this.#answered).off('error', this.#stop).off('exit', this.#exited)
+    this.#worker.unref()
+    if (failure === undefined) return returnWriter(this.#worker)
+    // A thread whose connection did not close cleanly is not handed on.
+    await this.#worker.terminate()
+    throw failure
+  }
+
+  readonly #stop = (error: Error): void => {
+    this.#stopped ??= error
+    for (const { reject } of this.#waiting.values()) reject(this.#stopped)
+    this.#waiting.clear()
+  }
+}
+
+/** The error thrown on the writer, with the `code` that classifies it (see errors.ts). */
+function revive({ message, code }: Failure): Error {
+  return Object.assign(new Error(message), { name: 'SqliteError', code })
+}

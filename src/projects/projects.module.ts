@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { AuthChangeListener } from '../cache/generations.js'
+import type { Clock } from '../clock.js'
+import type { Config } from '../config.js'
+import type { Db } from '../db/database.js'
+import { projectsRoutes } from './projects.routes.js'
+import { ProjectsService } from './projects.service.js'
+
+export interface ProjectsDeps {
+  db: Db
+  clock: Clock
+  /** A project's address is `https://<slug>.<PLATFORM_DOMAIN>` when it is set. */
+  config: Pick<Config, 'platformDomain'>
+  /** Told once a plan change committed: every instance applies it from the next request. */
+  authChanged: AuthChangeListener
+}
+
+/** Projects and their plans, wired: the service and the admin API's project routes. */
+export interface Projects {
+  service: ProjectsService
+  /** `/projects` of the admin API. */
+  routes: FastifyPluginAsyncTypebox
+}
+
+export function createProjects({ db, clock, config, authChanged }: ProjectsDeps): Projects {
+  const service = new ProjectsService(db, clock, authChanged)
+  return { service, routes: (app) => projectsRoutes(app, { projects: service, platformDomain: config.platformDomain }) }
+}
