@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, messageOf, path, PET_STATUSES, type Pet, type PetStatus, type RequestBody } from './api'
-import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FilterForm, FormCard, FormDialog, Loading, MoreButton, RowActions, RowButton, SelectField, StatusMessage, TableWrap, useConfirm, usePagedList, useSubmit } from './components'
-import { Link, navigate, projectPath, queryString } from './router'
+import { api, ApiError, messageOf, page, PET_STATUSES, type Pet, type PetStatus, type RequestBody } from './api'
+import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FilterForm, FormCard, FormDialog, Loading, RowActions, RowButton, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { SelectField } from './form-fields'
+import { MoreButton, usePagedList } from './paged-list'
+import { Link, navigate, projectPath } from './router'
 
 const PAGE_SIZE = 25
 
@@ -38,7 +40,8 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
   const [status, setStatus] = useState<string | null>(null)
   const [editing, setEditing] = useState<Pet | null>(null)
   const { dialog, ask } = useConfirm()
-  const list = usePagedList<Pet>(path`/projects/${slug}/animals` + queryString({ limit: String(PAGE_SIZE), status: filters.status, name: filters.name }))
+  const query = { limit: PAGE_SIZE, status: filters.status || undefined, name: filters.name || undefined }
+  const list = usePagedList(search, (next) => page('/projects/{slug}/animals', { path: { slug }, query }, next))
   const animals = list.items
   useEffect(() => setDraft(filters), [search])
 
@@ -61,7 +64,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
         list.setError(null)
         setStatus(null)
         try {
-          await api<void>('DELETE', path`/projects/${slug}/animals/${pet.id}`)
+          await api.delete('/projects/{slug}/animals/{petId}', { path: { slug, petId: pet.id } })
           list.update((items) => items.filter((p) => p.id !== pet.id))
           setStatus(`${pet.name} is removed.`)
         } catch (caught) {
@@ -185,7 +188,7 @@ function NewAnimalForm({ slug, onAdded }: { slug: string; onAdded: (pet: Pet) =>
   const [status, setStatus] = useState<PetStatus>('available')
   const form = useSubmit(async () => {
     const body: RequestBody<'addAnimal'> = { name: name.trim(), categoryId: categoryOf(category) ?? Number.NaN, status }
-    const pet = await api<Pet>('POST', path`/projects/${slug}/animals`, body)
+    const pet = await api.post('/projects/{slug}/animals', { path: { slug }, body })
     setName('')
     onAdded(pet)
     document.getElementById('new-animal-name')?.focus()
@@ -206,7 +209,7 @@ function EditAnimalDialog({ slug, pet, onDone }: { slug: string; pet: Pet; onDon
     const changes: RequestBody<'updateAnimal'> = {}
     if (name.trim() !== pet.name) changes.name = name.trim()
     if (categoryOf(category) !== pet.categoryId) changes.categoryId = categoryOf(category) ?? Number.NaN
-    onDone(Object.keys(changes).length === 0 ? undefined : await api<Pet>('PATCH', path`/projects/${slug}/animals/${pet.id}`, changes))
+    onDone(Object.keys(changes).length === 0 ? undefined : await api.patch('/projects/{slug}/animals/{petId}', { path: { slug, petId: pet.id }, body: changes }))
   })
   return (
     <FormDialog title={`Edit ${pet.name}`} submitLabel="Save" form={form} onCancel={() => onDone()}>

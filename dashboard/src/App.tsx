@@ -56,7 +56,7 @@ export function App() {
       setSession(null)
       setNotice('Your session has ended: sign in again.')
     })
-    api<Session>('GET', '/session', undefined, { redirectOn401: false }).then(
+    api.get('/session', { redirectOn401: false }).then(
       (current) => {
         setCsrfToken(current.csrfToken)
         setSession(current)
@@ -95,7 +95,7 @@ export function App() {
   const signOut = async () => {
     setError(null)
     try {
-      await api<void>('DELETE', '/session', undefined, { redirectOn401: false })
+      await api.delete('/session', { redirectOn401: false })
     } catch (caught) {
       // Already signed out (401) is what was asked; anything else is said.
       if (!(caught instanceof ApiError && caught.status === 401)) {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, path, type Project } from './api'
+import { api, messageOf, type Project } from './api'
 import { ErrorMessage, Loading } from './components'
 import { Animals } from './Animals'
 import { Domains } from './Domains'
@@ -18,7 +18,7 @@ export function ProjectPage({ slug, tab, search }: { slug: string; tab: Tab; sea
   useEffect(() => {
     setProject(null)
     setError(null)
-    api<Project>('GET', path`/projects/${slug}`).then(setProject, (caught: unknown) => setError(messageOf(caught)))
+    api.get('/projects/{slug}', { path: { slug } }).then(setProject, (caught: unknown) => setError(messageOf(caught)))
   }, [slug])
 
   return (
