@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, messageOf, page, PET_STATUSES, type Pet, type PetStatus, type RequestBody } from './api'
-import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FilterForm, FormCard, FormDialog, Loading, RowActions, RowButton, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { AnimalFilters, filtersOf, isFiltered, queryOf, showsAtEnd, SORTS } from './animal-list/filters'
+import { api, ApiError, messageOf, page, PET_STATUSES, type Pet, type PetStatus, type ProjectCategory, type RequestBody } from './api'
+import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FormCard, FormDialog, Hidden, Loading, RowActions, RowButton, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 import { SelectField } from './form-fields'
 import { MoreButton, usePagedList } from './paged-list'
-import { Link, navigate, projectPath } from './router'
+import { categoryName, useCategories, useLocations } from './project-choices'
+import { animalPath, Link, navigate, projectPath } from './router'
 
 const PAGE_SIZE = 25
 
@@ -13,34 +15,21 @@ export function PetStatusBadge({ status }: { status: PetStatus }) {
   return <Badge tone={STATUS_TONE[status]}>{status}</Badge>
 }
 
-/** The filters of the tab, kept in its address so that a filtered view can be shared. */
-interface Filters {
-  status: PetStatus | ''
-  name: string
-}
-
-function filtersOf(search: string): Filters {
-  const params = new URLSearchParams(search)
-  const status = params.get('status') ?? ''
-  return { status: PET_STATUSES.includes(status as PetStatus) ? (status as PetStatus) : '', name: params.get('name') ?? '' }
-}
-
-function matches(pet: Pet, filters: Filters): boolean {
-  return (!filters.status || pet.status === filters.status) && pet.name.toLowerCase().includes(filters.name.toLowerCase())
-}
-
 /**
- * A project's animals: a table paged by the id cursor ("More animals"), filtered by status and by
- * a part of the name; add one, change its name and category, remove it. An animal's status is
- * not edited here: its adoption orders move it (the Orders tab).
+ * A project's animals: a table paged by the API's cursor ("More animals"), with the API's filters
+ * and search (in the address); add one by name and category (or with a whole profile, in the
+ * editor), change its name and category, open its profile, remove it. An animal's status is not
+ * edited here: its adoption orders move it (the Orders tab).
  */
 export function Animals({ slug, search }: { slug: string; search: string }) {
   const filters = filtersOf(search)
-  const [draft, setDraft] = useState<Filters>(filters)
+  const [draft, setDraft] = useState(filters)
   const [status, setStatus] = useState<string | null>(null)
   const [editing, setEditing] = useState<Pet | null>(null)
   const { dialog, ask } = useConfirm()
-  const query = { limit: PAGE_SIZE, status: filters.status || undefined, name: filters.name || undefined }
+  const categories = useCategories(slug)
+  const locations = useLocations(slug)
+  const query = { ...queryOf(filters), limit: PAGE_SIZE, sort: filters.sort }
   const list = usePagedList(search, (next) => page('/projects/{slug}/animals', { path: { slug }, query }, next))
   const animals = list.items
   useEffect(() => setDraft(filters), [search])
@@ -82,33 +71,26 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
       },
     )
 
-  const filtered = Boolean(filters.status || filters.name)
+  const filtered = isFiltered(filters)
+  const order = SORTS.find((sort) => sort.value === filters.sort)?.value
   return (
     <>
       <h2 tabIndex={-1}>Animals</h2>
+      <p>
+        Add an animal by its name and category here, or <Link to={animalPath(slug, 'new')}>add one with its whole profile</Link>.
+      </p>
       <NewAnimalForm
         slug={slug}
+        categories={categories.items}
         onAdded={(pet) => {
           setStatus(`${pet.name} is added (id ${pet.id}).`)
           // In id order, a new animal comes last: shown once the list's end is loaded.
-          if (list.next === null && matches(pet, filters)) list.update((items) => [...items, pet])
+          if (list.next === null && showsAtEnd(pet, filters)) list.update((items) => [...items, pet])
         }}
       />
       {/* Filters once there is something to filter. */}
       {(filtered || Boolean(animals?.length)) && (
-        <FilterForm label="Filter the animals" onApply={() => navigate(projectPath(slug, 'animals', { status: draft.status, name: draft.name.trim() }))}>
-          <SelectField
-            id="animals-status"
-            label="Filter by status"
-            value={draft.status}
-            options={[{ value: '', text: 'Any status' }, ...PET_STATUSES.map((value) => ({ value, text: value }))]}
-            onChange={(value) => setDraft({ ...draft, status: value })}
-          />
-          <div class="field">
-            <label for="animals-name">Name contains</label>
-            <input id="animals-name" type="search" maxLength={100} value={draft.name} onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })} />
-          </div>
-        </FilterForm>
+        <AnimalFilters draft={draft} setDraft={setDraft} categories={categories.items} locations={locations.items} onApply={() => navigate(projectPath(slug, 'animals', queryOf(draft)))} />
       )}
       <StatusMessage text={status} />
       <ErrorMessage error={list.error} />
@@ -119,7 +101,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
           <table class="animals stacked">
             <caption>
               Animals of {slug}
-              {filtered ? ' (filtered)' : ''}, in the order they were added
+              {filtered ? ' (filtered)' : ''}, {order === '-createdAt' ? 'newest first' : order === 'name' ? 'by name' : 'in the order they were added'}
             </caption>
             <ColumnHeads names={['Name', 'Id', 'Category', 'Status', 'Actions']} />
             <tbody>
@@ -129,11 +111,16 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
                     {pet.name}
                   </th>
                   <td data-label="Id">{pet.id}</td>
-                  <td data-label="Category">{pet.categoryId}</td>
+                  <td data-label="Category">
+                    <CategoryName categories={categories.items} id={pet.categoryId} />
+                  </td>
                   <td data-label="Status">
                     <PetStatusBadge status={pet.status} />
                   </td>
                   <RowActions>
+                    <Link to={animalPath(slug, pet.id)} class="button-link">
+                      Profile<Hidden> of {pet.name}</Hidden>
+                    </Link>
                     <RowButton label="Edit" what={pet.name} onClick={() => setEditing(pet)} />
                     <RowButton label="Remove" what={pet.name} danger onClick={() => remove(pet)} />
                   </RowActions>
@@ -148,6 +135,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
         <EditAnimalDialog
           slug={slug}
           pet={editing}
+          categories={categories.items}
           onDone={(changed) => {
             setEditing(null)
             if (!changed) return
@@ -167,7 +155,29 @@ function categoryOf(text: string): number | undefined {
   return text.trim() !== '' && Number.isSafeInteger(value) && value >= 1 ? value : undefined
 }
 
-function NameAndCategory({ id, name, category, onName, onCategory }: { id: string; name: string; category: string; onName: (v: string) => void; onCategory: (v: string) => void }) {
+/** A category's name, and its id beside it (an id that names no category shows alone). */
+function CategoryName({ categories, id }: { categories: readonly ProjectCategory[] | null; id: number }) {
+  const name = categoryName(categories, id)
+  return name === String(id) ? <span>{id}</span> : <span>{name} <span class="muted">({id})</span></span>
+}
+
+function NameAndCategory({
+  id,
+  name,
+  category,
+  categories,
+  onName,
+  onCategory,
+}: {
+  id: string
+  name: string
+  category: string
+  categories: readonly ProjectCategory[] | null
+  onName: (v: string) => void
+  onCategory: (v: string) => void
+}) {
+  const typed = categoryOf(category)
+  const named = typed === undefined ? undefined : categories?.find((c) => c.id === typed)?.name
   return (
     <>
       <div class="field">
@@ -176,13 +186,16 @@ function NameAndCategory({ id, name, category, onName, onCategory }: { id: strin
       </div>
       <div class="field">
         <label for={`${id}-category`}>Category id</label>
-        <input id={`${id}-category`} type="number" required min={1} step={1} inputMode="numeric" value={category} onInput={(e) => onCategory(e.currentTarget.value)} />
+        <input id={`${id}-category`} type="number" required min={1} step={1} inputMode="numeric" aria-describedby={`${id}-category-name`} value={category} onInput={(e) => onCategory(e.currentTarget.value)} />
+        <p class="help" id={`${id}-category-name`}>
+          {typed === undefined ? 'A whole number from 1' : (named ?? 'No category of the project has this id: see the Categories tab')}
+        </p>
       </div>
     </>
   )
 }
 
-function NewAnimalForm({ slug, onAdded }: { slug: string; onAdded: (pet: Pet) => void }) {
+function NewAnimalForm({ slug, categories, onAdded }: { slug: string; categories: readonly ProjectCategory[] | null; onAdded: (pet: Pet) => void }) {
   const [name, setName] = useState('')
   const [category, setCategory] = useState('1')
   const [status, setStatus] = useState<PetStatus>('available')
@@ -195,14 +208,14 @@ function NewAnimalForm({ slug, onAdded }: { slug: string; onAdded: (pet: Pet) =>
   })
   return (
     <FormCard id="new-animal" title="Add an animal" submitLabel="Add animal" form={form}>
-      <NameAndCategory id="new-animal" name={name} category={category} onName={setName} onCategory={setCategory} />
+      <NameAndCategory id="new-animal" name={name} category={category} categories={categories} onName={setName} onCategory={setCategory} />
       <SelectField id="new-animal-status" label="Status" value={status} options={PET_STATUSES.map((value) => ({ value, text: value }))} onChange={setStatus} />
     </FormCard>
   )
 }
 
 /** Name and category of an animal, in a modal form; `onDone` with the animal as saved, or nothing when cancelled. */
-function EditAnimalDialog({ slug, pet, onDone }: { slug: string; pet: Pet; onDone: (changed?: Pet) => void }) {
+function EditAnimalDialog({ slug, pet, categories, onDone }: { slug: string; pet: Pet; categories: readonly ProjectCategory[] | null; onDone: (changed?: Pet) => void }) {
   const [name, setName] = useState(pet.name)
   const [category, setCategory] = useState(String(pet.categoryId))
   const form = useSubmit(async () => {
@@ -213,7 +226,7 @@ function EditAnimalDialog({ slug, pet, onDone }: { slug: string; pet: Pet; onDon
   })
   return (
     <FormDialog title={`Edit ${pet.name}`} submitLabel="Save" form={form} onCancel={() => onDone()}>
-      <NameAndCategory id="edit-animal" name={name} category={category} onName={setName} onCategory={setCategory} />
+      <NameAndCategory id="edit-animal" name={name} category={category} categories={categories} onName={setName} onCategory={setCategory} />
       <p class="help">The status follows the animal's adoption orders: see the Orders tab.</p>
     </FormDialog>
   )
