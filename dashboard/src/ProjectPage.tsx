@@ -3,8 +3,10 @@ import { api, messageOf, type Project } from './api'
 import { ErrorMessage, Loading } from './components'
 import { AnimalEditor } from './animal-editor/AnimalEditor'
 import { Animals } from './Animals'
+import { Categories } from './Categories'
 import { Domains } from './Domains'
 import { Keys } from './Keys'
+import { Locations } from './Locations'
 import { Orders } from './Orders'
 import { hostOf, Limits } from './Projects'
 import { type AnimalRef, Link, projectPath, type Tab, TABS } from './router'
@@ -56,6 +58,8 @@ export function ProjectPage({ slug, tab, search, animal }: { slug: string; tab: 
         <div class="tab-panel">
           {tab === 'keys' && <Keys slug={slug} />}
           {tab === 'animals' && (animal === undefined ? <Animals slug={slug} search={search} /> : <AnimalEditor slug={slug} animal={animal} />)}
+          {tab === 'locations' && <Locations slug={slug} />}
+          {tab === 'categories' && <Categories slug={slug} />}
           {tab === 'orders' && <Orders slug={slug} search={search} />}
           {tab === 'usage' && <UsagePage slug={slug} />}
           {tab === 'domains' && <Domains project={project} />}

@@ -8,6 +8,8 @@ export const BASE = import.meta.env.BASE_URL.replace(/\/$/, '')
 export const TABS = [
   { tab: 'keys', label: 'API keys' },
   { tab: 'animals', label: 'Animals' },
+  { tab: 'locations', label: 'Locations' },
+  { tab: 'categories', label: 'Categories' },
   { tab: 'orders', label: 'Orders' },
   { tab: 'usage', label: 'Usage' },
   { tab: 'domains', label: 'Domains' },
