@@ -10,9 +10,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { createUser } from './helpers/accounts.js'
 import { admin } from './helpers/admin.js'
-import { chromiumMissing, dashboardSuite, pageScrollWidth, PHONE, rowsAre, screenshot, signInThroughForm, textOf, v1Request } from './helpers/browser.js'
+import { assertFitsPhone, chromiumMissing, dashboardSuite, DESKTOP, rowsAre, screenshot, signedInPage, textOf, v1Request } from './helpers/browser.js'
 
 type Animal = Record<string, unknown> & { id: number; name: string }
 
@@ -29,7 +28,7 @@ async function patchSentBy(page: Page, act: () => Promise<void>): Promise<unknow
 
 describe('the animal editor and the filtered list in Chromium', { skip: chromiumMissing, timeout: 240_000 }, () => {
   const suite = dashboardSuite()
-  const { newPage, closePages } = suite
+  const { closePages } = suite
 
   /** The admin API with the operator token, from the test: the answer's JSON, its status checked. */
   const adminJson = async <T = Animal>(method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, body?: object, status = method === 'POST' ? 201 : 200): Promise<T> => {
@@ -38,12 +37,7 @@ describe('the animal editor and the filtered list in Chromium', { skip: chromium
     return response.json<T>()
   }
 
-  async function signedIn(slug: string, path: string): Promise<Page> {
-    const operator = await createUser(suite.t, { role: 'operator' })
-    const { page } = await newPage()
-    await signInThroughForm(page, operator.email, operator.password, `/projects/${slug}/${path}`)
-    return page
-  }
+  const signedIn = (slug: string, path: string) => signedInPage(suite, `/projects/${slug}/${path}`, { role: 'operator' })
 
   test('a whole profile added through the editor, as the admin API and /v1 then show it; on a phone too', async () => {
     const shelter = await suite.t.project({ plan: 'pro' })
@@ -59,38 +53,38 @@ describe('the animal editor and the filtered list in Chromium', { skip: chromium
     assert.deepEqual((await category.locator('option').allInnerTexts()).slice(0, 2), ['Dog', 'Cat'], "the project's categories by name")
 
     await page.getByLabel('Name', { exact: true }).fill('Biscuit')
-    await category.selectOption({ label: 'Dog' })
-    await page.getByLabel('External id').fill('A-2024-0173')
+    await category.selectOption({ label: 'Cat' })
+    await page.getByLabel('External id').fill('C-2025-0042')
     // The breed pickers offer the category's breeds, and take any other name.
     const breeds = page.locator('#animal-breeds option')
-    await breeds.nth(100).waitFor({ state: 'attached' })
-    assert.ok((await breeds.evaluateAll((options) => options.map((o) => o.getAttribute('value')))).includes('Labrador Retriever'))
-    await page.getByLabel('Primary breed').fill('Labrador Retriever')
-    await page.getByLabel('Secondary breed').fill('Beagle')
+    await breeds.nth(50).waitFor({ state: 'attached' })
+    assert.ok((await breeds.evaluateAll((options) => options.map((o) => o.getAttribute('value')))).includes('Bengal'))
+    await page.getByLabel('Primary breed').fill('Bengal')
+    await page.getByLabel('Secondary breed').fill('Siamese')
     await page.getByLabel('Mixed breed').check()
-    await page.getByLabel('Sex').selectOption('female')
-    await page.getByLabel('Age').selectOption('young')
-    await page.getByLabel('Size').selectOption('medium')
+    await page.getByLabel('Sex').selectOption('male')
+    await page.getByLabel('Age').selectOption('adult')
+    await page.getByLabel('Size').selectOption('small')
     await page.getByLabel('Coat').selectOption('short')
-    await page.getByLabel('Date of birth', { exact: true }).fill('2024-03-01')
+    await page.getByLabel('Date of birth', { exact: true }).fill('2021-06-15')
     await page.getByLabel('The date of birth is an estimate').check()
-    await page.getByLabel('Main colour').fill('Black')
-    await page.getByLabel('Second colour').fill('White')
-    await page.getByLabel('Description for adopters').fill('A gentle girl.\nLoves long walks.')
+    await page.getByLabel('Main colour').fill('Brown')
+    await page.getByLabel('Second colour').fill('Black')
+    await page.getByLabel('Description for adopters').fill('A curious cat.\nSleeps in the sun.')
     await answer(page, 'Children', 'Yes').check()
-    await answer(page, 'Dogs', 'Yes').check()
-    await answer(page, 'Cats', 'No').check()
+    await answer(page, 'Dogs', 'No').check()
+    await answer(page, 'Cats', 'Yes').check()
     await answer(page, 'Spayed or neutered', 'Yes').check()
     await answer(page, 'House-trained', 'No').check()
     await answer(page, 'Vaccinated', 'Yes').check()
     await answer(page, 'Special needs', 'Yes').check()
-    await page.getByLabel('What the special needs are').fill('Needs daily insulin.')
-    await page.getByLabel('Amount').fill('150.00')
-    await page.getByLabel('Currency').selectOption('USD')
+    await page.getByLabel('What the special needs are').fill('Kidney diet.')
+    await page.getByLabel('Currency').selectOption('EUR')
+    await page.getByLabel('Amount').fill('75.5')
     await page.getByLabel('Intake date').fill('2025-01-15')
     await page.getByLabel('Location').selectOption({ label: 'Main shelter' })
-    await page.getByLabel('Tags').fill('calm, good on leash')
-    await page.getByLabel('Video links').fill('https://www.youtube.com/watch?v=dQw4w9WgXcQ')
+    await page.getByLabel('Tags').fill('lap cat, indoor only')
+    await page.getByLabel('Video links').fill('https://vimeo.com/76979871')
     await screenshot(page, 'animal-editor-new')
     await page.getByRole('button', { name: 'Add animal' }).click()
 
@@ -101,35 +95,34 @@ describe('the animal editor and the filtered list in Chromium', { skip: chromium
     const expected = {
       id,
       name: 'Biscuit',
-      categoryId: 1,
+      categoryId: 2,
       status: 'available',
-      externalId: 'A-2024-0173',
-      breeds: { primary: 'Labrador Retriever', secondary: 'Beagle', mixed: true },
-      sex: 'female',
-      age: 'young',
-      birthDate: '2024-03-01',
+      externalId: 'C-2025-0042',
+      breeds: { primary: 'Bengal', secondary: 'Siamese', mixed: true },
+      sex: 'male',
+      age: 'adult',
+      birthDate: '2021-06-15',
       birthDateEstimated: true,
-      size: 'medium',
-      colors: ['Black', 'White'],
+      size: 'small',
+      colors: ['Brown', 'Black'],
       coat: 'short',
-      description: 'A gentle girl.\nLoves long walks.',
-      goodWith: { children: 'yes', dogs: 'yes', cats: 'no' },
-      attributes: { spayedNeutered: true, houseTrained: false, vaccinated: true, specialNeeds: true, specialNeedsNote: 'Needs daily insulin.' },
-      adoptionFee: { amount: 15000, currency: 'USD' },
+      description: 'A curious cat.\nSleeps in the sun.',
+      goodWith: { children: 'yes', dogs: 'no', cats: 'yes' },
+      attributes: { spayedNeutered: true, houseTrained: false, vaccinated: true, specialNeeds: true, specialNeedsNote: 'Kidney diet.' },
+      // 75.5 euros, in cents.
+      adoptionFee: { amount: 7550, currency: 'EUR' },
       intakeDate: '2025-01-15',
       locationId: site.id,
-      tags: ['calm', 'good on leash'],
-      videoUrls: ['https://www.youtube.com/watch?v=dQw4w9WgXcQ'],
+      tags: ['lap cat', 'indoor only'],
+      videoUrls: ['https://vimeo.com/76979871'],
     }
     assert.deepEqual(await adminJson('GET', `/projects/${shelter.slug}/animals/${id}`), expected)
     assert.deepEqual((await v1Request(suite.base, shelter.key, 'GET', `/pets/${id}`)).body, expected, '/v1 with the project key shows the same profile')
     // What was saved is what the form shows again.
-    assert.equal(await page.getByLabel('Amount').inputValue(), '150.00')
-    assert.equal(await answer(page, 'Cats', 'No').isChecked(), true)
+    assert.equal(await page.getByLabel('Amount').inputValue(), '75.50')
+    assert.equal(await answer(page, 'Dogs', 'No').isChecked(), true)
 
-    await page.setViewportSize(PHONE)
-    assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'the editor needs no sideways scroll on a phone')
-    await screenshot(page, 'animal-editor-phone')
+    await assertFitsPhone(page, 'animal-editor')
     await closePages()
   })
 
@@ -187,9 +180,8 @@ describe('the animal editor and the filtered list in Chromium', { skip: chromium
     const described = (await videos.getAttribute('aria-describedby')) ?? ''
     assert.match(await page.locator(`[id="${described.split(' ')[0]}"]`).innerText(), /Field "videoUrls" holds/, 'the error is read with the field')
     await screenshot(page, 'animal-editor-error')
-    await page.setViewportSize(PHONE)
-    await screenshot(page, 'animal-editor-error-phone')
-    await page.setViewportSize({ width: 1280, height: 900 })
+    await assertFitsPhone(page, 'animal-editor-error')
+    await page.setViewportSize(DESKTOP)
     await videos.fill('')
 
     // A 409: the external id of another animal.
@@ -268,11 +260,9 @@ describe('the animal editor and the filtered list in Chromium', { skip: chromium
     assert.deepEqual(all, [...all].sort((a, b) => a.localeCompare(b)), 'in name order across the pages')
     assert.deepEqual(all.slice(0, 4), ['Bella', 'Duke', 'Tom', 'Zed 01'])
 
-    await page.setViewportSize(PHONE)
     await page.goto(`/dashboard${base}?sex=male`)
     await rowsAre(rows, 2)
-    assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'the filtered list needs no sideways scroll on a phone')
-    await screenshot(page, 'animals-filtered-phone')
+    await assertFitsPhone(page, 'animals-filtered')
     await closePages()
   })
 })

@@ -8,21 +8,14 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { Page } from 'playwright-core'
-import { createUser } from './helpers/accounts.js'
 import { admin } from './helpers/admin.js'
-import { assertTableFits, chromiumMissing, dashboardSuite, rowsAre, screenshot, signInThroughForm, textOf, v1Request } from './helpers/browser.js'
+import { assertTableFits, chromiumMissing, dashboardSuite, rowsAre, screenshot, signedInPage, textOf, v1Request } from './helpers/browser.js'
 
 describe('the Locations and Categories tabs in Chromium', { skip: chromiumMissing, timeout: 240_000 }, () => {
   const suite = dashboardSuite()
-  const { newPage, closePages } = suite
+  const { closePages } = suite
 
-  async function signedIn(slug: string, tab: string): Promise<Page> {
-    const owner = await createUser(suite.t, { role: 'owner', projects: [slug] })
-    const { page } = await newPage()
-    await signInThroughForm(page, owner.email, owner.password, `/projects/${slug}/${tab}`)
-    return page
-  }
+  const signedIn = (slug: string, tab: string) => signedInPage(suite, `/projects/${slug}/${tab}`, { role: 'owner', projects: [slug] })
 
   test('locations: added, edited with a merge patch, removed; one with animals explained; on a phone too', async () => {
     const shelter = await suite.t.project({ plan: 'pro' })

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks'
 import { AnimalFilters, filtersOf, isFiltered, queryOf, showsAtEnd, SORTS } from './animal-list/filters'
-import { api, ApiError, messageOf, page, PET_STATUSES, type Pet, type PetStatus, type ProjectCategory, type RequestBody } from './api'
+import { api, page, PET_STATUSES, type Pet, type PetStatus, type ProjectCategory, type RequestBody } from './api'
 import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FormCard, FormDialog, Hidden, Loading, RowActions, RowButton, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { replacing, useEditDialog } from './edit-dialog'
 import { SelectField } from './form-fields'
-import { MoreButton, usePagedList } from './paged-list'
+import { MoreButton, removeFromList, usePagedList } from './paged-list'
 import { categoryName, useCategories, useLocations } from './project-choices'
 import { animalPath, Link, navigate, projectPath } from './router'
 
@@ -25,7 +26,10 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
   const filters = filtersOf(search)
   const [draft, setDraft] = useState(filters)
   const [status, setStatus] = useState<string | null>(null)
-  const [editing, setEditing] = useState<Pet | null>(null)
+  const editor = useEditDialog<Pet>((changed) => {
+    list.update(replacing(changed))
+    setStatus(`${changed.name} is saved.`)
+  })
   const { dialog, ask } = useConfirm()
   const categories = useCategories(slug)
   const locations = useLocations(slug)
@@ -49,26 +53,16 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
         confirmLabel: 'Remove animal',
         danger: true,
       },
-      async () => {
-        list.setError(null)
-        setStatus(null)
-        try {
-          await api.delete('/projects/{slug}/animals/{petId}', { path: { slug, petId: pet.id } })
-          list.update((items) => items.filter((p) => p.id !== pet.id))
-          setStatus(`${pet.name} is removed.`)
-        } catch (caught) {
-          list.setError(
-            caught instanceof ApiError && caught.code === 'pet_has_open_order' ? (
-              <>
-                {pet.name} has an open adoption order (placed or approved), so it cannot be removed yet. Deliver or cancel the order on the{' '}
-                <Link to={projectPath(slug, 'orders')}>Orders tab</Link>, then remove the animal.
-              </>
-            ) : (
-              messageOf(caught)
-            ),
-          )
-        }
-      },
+      () =>
+        removeFromList(list, pet, () => api.delete('/projects/{slug}/animals/{petId}', { path: { slug, petId: pet.id } }), setStatus, {
+          code: 'pet_has_open_order',
+          explanation: (
+            <>
+              {pet.name} has an open adoption order (placed or approved), so it cannot be removed yet. Deliver or cancel the order on the{' '}
+              <Link to={projectPath(slug, 'orders')}>Orders tab</Link>, then remove the animal.
+            </>
+          ),
+        }),
     )
 
   const filtered = isFiltered(filters)
@@ -121,7 +115,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
                     <Link to={animalPath(slug, pet.id)} class="button-link">
                       Profile<Hidden> of {pet.name}</Hidden>
                     </Link>
-                    <RowButton label="Edit" what={pet.name} onClick={() => setEditing(pet)} />
+                    <RowButton label="Edit" what={pet.name} onClick={() => editor.edit(pet)} />
                     <RowButton label="Remove" what={pet.name} danger onClick={() => remove(pet)} />
                   </RowActions>
                 </tr>
@@ -131,19 +125,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
         </TableWrap>
       )}
       <MoreButton list={list} pageSize={PAGE_SIZE} label="More animals" none="No more animals." />
-      {editing && (
-        <EditAnimalDialog
-          slug={slug}
-          pet={editing}
-          categories={categories.items}
-          onDone={(changed) => {
-            setEditing(null)
-            if (!changed) return
-            list.update((items) => items.map((p) => (p.id === changed.id ? changed : p)))
-            setStatus(`${changed.name} is saved.`)
-          }}
-        />
-      )}
+      {editor.editing && <EditAnimalDialog slug={slug} pet={editor.editing} categories={categories.items} onDone={editor.done} />}
       {dialog}
     </>
   )

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type ProjectCategory } from './api'
 import { FieldProblem, problemFor, useFieldSubmit } from './changes'
 import { Badge, ErrorMessage, FormCard, FormDialog, Loading, RowActions, RowButton, StackedTable, StatusMessage, useActions, useConfirm } from './components'
+import { replacing, useEditDialog } from './edit-dialog'
 import { TextAreaField, TextField } from './form-fields'
 
 /** The breeds typed one per line (or comma-separated), each once. */
@@ -27,8 +28,11 @@ function originOf(category: ProjectCategory): string {
  */
 export function Categories({ slug }: { slug: string }) {
   const [categories, setCategories] = useState<ProjectCategory[] | null>(null)
-  const [editing, setEditing] = useState<ProjectCategory | null>(null)
   const { status, error, setStatus, setError, act } = useActions()
+  const editor = useEditDialog<ProjectCategory>((changed) => {
+    setCategories((list) => list && replacing(changed)(list))
+    setStatus(`${changed.name} is saved.`)
+  })
   const { dialog, ask } = useConfirm()
 
   const load = () => api.get('/projects/{slug}/categories', { path: { slug } }).then(setCategories, (caught: unknown) => setError(messageOf(caught)))
@@ -92,25 +96,14 @@ export function Categories({ slug }: { slug: string }) {
                 <Badge tone={category.own ? 'good' : 'neutral'}>{originOf(category)}</Badge>
               </td>
               <RowActions>
-                <RowButton label="Edit" what={category.name} onClick={() => setEditing(category)} />
+                <RowButton label="Edit" what={category.name} onClick={() => editor.edit(category)} />
                 {category.own && <RowButton label={category.defaultName === null ? 'Remove' : 'Restore default'} what={category.name} danger={category.defaultName === null} onClick={() => remove(category)} />}
               </RowActions>
             </tr>
           ))}
         </StackedTable>
       )}
-      {editing && (
-        <EditCategoryDialog
-          slug={slug}
-          category={editing}
-          onDone={(changed) => {
-            setEditing(null)
-            if (!changed) return
-            setCategories((list) => list && list.map((c) => (c.id === changed.id ? changed : c)))
-            setStatus(`${changed.name} is saved.`)
-          }}
-        />
-      )}
+      {editor.editing && <EditCategoryDialog slug={slug} category={editor.editing} onDone={editor.done} />}
       {dialog}
     </>
   )

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks'
-import { api, ApiError, messageOf, page, type ProjectLocation } from './api'
+import { api, page, type ProjectLocation } from './api'
 import { useFieldSubmit } from './changes'
 import { ErrorMessage, FormCard, FormDialog, Loading, RowActions, RowButton, StackedTable, StatusMessage, useConfirm } from './components'
+import { replacing, useEditDialog } from './edit-dialog'
 import { addressLine, LocationFields, locationChangesOf, locationDraftOf, newLocationOf } from './location-fields'
-import { MoreButton, usePagedList } from './paged-list'
+import { MoreButton, removeFromList, usePagedList } from './paged-list'
 import { Link, projectPath } from './router'
 
 const PAGE_SIZE = 50
@@ -15,32 +16,26 @@ const PAGE_SIZE = 50
  */
 export function Locations({ slug }: { slug: string }) {
   const [status, setStatus] = useState<string | null>(null)
-  const [editing, setEditing] = useState<ProjectLocation | null>(null)
   const { dialog, ask } = useConfirm()
   const list = usePagedList(slug, (next) => page('/projects/{slug}/locations', { path: { slug }, query: { limit: PAGE_SIZE } }, next))
+  const editor = useEditDialog<ProjectLocation>((changed) => {
+    list.update(replacing(changed))
+    setStatus(`${changed.name} is saved.`)
+  })
   const locations = list.items
 
   const remove = (location: ProjectLocation) =>
-    ask({ title: `Remove ${location.name}?`, body: <p>Animals can no longer be placed at {location.name}. A location where animals are cannot be removed.</p>, confirmLabel: 'Remove location', danger: true }, async () => {
-      list.setError(null)
-      setStatus(null)
-      try {
-        await api.delete('/projects/{slug}/locations/{locationId}', { path: { slug, locationId: location.id } })
-        list.update((items) => items.filter((l) => l.id !== location.id))
-        setStatus(`${location.name} is removed.`)
-      } catch (caught) {
-        list.setError(
-          caught instanceof ApiError && caught.code === 'location_in_use' ? (
-            <>
-              {location.name} still has animals, so it cannot be removed: move them to another location (or none) first. See{' '}
-              <Link to={projectPath(slug, 'animals', { locationId: String(location.id) })}>the animals at {location.name}</Link>.
-            </>
-          ) : (
-            messageOf(caught)
-          ),
-        )
-      }
-    })
+    ask({ title: `Remove ${location.name}?`, body: <p>Animals can no longer be placed at {location.name}. A location where animals are cannot be removed.</p>, confirmLabel: 'Remove location', danger: true }, () =>
+      removeFromList(list, location, () => api.delete('/projects/{slug}/locations/{locationId}', { path: { slug, locationId: location.id } }), setStatus, {
+        code: 'location_in_use',
+        explanation: (
+          <>
+            {location.name} still has animals, so it cannot be removed: move them to another location (or none) first. See{' '}
+            <Link to={projectPath(slug, 'animals', { locationId: String(location.id) })}>the animals at {location.name}</Link>.
+          </>
+        ),
+      }),
+    )
 
   return (
     <>
@@ -66,7 +61,7 @@ export function Locations({ slug }: { slug: string }) {
               <td data-label="Address">{addressLine(location) || <span class="muted">None</span>}</td>
               <td data-label="Coordinates">{location.coordinates ? `${location.coordinates.latitude}, ${location.coordinates.longitude}` : <span class="muted">None</span>}</td>
               <RowActions>
-                <RowButton label="Edit" what={location.name} onClick={() => setEditing(location)} />
+                <RowButton label="Edit" what={location.name} onClick={() => editor.edit(location)} />
                 <RowButton label="Remove" what={location.name} danger onClick={() => remove(location)} />
               </RowActions>
             </tr>
@@ -74,18 +69,7 @@ export function Locations({ slug }: { slug: string }) {
         </StackedTable>
       )}
       <MoreButton list={list} pageSize={PAGE_SIZE} label="More locations" none="No more locations." />
-      {editing && (
-        <EditLocationDialog
-          slug={slug}
-          location={editing}
-          onDone={(changed) => {
-            setEditing(null)
-            if (!changed) return
-            list.update((items) => items.map((l) => (l.id === changed.id ? changed : l)))
-            setStatus(`${changed.name} is saved.`)
-          }}
-        />
-      )}
+      {editor.editing && <EditLocationDialog slug={slug} location={editor.editing} onDone={editor.done} />}
       {dialog}
     </>
   )

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { messageOf, type NextPage, type Page } from './api'
+import { ApiError, messageOf, type NextPage, type Page } from './api'
 
 /** A list read page by page from an admin API list operation, following its `Link: rel="next"`. */
 export interface PagedList<T> {
@@ -60,6 +60,28 @@ export function usePagedList<T>(key: string, load: (next: NextPage | null) => Pr
     }
   }
   return { items, next, loadingMore, error, setError, update: (change) => setItems((list) => change(list ?? [])), more }
+}
+
+/**
+ * Removes an item of the list with `call` and says so (`say`); on failure, the list's error is
+ * the page's own explanation when the API refused with `refusal.code`, else the API's message.
+ */
+export async function removeFromList<T extends { id: number; name: string }>(
+  list: PagedList<T>,
+  item: T,
+  call: () => Promise<unknown>,
+  say: (status: string | null) => void,
+  refusal: { code: string; explanation: ComponentChildren },
+): Promise<void> {
+  list.setError(null)
+  say(null)
+  try {
+    await call()
+    list.update((items) => items.filter((other) => other.id !== item.id))
+    say(`${item.name} is removed.`)
+  } catch (caught) {
+    list.setError(caught instanceof ApiError && caught.code === refusal.code ? refusal.explanation : messageOf(caught))
+  }
 }
 
 /** "More …" while the list has a next page; once more than a page was read and none is left, says so. */

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { after, before } from 'node:test'
 import { DEFAULT_DASHBOARD_ROOT } from '../../src/web/dashboard.module.js'
+import { createUser } from './accounts.js'
 import { createAdminApp } from './admin.js'
 import { ManualClock, type TestApp, type TestAppOptions } from './app.js'
 
@@ -238,6 +239,24 @@ export async function signInThroughForm(page: Page, email: string, password: str
   await page.waitForURL((url) => url.pathname !== '/dashboard/sign-in')
   if (next === '/') await heading(page, 'Projects').waitFor()
   else await page.waitForURL((url) => url.pathname === `/dashboard${next}`)
+}
+
+/**
+ * A page of its own, signed in through the form as a new user (`account`: its role, and an
+ * owner's projects) on `next`, a dashboard path.
+ */
+export async function signedInPage(suite: DashboardSuite, next: string, account: Parameters<typeof createUser>[1] = {}): Promise<Page> {
+  const user = await createUser(suite.t, account)
+  const { page } = await suite.newPage()
+  await signInThroughForm(page, user.email, user.password, next)
+  return page
+}
+
+/** On a 390 px phone, the page needs no sideways scroll; its screenshot is `<name>-phone`. */
+export async function assertFitsPhone(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(PHONE)
+  assert.ok((await pageScrollWidth(page)) <= PHONE.width, `${name}: the page is no wider than a phone`)
+  await screenshot(page, `${name}-phone`)
 }
 
 /** `GET /v1/pets` with a key, from the test (not the browser). */
