@@ -47,8 +47,9 @@ LONGEST=(
 ONCE=(
   test/bench.test.ts test/config.test.ts test/dependencies.test.ts test/limiter-store.test.ts
   test/serialization.test.ts
-  test/dashboard-animals-browser.test.ts test/dashboard-audit-browser.test.ts
-  test/dashboard-browser.test.ts test/dashboard-domains-browser.test.ts
+  test/dashboard-animal-editor-browser.test.ts test/dashboard-animals-browser.test.ts
+  test/dashboard-audit-browser.test.ts test/dashboard-browser.test.ts
+  test/dashboard-domains-browser.test.ts test/dashboard-locations-categories-browser.test.ts
   test/dashboard-users-browser.test.ts test/dashboard-webhooks-browser.test.ts
   test/docs-browser.test.ts
 )

@@ -257,6 +257,23 @@ describe('animals of a project (admin API)', () => {
   })
 })
 
+describe("a category's breeds (admin API)", () => {
+  test('the shipped breeds and those the project added, in alphabetical order; an id that names no category is 404', async () => {
+    const { slug } = await project()
+    const breeds = async (id: number) => (await admin(t, 'GET', `/projects/${slug}/categories/${id}/breeds`)).json<{ name: string }[]>().map((breed) => breed.name)
+    const shipped = await breeds(1)
+    assert.ok(shipped.includes('Labrador Retriever'))
+    assert.deepEqual(shipped, [...shipped].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })))
+
+    assert.equal((await admin(t, 'PUT', `/projects/${slug}/categories/1`, { name: 'Dog', breeds: ['Aaa Shelter Mix'] })).statusCode, 200)
+    assert.deepEqual(await breeds(1), ['Aaa Shelter Mix', ...shipped])
+    assert.equal((await admin(t, 'PUT', `/projects/${slug}/categories/500`, { name: 'Axolotl', breeds: ['Leucistic', 'Golden'] })).statusCode, 200)
+    assert.deepEqual(await breeds(500), ['Golden', 'Leucistic'])
+
+    assertError(await admin(t, 'GET', `/projects/${slug}/categories/501/breeds`), 404, 'not_found', /No category with id 501/)
+  })
+})
+
 describe('adoption orders of a project (admin API)', () => {
   async function place(key: string, petId: number): Promise<number> {
     const response = await t.request({ method: 'POST', url: '/v1/store/orders', headers: bearer(key), payload: { petId } })

@@ -134,6 +134,7 @@ const REQUESTS: Record<string, RequestSpec> = {
   updateLocation: { success: 200, body: () => ({ name: 'Renamed site' }) },
   removeLocation: { success: 204 },
   listProjectCategories: { success: 200 },
+  listProjectBreeds: { success: 200 },
   setCategory: { success: 200, body: () => ({ name: 'Hound', breeds: ['Matrix'] }) },
   removeCategory: { success: 204 },
 }

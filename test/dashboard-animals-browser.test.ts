@@ -8,56 +8,17 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { Locator, Page } from 'playwright-core'
 import { createUser } from './helpers/accounts.js'
-import { assertInside, boxOf, chromiumMissing, dashboardSuite, DESKTOP, focusedOnRemoval, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
+import { assertTableFits as assertFits, chromiumMissing, dashboardSuite, focusedOnRemoval, isFocused, pageScrollWidth, PHONE, rowsAre, screenshot, signInThroughForm, textOf, v1Request } from './helpers/browser.js'
 
 const NAMES = ['Bella', 'Max', 'Luna', 'Charlie', 'Lucy', 'Cooper', 'Daisy', 'Milo', 'Lola', 'Rocky', 'Sadie', 'Buddy', 'Molly', 'Bear', 'Bailey', 'Duke', 'Stella', 'Tucker', 'Zoe', 'Oliver', 'Penny', 'Jack', 'Rosie', 'Teddy', 'Nala', 'Leo', 'Coco', 'Winston', 'Maggie', 'Ziggy']
-
-/** At both sizes: the page needs no sideways scroll, the table none either, and every button of a row lies within its row and the screen. */
-async function assertFits(page: Page, table: Locator, name: string): Promise<void> {
-  for (const viewport of [DESKTOP, PHONE]) {
-    await page.setViewportSize(viewport)
-    const where = `${name} at ${viewport.width} px`
-    for (const row of (await table.locator('tbody tr').all()).slice(0, 6)) {
-      const rowBox = await boxOf(row)
-      for (const button of await row.getByRole('button').all()) {
-        const buttonBox = await boxOf(button)
-        assertInside(buttonBox, rowBox, `${where}: button "${await button.innerText()}" within its row`)
-        assertInside(buttonBox, { x: 0, y: 0, width: viewport.width, height: Number.MAX_SAFE_INTEGER }, `${where}: button "${await button.innerText()}" on screen`)
-      }
-    }
-    assert.ok((await pageScrollWidth(page)) <= viewport.width, `${where}: the page is no wider than the screen`)
-    const [scrollWidth, clientWidth] = await table.locator('xpath=ancestor::div[contains(@class, "table-wrap")][1]').evaluate((div) => [div.scrollWidth, div.clientWidth])
-    assert.ok((scrollWidth ?? 0) <= (clientWidth ?? 0), `${where}: the table needs no sideways scroll (${scrollWidth} > ${clientWidth})`)
-    await screenshot(page, viewport === DESKTOP ? name : `${name}-phone`)
-  }
-  await page.setViewportSize(DESKTOP)
-}
-
-/** Waits until `rows` are exactly `count` (the page renders asynchronously). */
-async function rowsAre(rows: Locator, count: number): Promise<void> {
-  await rows.nth(count - 1).waitFor()
-  await rows.nth(count).waitFor({ state: 'detached' })
-}
-
-function isFocused(locator: Locator): Promise<boolean> {
-  return locator.evaluate((element) => element === element.ownerDocument.activeElement)
-}
 
 describe('the Animals and Orders tabs in Chromium', { skip: chromiumMissing, timeout: 180_000 }, () => {
   const suite = dashboardSuite()
   const { newPage, closePages } = suite
 
   /** /v1 with the project's key, from the test. */
-  const v1 = async (key: string, method: string, path: string, body?: object) => {
-    const response = await fetch(`${suite.base}/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body && { 'content-type': 'application/json' }) },
-      body: body && JSON.stringify(body),
-    })
-    return { status: response.status, body: response.status === 204 ? undefined : ((await response.json()) as Record<string, unknown>) }
-  }
+  const v1 = (key: string, method: string, path: string, body?: object) => v1Request(suite.base, key, method, path, body)
 
   test('animals: paged with "More", filtered in the address, added, edited by keyboard, removed; an open order explained; on a phone too', async () => {
     const shelter = await suite.t.project({ plan: 'pro' })

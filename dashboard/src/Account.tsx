@@ -14,7 +14,7 @@ export function Account({ session }: { session: Session }) {
   const change = useSubmit(async () => {
     setStatus(null)
     if (password !== confirmation) throw new Error(PASSWORDS_DIFFER)
-    await api<void>('PUT', '/account/password', { currentPassword: current, newPassword: password })
+    await api.put('/account/password', { body: { currentPassword: current, newPassword: password } })
     setCurrent('')
     setPassword('')
     setConfirmation('')

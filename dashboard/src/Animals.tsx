@@ -1,7 +1,12 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, messageOf, path, PET_STATUSES, type Pet, type PetStatus, type RequestBody } from './api'
-import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FilterForm, FormCard, FormDialog, Loading, MoreButton, RowActions, RowButton, SelectField, StatusMessage, TableWrap, useConfirm, usePagedList, useSubmit } from './components'
-import { Link, navigate, projectPath, queryString } from './router'
+import { AnimalFilters, filtersOf, isFiltered, queryOf, showsAtEnd, SORTS } from './animal-list/filters'
+import { api, page, PET_STATUSES, type Pet, type PetStatus, type ProjectCategory, type RequestBody } from './api'
+import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, FormCard, FormDialog, Hidden, Loading, RowActions, RowButton, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { replacing, useEditDialog } from './edit-dialog'
+import { SelectField } from './form-fields'
+import { MoreButton, removeFromList, usePagedList } from './paged-list'
+import { categoryName, useCategories, useLocations } from './project-choices'
+import { animalPath, Link, navigate, projectPath } from './router'
 
 const PAGE_SIZE = 25
 
@@ -11,34 +16,25 @@ export function PetStatusBadge({ status }: { status: PetStatus }) {
   return <Badge tone={STATUS_TONE[status]}>{status}</Badge>
 }
 
-/** The filters of the tab, kept in its address so that a filtered view can be shared. */
-interface Filters {
-  status: PetStatus | ''
-  name: string
-}
-
-function filtersOf(search: string): Filters {
-  const params = new URLSearchParams(search)
-  const status = params.get('status') ?? ''
-  return { status: PET_STATUSES.includes(status as PetStatus) ? (status as PetStatus) : '', name: params.get('name') ?? '' }
-}
-
-function matches(pet: Pet, filters: Filters): boolean {
-  return (!filters.status || pet.status === filters.status) && pet.name.toLowerCase().includes(filters.name.toLowerCase())
-}
-
 /**
- * A project's animals: a table paged by the id cursor ("More animals"), filtered by status and by
- * a part of the name; add one, change its name and category, remove it. An animal's status is
- * not edited here: its adoption orders move it (the Orders tab).
+ * A project's animals: a table paged by the API's cursor ("More animals"), with the API's filters
+ * and search (in the address); add one by name and category (or with a whole profile, in the
+ * editor), change its name and category, open its profile, remove it. An animal's status is not
+ * edited here: its adoption orders move it (the Orders tab).
  */
 export function Animals({ slug, search }: { slug: string; search: string }) {
   const filters = filtersOf(search)
-  const [draft, setDraft] = useState<Filters>(filters)
+  const [draft, setDraft] = useState(filters)
   const [status, setStatus] = useState<string | null>(null)
-  const [editing, setEditing] = useState<Pet | null>(null)
+  const editor = useEditDialog<Pet>((changed) => {
+    list.update(replacing(changed))
+    setStatus(`${changed.name} is saved.`)
+  })
   const { dialog, ask } = useConfirm()
-  const list = usePagedList<Pet>(path`/projects/${slug}/animals` + queryString({ limit: String(PAGE_SIZE), status: filters.status, name: filters.name }))
+  const categories = useCategories(slug)
+  const locations = useLocations(slug)
+  const query = { ...queryOf(filters), limit: PAGE_SIZE, sort: filters.sort }
+  const list = usePagedList(search, (next) => page('/projects/{slug}/animals', { path: { slug }, query }, next))
   const animals = list.items
   useEffect(() => setDraft(filters), [search])
 
@@ -57,55 +53,38 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
         confirmLabel: 'Remove animal',
         danger: true,
       },
-      async () => {
-        list.setError(null)
-        setStatus(null)
-        try {
-          await api<void>('DELETE', path`/projects/${slug}/animals/${pet.id}`)
-          list.update((items) => items.filter((p) => p.id !== pet.id))
-          setStatus(`${pet.name} is removed.`)
-        } catch (caught) {
-          list.setError(
-            caught instanceof ApiError && caught.code === 'pet_has_open_order' ? (
-              <>
-                {pet.name} has an open adoption order (placed or approved), so it cannot be removed yet. Deliver or cancel the order on the{' '}
-                <Link to={projectPath(slug, 'orders')}>Orders tab</Link>, then remove the animal.
-              </>
-            ) : (
-              messageOf(caught)
-            ),
-          )
-        }
-      },
+      () =>
+        removeFromList(list, pet, () => api.delete('/projects/{slug}/animals/{petId}', { path: { slug, petId: pet.id } }), setStatus, {
+          code: 'pet_has_open_order',
+          explanation: (
+            <>
+              {pet.name} has an open adoption order (placed or approved), so it cannot be removed yet. Deliver or cancel the order on the{' '}
+              <Link to={projectPath(slug, 'orders')}>Orders tab</Link>, then remove the animal.
+            </>
+          ),
+        }),
     )
 
-  const filtered = Boolean(filters.status || filters.name)
+  const filtered = isFiltered(filters)
+  const order = SORTS.find((sort) => sort.value === filters.sort)?.value
   return (
     <>
       <h2 tabIndex={-1}>Animals</h2>
+      <p>
+        Add an animal by its name and category here, or <Link to={animalPath(slug, 'new')}>add one with its whole profile</Link>.
+      </p>
       <NewAnimalForm
         slug={slug}
+        categories={categories.items}
         onAdded={(pet) => {
           setStatus(`${pet.name} is added (id ${pet.id}).`)
           // In id order, a new animal comes last: shown once the list's end is loaded.
-          if (list.next === null && matches(pet, filters)) list.update((items) => [...items, pet])
+          if (list.next === null && showsAtEnd(pet, filters)) list.update((items) => [...items, pet])
         }}
       />
       {/* Filters once there is something to filter. */}
       {(filtered || Boolean(animals?.length)) && (
-        <FilterForm label="Filter the animals" onApply={() => navigate(projectPath(slug, 'animals', { status: draft.status, name: draft.name.trim() }))}>
-          <SelectField
-            id="animals-status"
-            label="Filter by status"
-            value={draft.status}
-            options={[{ value: '', text: 'Any status' }, ...PET_STATUSES.map((value) => ({ value, text: value }))]}
-            onChange={(value) => setDraft({ ...draft, status: value })}
-          />
-          <div class="field">
-            <label for="animals-name">Name contains</label>
-            <input id="animals-name" type="search" maxLength={100} value={draft.name} onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })} />
-          </div>
-        </FilterForm>
+        <AnimalFilters draft={draft} setDraft={setDraft} categories={categories.items} locations={locations.items} onApply={() => navigate(projectPath(slug, 'animals', queryOf(draft)))} />
       )}
       <StatusMessage text={status} />
       <ErrorMessage error={list.error} />
@@ -116,7 +95,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
           <table class="animals stacked">
             <caption>
               Animals of {slug}
-              {filtered ? ' (filtered)' : ''}, in the order they were added
+              {filtered ? ' (filtered)' : ''}, {order === '-createdAt' ? 'newest first' : order === 'name' ? 'by name' : 'in the order they were added'}
             </caption>
             <ColumnHeads names={['Name', 'Id', 'Category', 'Status', 'Actions']} />
             <tbody>
@@ -126,12 +105,17 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
                     {pet.name}
                   </th>
                   <td data-label="Id">{pet.id}</td>
-                  <td data-label="Category">{pet.categoryId}</td>
+                  <td data-label="Category">
+                    <CategoryName categories={categories.items} id={pet.categoryId} />
+                  </td>
                   <td data-label="Status">
                     <PetStatusBadge status={pet.status} />
                   </td>
                   <RowActions>
-                    <RowButton label="Edit" what={pet.name} onClick={() => setEditing(pet)} />
+                    <Link to={animalPath(slug, pet.id)} class="button-link">
+                      Profile<Hidden> of {pet.name}</Hidden>
+                    </Link>
+                    <RowButton label="Edit" what={pet.name} onClick={() => editor.edit(pet)} />
                     <RowButton label="Remove" what={pet.name} danger onClick={() => remove(pet)} />
                   </RowActions>
                 </tr>
@@ -141,18 +125,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
         </TableWrap>
       )}
       <MoreButton list={list} pageSize={PAGE_SIZE} label="More animals" none="No more animals." />
-      {editing && (
-        <EditAnimalDialog
-          slug={slug}
-          pet={editing}
-          onDone={(changed) => {
-            setEditing(null)
-            if (!changed) return
-            list.update((items) => items.map((p) => (p.id === changed.id ? changed : p)))
-            setStatus(`${changed.name} is saved.`)
-          }}
-        />
-      )}
+      {editor.editing && <EditAnimalDialog slug={slug} pet={editor.editing} categories={categories.items} onDone={editor.done} />}
       {dialog}
     </>
   )
@@ -164,7 +137,29 @@ function categoryOf(text: string): number | undefined {
   return text.trim() !== '' && Number.isSafeInteger(value) && value >= 1 ? value : undefined
 }
 
-function NameAndCategory({ id, name, category, onName, onCategory }: { id: string; name: string; category: string; onName: (v: string) => void; onCategory: (v: string) => void }) {
+/** A category's name, and its id beside it (an id that names no category shows alone). */
+function CategoryName({ categories, id }: { categories: readonly ProjectCategory[] | null; id: number }) {
+  const name = categoryName(categories, id)
+  return name === String(id) ? <span>{id}</span> : <span>{name} <span class="muted">({id})</span></span>
+}
+
+function NameAndCategory({
+  id,
+  name,
+  category,
+  categories,
+  onName,
+  onCategory,
+}: {
+  id: string
+  name: string
+  category: string
+  categories: readonly ProjectCategory[] | null
+  onName: (v: string) => void
+  onCategory: (v: string) => void
+}) {
+  const typed = categoryOf(category)
+  const named = typed === undefined ? undefined : categories?.find((c) => c.id === typed)?.name
   return (
     <>
       <div class="field">
@@ -173,44 +168,47 @@ function NameAndCategory({ id, name, category, onName, onCategory }: { id: strin
       </div>
       <div class="field">
         <label for={`${id}-category`}>Category id</label>
-        <input id={`${id}-category`} type="number" required min={1} step={1} inputMode="numeric" value={category} onInput={(e) => onCategory(e.currentTarget.value)} />
+        <input id={`${id}-category`} type="number" required min={1} step={1} inputMode="numeric" aria-describedby={`${id}-category-name`} value={category} onInput={(e) => onCategory(e.currentTarget.value)} />
+        <p class="help" id={`${id}-category-name`}>
+          {typed === undefined ? 'A whole number from 1' : (named ?? 'No category of the project has this id: see the Categories tab')}
+        </p>
       </div>
     </>
   )
 }
 
-function NewAnimalForm({ slug, onAdded }: { slug: string; onAdded: (pet: Pet) => void }) {
+function NewAnimalForm({ slug, categories, onAdded }: { slug: string; categories: readonly ProjectCategory[] | null; onAdded: (pet: Pet) => void }) {
   const [name, setName] = useState('')
   const [category, setCategory] = useState('1')
   const [status, setStatus] = useState<PetStatus>('available')
   const form = useSubmit(async () => {
     const body: RequestBody<'addAnimal'> = { name: name.trim(), categoryId: categoryOf(category) ?? Number.NaN, status }
-    const pet = await api<Pet>('POST', path`/projects/${slug}/animals`, body)
+    const pet = await api.post('/projects/{slug}/animals', { path: { slug }, body })
     setName('')
     onAdded(pet)
     document.getElementById('new-animal-name')?.focus()
   })
   return (
     <FormCard id="new-animal" title="Add an animal" submitLabel="Add animal" form={form}>
-      <NameAndCategory id="new-animal" name={name} category={category} onName={setName} onCategory={setCategory} />
+      <NameAndCategory id="new-animal" name={name} category={category} categories={categories} onName={setName} onCategory={setCategory} />
       <SelectField id="new-animal-status" label="Status" value={status} options={PET_STATUSES.map((value) => ({ value, text: value }))} onChange={setStatus} />
     </FormCard>
   )
 }
 
 /** Name and category of an animal, in a modal form; `onDone` with the animal as saved, or nothing when cancelled. */
-function EditAnimalDialog({ slug, pet, onDone }: { slug: string; pet: Pet; onDone: (changed?: Pet) => void }) {
+function EditAnimalDialog({ slug, pet, categories, onDone }: { slug: string; pet: Pet; categories: readonly ProjectCategory[] | null; onDone: (changed?: Pet) => void }) {
   const [name, setName] = useState(pet.name)
   const [category, setCategory] = useState(String(pet.categoryId))
   const form = useSubmit(async () => {
     const changes: RequestBody<'updateAnimal'> = {}
     if (name.trim() !== pet.name) changes.name = name.trim()
     if (categoryOf(category) !== pet.categoryId) changes.categoryId = categoryOf(category) ?? Number.NaN
-    onDone(Object.keys(changes).length === 0 ? undefined : await api<Pet>('PATCH', path`/projects/${slug}/animals/${pet.id}`, changes))
+    onDone(Object.keys(changes).length === 0 ? undefined : await api.patch('/projects/{slug}/animals/{petId}', { path: { slug, petId: pet.id }, body: changes }))
   })
   return (
     <FormDialog title={`Edit ${pet.name}`} submitLabel="Save" form={form} onCancel={() => onDone()}>
-      <NameAndCategory id="edit-animal" name={name} category={category} onName={setName} onCategory={setCategory} />
+      <NameAndCategory id="edit-animal" name={name} category={category} categories={categories} onName={setName} onCategory={setCategory} />
       <p class="help">The status follows the animal's adoption orders: see the Orders tab.</p>
     </FormDialog>
   )

@@ -5,7 +5,7 @@ import { api, ApiError, messageOf, onUnauthorized, type Session, setCsrfToken } 
 import { ErrorMessage, Loading } from './components'
 import { ProjectPage } from './ProjectPage'
 import { Projects } from './Projects'
-import { Link, navigate, parseRoute, projectPath, type Route, TABS, useLocation } from './router'
+import { Link, navigate, parseRoute, projectRoutePath, type Route, TABS, useLocation } from './router'
 import { SignIn } from './SignIn'
 import { Users } from './Users'
 
@@ -29,8 +29,11 @@ function titleOf(route: Route): string {
       return 'Users'
     case 'account':
       return 'Account'
-    case 'project':
-      return `${TABS.find((t) => t.tab === route.tab)?.label ?? ''} · ${route.slug}`
+    case 'project': {
+      const tab = TABS.find((t) => t.tab === route.tab)?.label ?? ''
+      if (route.animal === 'new') return `New animal · ${tab} · ${route.slug}`
+      return route.animal === undefined ? `${tab} · ${route.slug}` : `Animal ${route.animal} · ${tab} · ${route.slug}`
+    }
     case 'notFound':
       return 'Page not found'
   }
@@ -56,7 +59,7 @@ export function App() {
       setSession(null)
       setNotice('Your session has ended: sign in again.')
     })
-    api<Session>('GET', '/session', undefined, { redirectOn401: false }).then(
+    api.get('/session', { redirectOn401: false }).then(
       (current) => {
         setCsrfToken(current.csrfToken)
         setSession(current)
@@ -73,7 +76,7 @@ export function App() {
     if (session === undefined) return
     if (session === null && route.name !== 'signIn') navigate(signInPath(appPath()), { replace: true })
     else if (session && route.name === 'signIn') navigate(route.next ?? '/', { replace: true })
-    else if (route.name === 'project' && location.path !== projectPath(route.slug, route.tab)) navigate(projectPath(route.slug, route.tab), { replace: true })
+    else if (route.name === 'project' && location.path !== projectRoutePath(route)) navigate(projectRoutePath(route), { replace: true })
   }, [session, location.path, location.search])
 
   // A new page: its title, and focus on its heading so screen readers start there (not on first load).
@@ -95,7 +98,7 @@ export function App() {
   const signOut = async () => {
     setError(null)
     try {
-      await api<void>('DELETE', '/session', undefined, { redirectOn401: false })
+      await api.delete('/session', { redirectOn401: false })
     } catch (caught) {
       // Already signed out (401) is what was asked; anything else is said.
       if (!(caught instanceof ApiError && caught.status === 401)) {
@@ -124,7 +127,7 @@ export function App() {
   else if (route.name === 'audit') page = <Audit session={session} search={route.search} />
   else if (route.name === 'users') page = <Users session={session} />
   else if (route.name === 'account') page = <Account session={session} />
-  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} search={route.search} />
+  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} search={route.search} animal={route.animal} />
   else
     page = (
       <>

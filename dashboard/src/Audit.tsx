@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import { auditEntryActionValues } from './admin-schema'
 import { api, type AuditEntry, messageOf, type Session } from './api'
-import { ColumnHeads, DateTime, ErrorMessage, Loading, SelectField, TableWrap } from './components'
+import { ColumnHeads, DateTime, ErrorMessage, Loading, TableWrap } from './components'
+import { SelectField } from './form-fields'
 import { navigate, queryString } from './router'
 
 const PAGE_SIZE = 50
@@ -9,18 +10,16 @@ const PAGE_SIZE = 50
 /** The filters of the page, kept in its address so that a filtered view can be shared. */
 interface Filters {
   project: string
-  action: string
+  action: AuditAction | ''
   actor: string
 }
 
+type AuditAction = AuditEntry['action']
+
 function filtersOf(search: string): Filters {
   const params = new URLSearchParams(search)
-  return { project: params.get('project') ?? '', action: params.get('action') ?? '', actor: params.get('actor') ?? '' }
-}
-
-/** The query string of the filters (empty ones left out), and of the admin API's extra parameters. */
-function queryOf(filters: Filters, extra: Record<string, string> = {}): string {
-  return queryString({ ...filters, ...extra })
+  const action = params.get('action') ?? ''
+  return { project: params.get('project') ?? '', action: auditEntryActionValues.includes(action as AuditAction) ? (action as AuditAction) : '', actor: params.get('actor') ?? '' }
 }
 
 /** What changed, in a line: each detail as `name: value`. */
@@ -43,7 +42,7 @@ export function Audit({ session, search }: { session: Session; search: string })
   const [error, setError] = useState<string | null>(null)
 
   const load = async (before?: number) => {
-    const page = await api<AuditEntry[]>('GET', `/audit${queryOf(filters, { limit: String(PAGE_SIZE), before: before === undefined ? '' : String(before) })}`)
+    const page = await api.get('/audit', { query: { ...filters, action: filters.action || undefined, limit: PAGE_SIZE, before } })
     // A full page may have a next one; an empty next page then says there is no more.
     setMore(page.length === PAGE_SIZE)
     return page
@@ -84,7 +83,7 @@ export function Audit({ session, search }: { session: Session; search: string })
         aria-label="Filter the audit log"
         onSubmit={(event) => {
           event.preventDefault()
-          navigate(`/audit${queryOf({ ...draft, actor: draft.actor.trim() })}`)
+          navigate(`/audit${queryString({ ...draft, actor: draft.actor.trim() })}`)
         }}
       >
         <SelectField

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
-import { api, ApiError, type Domain, type DomainSettings, messageOf, path, PLANS, type Project } from './api'
-import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, Fact, FormCard, Hidden, Loading, MomentFact, SelectField, StatusMessage, type StatusTone, TableWrap, useConfirm, useSubmit } from './components'
+import { api, ApiError, type Domain, type DomainSettings, messageOf, PLANS, type Project } from './api'
+import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, Fact, FormCard, Hidden, Loading, MomentFact, StatusMessage, type StatusTone, TableWrap, useConfirm, useSubmit } from './components'
+import { SelectField } from './form-fields'
 import { Link } from './router'
 
 const DOMAIN_STATE: Record<Domain['status']['state'], { label: string; tone: BadgeTone }> = {
@@ -41,7 +42,7 @@ export function Domains({ project }: { project: Project }) {
   useEffect(() => {
     setSettings(null)
     setError(null)
-    api<DomainSettings>('GET', path`/projects/${slug}/domains`).then(setSettings, (caught: unknown) => setError(messageOf(caught)))
+    api.get('/projects/{slug}/domains', { path: { slug } }).then(setSettings, (caught: unknown) => setError(messageOf(caught)))
   }, [slug])
 
   /** Runs a change, shows its outcome, and keeps the settings it answers (or reloads them). */
@@ -49,7 +50,7 @@ export function Domains({ project }: { project: Project }) {
     setError(null)
     setStatus(null)
     try {
-      const next = (await change()) ?? (await api<DomainSettings>('GET', path`/projects/${slug}/domains`))
+      const next = (await change()) ?? (await api.get('/projects/{slug}/domains', { path: { slug } }))
       setSettings(next)
       setTone('success')
       setStatus(done(next))
@@ -65,7 +66,7 @@ export function Domains({ project }: { project: Project }) {
     setError(null)
     setStatus(null)
     try {
-      const checked = await api<Domain>('POST', path`/projects/${slug}/domains/${domain.name}/verify`)
+      const checked = await api.post('/projects/{slug}/domains/{name}/verify', { path: { slug, name: domain.name } })
       replaceDomain(checked)
       setTone(checked.status.state === 'verified' ? 'success' : 'warning')
       setStatus(
@@ -93,7 +94,7 @@ export function Domains({ project }: { project: Project }) {
       },
       () =>
         void run(
-          () => api<void>('DELETE', path`/projects/${slug}/domains/${domain.name}`),
+          () => api.delete('/projects/{slug}/domains/{name}', { path: { slug, name: domain.name } }),
           () => `${domain.unicodeName} is removed: it is no longer served.`,
         ),
     )
@@ -164,7 +165,7 @@ function AddDomain({ project, onAdded }: { project: Project; onAdded: (domain: D
   const [name, setName] = useState('')
   const form = useSubmit(
     async () => {
-      const domain = await api<Domain>('POST', path`/projects/${slug}/domains`, { name: name.trim() })
+      const domain = await api.post('/projects/{slug}/domains', { path: { slug }, body: { name: name.trim() } })
       setName('')
       onAdded(domain)
     },
@@ -326,14 +327,14 @@ function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings
   const savePrimary = (event: Event) => {
     event.preventDefault()
     void run(
-      () => api<DomainSettings>('PUT', path`/projects/${slug}/domains/primary`, { name: primary || null }),
+      () => api.put('/projects/{slug}/domains/primary', { path: { slug }, body: { name: primary || null } }),
       (next) => (next.primary ? `${next.primary} is the primary domain.` : 'The project has no primary domain.'),
     )
   }
   const addRedirect = (event: Event) => {
     event.preventDefault()
     void run(
-      () => api<DomainSettings>('POST', path`/projects/${slug}/domains/redirects`, { from: fromValue, to: toValue, status: 301 }),
+      () => api.post('/projects/{slug}/domains/redirects', { path: { slug }, body: { from: fromValue, to: toValue, status: 301 } }),
       () => `${fromValue} now redirects to ${toValue} (301).`,
     )
   }
@@ -374,7 +375,7 @@ function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings
                       class="button-small"
                       onClick={() =>
                         void run(
-                          () => api<DomainSettings>('DELETE', path`/projects/${slug}/domains/redirects/${redirect.from}`),
+                          () => api.delete('/projects/{slug}/domains/redirects/{from}', { path: { slug, from: redirect.from } }),
                           () => `${redirect.from} no longer redirects: it serves the project again.`,
                         )
                       }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, type ApiKey, messageOf, type NewApiKey, path, type RequestBody } from './api'
+import { api, type ApiKey, messageOf, type NewApiKey, type RequestBody } from './api'
 import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, Loading, RowActions, RowButton, SecretBox, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
 
 function keyLabel(key: ApiKey): string {
@@ -39,7 +39,7 @@ export function Keys({ slug }: { slug: string }) {
   const active = (keys ?? []).filter((key) => !key.revokedAt)
   const revoked = (keys ?? []).filter((key) => key.revokedAt)
 
-  const load = () => api<ApiKey[]>('GET', path`/projects/${slug}/keys`).then(setKeys, (caught: unknown) => setError(messageOf(caught)))
+  const load = () => api.get('/projects/{slug}/keys', { path: { slug } }).then(setKeys, (caught: unknown) => setError(messageOf(caught)))
   useEffect(() => {
     setKeys(null)
     setCreated(null)
@@ -62,7 +62,7 @@ export function Keys({ slug }: { slug: string }) {
         setError(null)
         setStatus(null)
         try {
-          const revoked = await api<ApiKey>('DELETE', path`/projects/${slug}/keys/${key.id}`)
+          const revoked = await api.delete('/projects/{slug}/keys/{id}', { path: { slug, id: key.id } })
           setKeys((list) => (list ?? []).map((k) => (k.id === key.id ? revoked : k)))
           setStatus(`The key ${keyLabel(key)} is revoked.`)
         } catch (caught) {
@@ -75,7 +75,7 @@ export function Keys({ slug }: { slug: string }) {
     setError(null)
     setStatus(null)
     try {
-      await api<void>('DELETE', path`/projects/${slug}/keys/${key.id}/ban`)
+      await api.delete('/projects/{slug}/keys/{id}/ban', { path: { slug, id: key.id } })
       setKeys((list) => (list ?? []).map((k) => (k.id === key.id ? { ...k, bannedUntil: null } : k)))
       setStatus(`The ban of the key ${keyLabel(key)} is lifted.`)
     } catch (caught) {
@@ -166,7 +166,7 @@ function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApi
     const body: RequestBody<'createApiKey'> = {}
     if (name.trim()) body.name = name.trim()
     if (days.trim()) body.expiresInDays = Number(days)
-    const key = await api<NewApiKey>('POST', path`/projects/${slug}/keys`, body)
+    const key = await api.post('/projects/{slug}/keys', { path: { slug }, body })
     setName('')
     setDays('')
     onCreated(key)

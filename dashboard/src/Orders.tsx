@@ -1,9 +1,11 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { type AdoptionOrder, api, messageOf, ORDER_STATUSES, type OrderStatus, path } from './api'
+import { type AdoptionOrder, api, messageOf, ORDER_STATUSES, type OrderStatus, page } from './api'
 import { PetStatusBadge } from './Animals'
-import { Badge, type BadgeTone, ColumnHeads, type ConfirmOptions, DateTime, ErrorMessage, FilterForm, Loading, MoreButton, RowActions, RowButton, SelectField, StatusMessage, TableWrap, useConfirm, usePagedList } from './components'
-import { navigate, projectPath, queryString } from './router'
+import { Badge, type BadgeTone, ColumnHeads, type ConfirmOptions, DateTime, ErrorMessage, FilterForm, Loading, RowActions, RowButton, StatusMessage, TableWrap, useConfirm } from './components'
+import { SelectField } from './form-fields'
+import { MoreButton, usePagedList } from './paged-list'
+import { navigate, projectPath } from './router'
 
 const PAGE_SIZE = 25
 
@@ -62,7 +64,7 @@ export function Orders({ slug, search }: { slug: string; search: string }) {
   const [draft, setDraft] = useState<OrderStatus | ''>(status)
   const [done, setDone] = useState<string | null>(null)
   const { dialog, ask } = useConfirm()
-  const list = usePagedList<AdoptionOrder>(path`/projects/${slug}/orders` + queryString({ limit: String(PAGE_SIZE), status }))
+  const list = usePagedList(status, (next) => page('/projects/{slug}/orders', { path: { slug }, query: { limit: PAGE_SIZE, status: status || undefined } }, next))
   const orders = list.items
   useEffect(() => setDraft(status), [search])
 
@@ -71,7 +73,7 @@ export function Orders({ slug, search }: { slug: string; search: string }) {
       list.setError(null)
       setDone(null)
       try {
-        const moved = await api<AdoptionOrder>('POST', path`/projects/${slug}/orders/${order.id}/${move}`)
+        const moved = await api.post(`/projects/{slug}/orders/{orderId}/${move}`, { path: { slug, orderId: order.id } })
         // Same animal, same state: every row of it shows the animal as the move left it.
         list.update((items) => items.map((o) => (o.id === moved.id ? moved : o.petId === moved.petId && o.petStatus !== null ? { ...o, petStatus: moved.petStatus } : o)))
         setDone(`Order ${moved.id} is ${moved.status}; ${moved.petName} is ${moved.petStatus ?? 'removed'}.`)

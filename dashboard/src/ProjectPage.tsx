@@ -1,24 +1,27 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, path, type Project } from './api'
+import { api, messageOf, type Project } from './api'
 import { ErrorMessage, Loading } from './components'
+import { AnimalEditor } from './animal-editor/AnimalEditor'
 import { Animals } from './Animals'
+import { Categories } from './Categories'
 import { Domains } from './Domains'
 import { Keys } from './Keys'
+import { Locations } from './Locations'
 import { Orders } from './Orders'
 import { hostOf, Limits } from './Projects'
-import { Link, projectPath, type Tab, TABS } from './router'
+import { type AnimalRef, Link, projectPath, type Tab, TABS } from './router'
 import { UsagePage } from './Usage'
 import { Webhooks } from './Webhooks'
 
 /** A project: its summary, its sub-navigation, and the page of the tab chosen. */
-export function ProjectPage({ slug, tab, search }: { slug: string; tab: Tab; search: string }) {
+export function ProjectPage({ slug, tab, search, animal }: { slug: string; tab: Tab; search: string; animal?: AnimalRef }) {
   const [project, setProject] = useState<Project | null>(null)
   const [error, setError] = useState<string | null>(null)
 
   useEffect(() => {
     setProject(null)
     setError(null)
-    api<Project>('GET', path`/projects/${slug}`).then(setProject, (caught: unknown) => setError(messageOf(caught)))
+    api.get('/projects/{slug}', { path: { slug } }).then(setProject, (caught: unknown) => setError(messageOf(caught)))
   }, [slug])
 
   return (
@@ -54,7 +57,9 @@ export function ProjectPage({ slug, tab, search }: { slug: string; tab: Tab; sea
       {project && (
         <div class="tab-panel">
           {tab === 'keys' && <Keys slug={slug} />}
-          {tab === 'animals' && <Animals slug={slug} search={search} />}
+          {tab === 'animals' && (animal === undefined ? <Animals slug={slug} search={search} /> : <AnimalEditor slug={slug} animal={animal} />)}
+          {tab === 'locations' && <Locations slug={slug} />}
+          {tab === 'categories' && <Categories slug={slug} />}
           {tab === 'orders' && <Orders slug={slug} search={search} />}
           {tab === 'usage' && <UsagePage slug={slug} />}
           {tab === 'domains' && <Domains project={project} />}

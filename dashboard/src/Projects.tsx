@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, path, type Plan, PLANS, type Project, type RequestBody, type Session } from './api'
-import { ErrorMessage, Fact, formatNumber, Hidden, Loading, MomentFact, SelectField, StatusMessage, useConfirm, useSubmit } from './components'
+import { api, messageOf, type Plan, PLANS, type Project, type RequestBody, type Session } from './api'
+import { ErrorMessage, Fact, formatNumber, Hidden, Loading, MomentFact, StatusMessage, useConfirm, useSubmit } from './components'
+import { SelectField } from './form-fields'
 import { Link, projectPath, TABS } from './router'
 
 export function Projects({ session }: { session: Session }) {
@@ -10,7 +11,7 @@ export function Projects({ session }: { session: Session }) {
   const operator = session.user.role === 'operator'
 
   useEffect(() => {
-    api<Project[]>('GET', '/projects').then(setProjects, (caught: unknown) => setError(messageOf(caught)))
+    api.get('/projects').then(setProjects, (caught: unknown) => setError(messageOf(caught)))
   }, [])
 
   const replace = (project: Project) => setProjects((list) => (list ?? []).map((p) => (p.slug === project.slug ? project : p)))
@@ -142,7 +143,7 @@ function PlanForm({ project, onChanged }: { project: Project; onChanged: (projec
   const unchanged = plan === project.plan && (plan !== 'enterprise' || (Number(perMinute) === project.limits.perMinute && Number(perDay) === project.limits.perDay))
 
   const { busy, error, run: change } = useSubmit(async () => {
-    const updated = await api<Project>('PUT', path`/projects/${project.slug}/plan`, planBody(choice))
+    const updated = await api.put('/projects/{slug}/plan', { path: { slug: project.slug }, body: planBody(choice) })
     onChanged(updated, `Project ${updated.slug} is now on plan ${updated.plan}.`)
   })
 
@@ -181,7 +182,7 @@ function NewProject({ onCreated }: { onCreated: (project: Project) => void }) {
   const [choice, setChoice] = useState<PlanChoice>({ plan: 'free', perMinute: '', perDay: '' })
   const { busy, error, submit } = useSubmit(async () => {
     const body: RequestBody<'createProject'> = { slug: slug.trim(), ...planBody(choice) }
-    const project = await api<Project>('POST', '/projects', body)
+    const project = await api.post('/projects', { body })
     setSlug('')
     onCreated(project)
   })

@@ -20,7 +20,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) 
   const signIn = useSubmit(async () => {
     try {
       // A wrong password is an error to show here, not a reason to come back to this page.
-      const session = await api<Session>('POST', '/session', { email: email.trim(), password }, { redirectOn401: false })
+      const session = await api.post('/session', { body: { email: email.trim(), password }, redirectOn401: false })
       setPassword('')
       onSignedIn(session)
     } catch (caught) {
@@ -31,7 +31,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) 
 
   const choose = useSubmit(async () => {
     if (newPassword !== confirmation) throw new Error(PASSWORDS_DIFFER)
-    const session = await api<Session>('POST', '/session', { email: email.trim(), password, newPassword }, { redirectOn401: false })
+    const session = await api.post('/session', { body: { email: email.trim(), password, newPassword }, redirectOn401: false })
     setPassword('')
     setNewPassword('')
     setConfirmation('')

@@ -1,6 +1,6 @@
 import type { RefObject } from 'preact'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
-import { api, messageOf, path, type Usage, type UsagePoint } from './api'
+import { api, messageOf, type Usage, type UsagePoint } from './api'
 import { ColumnHeads, ErrorMessage, formatNumber, Loading, TableWrap } from './components'
 import { formatUtc } from './time'
 
@@ -17,8 +17,8 @@ export function UsagePage({ slug }: { slug: string }) {
     setBusy(true)
     try {
       const [h, w] = await Promise.all([
-        api<Usage>('GET', `${path`/projects/${slug}/usage`}?range=hour`),
-        api<Usage>('GET', `${path`/projects/${slug}/usage`}?range=week`),
+        api.get('/projects/{slug}/usage', { path: { slug }, query: { range: 'hour' } }),
+        api.get('/projects/{slug}/usage', { path: { slug }, query: { range: 'week' } }),
       ])
       setHour(h)
       setWeek(w)

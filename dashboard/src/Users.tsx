@@ -1,7 +1,8 @@
 import { type ComponentChildren, Fragment } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, messageOf, path, type Project, ROLES, type Session, type User, type UserRole, type UserWithPassword } from './api'
-import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, Modal, RowButton, SecretBox, SelectField, StatusMessage, TableWrap, useActions, useConfirm, useSubmit } from './components'
+import { api, messageOf, ROLES, type Session, type User, type UserRole, type UserWithPassword } from './api'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, Modal, RowButton, SecretBox, StatusMessage, TableWrap, useActions, useConfirm, useSubmit } from './components'
+import { SelectField } from './form-fields'
 import { Link } from './router'
 
 /** The accounts that sign in to this dashboard: operators only. */
@@ -34,8 +35,8 @@ function UserManagement({ self }: { self: string }) {
   const { dialog, ask } = useConfirm()
 
   useEffect(() => {
-    api<User[]>('GET', '/users').then(setUsers, (caught: unknown) => setError(messageOf(caught)))
-    api<Project[]>('GET', '/projects').then((list) => setProjects(list.map((p) => p.slug)), (caught: unknown) => setError(messageOf(caught)))
+    api.get('/users').then(setUsers, (caught: unknown) => setError(messageOf(caught)))
+    api.get('/projects').then((list) => setProjects(list.map((p) => p.slug)), (caught: unknown) => setError(messageOf(caught)))
   }, [])
 
   const replace = (user: User) => setUsers((list) => (list ?? []).map((u) => (u.id === user.id ? user : u)))
@@ -50,14 +51,14 @@ function UserManagement({ self }: { self: string }) {
       },
       () =>
         void act(async () => {
-          replace(await api<User>('POST', path`/users/${user.id}/disable`))
+          replace(await api.post('/users/{userId}/disable', { path: { userId: user.id } }))
           return `${user.email} is disabled.`
         }),
     )
 
   const enable = (user: User) =>
     void act(async () => {
-      replace(await api<User>('POST', path`/users/${user.id}/enable`))
+      replace(await api.post('/users/{userId}/enable', { path: { userId: user.id } }))
       return `${user.email} is enabled: they can sign in again.`
     })
 
@@ -71,7 +72,7 @@ function UserManagement({ self }: { self: string }) {
       },
       () =>
         void act(async () => {
-          await api<void>('DELETE', path`/users/${user.id}`)
+          await api.delete('/users/{userId}', { path: { userId: user.id } })
           setUsers((list) => (list ?? []).filter((u) => u.id !== user.id))
           return `${user.email} is deleted.`
         }),
@@ -87,7 +88,7 @@ function UserManagement({ self }: { self: string }) {
       },
       () =>
         void act(async () => {
-          const updated = await api<UserWithPassword>('POST', path`/users/${user.id}/password-reset`)
+          const updated = await api.post('/users/{userId}/password-reset', { path: { userId: user.id } })
           replace(updated)
           setShown({ user: updated, reason: 'reset' })
           return `The password of ${user.email} is reset.`
@@ -255,7 +256,7 @@ function NewUserForm({ projects, onCreated }: { projects: string[]; onCreated: (
   const [role, setRole] = useState<UserRole>('owner')
   const [chosen, setChosen] = useState<string[]>([])
   const form = useSubmit(async () => {
-    const user = await api<UserWithPassword>('POST', '/users', { email: email.trim(), role, ...(role === 'owner' && { projects: chosen }) })
+    const user = await api.post('/users', { body: { email: email.trim(), role, ...(role === 'owner' && { projects: chosen }) } })
     setEmail('')
     setChosen([])
     onCreated(user)
@@ -313,7 +314,7 @@ function ProjectsDialog({ user, projects, onCancel, onSaved }: { user: User; pro
   const cancel = useRef<HTMLButtonElement>(null)
   const form = useSubmit(async () => {
     if (chosen.length === 0) throw new Error('An owner needs at least one project: tick one, or disable the user instead.')
-    onSaved(await api<User>('PUT', path`/users/${user.id}/projects`, { projects: chosen }))
+    onSaved(await api.put('/users/{userId}/projects', { path: { userId: user.id }, body: { projects: chosen } }))
   })
   return (
     <Modal title={`Projects of ${user.email}`} initialFocus={cancel} onCancel={onCancel}>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, type NewWebhookEndpoint, path, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
+import { api, messageOf, type NewWebhookEndpoint, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
 import { Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage, useActions, useConfirm, useSubmit } from './components'
 
 const ALL = '*'
@@ -14,14 +14,14 @@ export function Webhooks({ slug }: { slug: string }) {
   useEffect(() => {
     setEndpoints(null)
     setSecret(null)
-    api<WebhookEndpoint[]>('GET', path`/projects/${slug}/webhooks`).then(setEndpoints, (caught: unknown) => setError(messageOf(caught)))
+    api.get('/projects/{slug}/webhooks', { path: { slug } }).then(setEndpoints, (caught: unknown) => setError(messageOf(caught)))
   }, [slug])
 
   const replace = (endpoint: WebhookEndpoint) => setEndpoints((list) => (list ?? []).map((e) => (e.id === endpoint.id ? endpoint : e)))
 
   const toggle = (endpoint: WebhookEndpoint) =>
     act(async () => {
-      const changed = await api<WebhookEndpoint>('PATCH', path`/projects/${slug}/webhooks/${endpoint.id}`, { enabled: !endpoint.enabled })
+      const changed = await api.patch('/projects/{slug}/webhooks/{endpointId}', { path: { slug, endpointId: endpoint.id }, body: { enabled: !endpoint.enabled } })
       replace(changed)
       return changed.enabled ? `${endpoint.url} is enabled: events are sent to it again.` : `${endpoint.url} is disabled: no event is sent to it.`
     })
@@ -35,7 +35,7 @@ export function Webhooks({ slug }: { slug: string }) {
       },
       () =>
         void act(async () => {
-          const rotated = await api<NewWebhookEndpoint>('POST', path`/projects/${slug}/webhooks/${endpoint.id}/rotate-secret`, { overlapHours: 24 })
+          const rotated = await api.post('/projects/{slug}/webhooks/{endpointId}/rotate-secret', { path: { slug, endpointId: endpoint.id }, body: { overlapHours: 24 } })
           replace(rotated)
           setSecret({ endpoint: rotated, rotated: true })
           return ''
@@ -56,7 +56,7 @@ export function Webhooks({ slug }: { slug: string }) {
       },
       () =>
         void act(async () => {
-          await api<void>('DELETE', path`/projects/${slug}/webhooks/${endpoint.id}`)
+          await api.delete('/projects/{slug}/webhooks/{endpointId}', { path: { slug, endpointId: endpoint.id } })
           setEndpoints((list) => (list ?? []).filter((e) => e.id !== endpoint.id))
           return `${endpoint.url} is removed.`
         }),
@@ -124,7 +124,7 @@ function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: 
   const [status, setStatus] = useState<string | null>(null)
   const test = useSubmit(async () => {
     setStatus(null)
-    const delivery = await api<WebhookDelivery>('POST', path`/projects/${slug}/webhooks/${endpoint.id}/test`)
+    const delivery = await api.post('/projects/{slug}/webhooks/{endpointId}/test', { path: { slug, endpointId: endpoint.id } })
     setStatus(`Test event ${delivery.eventId} is on its way.`)
     setShowLog(true)
     setReload((n) => n + 1)
@@ -196,8 +196,7 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
   const [more, setMore] = useState(false)
   const { status, error, setError, act } = useActions()
   const page = async (before?: number) => {
-    const query = before === undefined ? '?limit=20' : `?limit=20&before=${before}`
-    const items = await api<WebhookDelivery[]>('GET', path`/projects/${slug}/webhooks/${endpoint.id}/deliveries` + query)
+    const items = await api.get('/projects/{slug}/webhooks/{endpointId}/deliveries', { path: { slug, endpointId: endpoint.id }, query: { limit: 20, before } })
     setMore(items.length === 20)
     return items
   }
@@ -212,7 +211,7 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
 
   const redeliver = (delivery: WebhookDelivery) =>
     act(async () => {
-      const again = await api<WebhookDelivery>('POST', path`/projects/${slug}/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`)
+      const again = await api.post('/projects/{slug}/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver', { path: { slug, endpointId: endpoint.id, deliveryId: delivery.id } })
       setDeliveries((list) => [again, ...(list ?? [])])
       return `Event ${delivery.eventId} is sent again.`
     })
@@ -281,7 +280,7 @@ function NewEndpointForm({ slug, onCreated }: { slug: string; onCreated: (endpoi
   const [types, setTypes] = useState<string[]>([ALL])
   const form = useSubmit(async () => {
     const body = { url: url.trim(), types, ...(description.trim() && { description: description.trim() }) } as RequestBody<'createWebhookEndpoint'>
-    const endpoint = await api<NewWebhookEndpoint>('POST', path`/projects/${slug}/webhooks`, body)
+    const endpoint = await api.post('/projects/{slug}/webhooks', { path: { slug }, body })
     setUrl('')
     setDescription('')
     setTypes([ALL])

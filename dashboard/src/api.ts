@@ -1,15 +1,18 @@
 /**
- * The admin API (`/admin/v1`) as the dashboard uses it. Its shapes are the admin document's
- * (`openapi.admin.json`), through the types generated from it into `admin-schema.ts`.
+ * The admin API (`/admin/v1`) as the dashboard uses it: its calls, typed by operation, and the
+ * names of its shapes. Both come from the admin document (`openapi.admin.json`), through the
+ * types generated from it into `admin-schema.ts`.
  */
-import { adoptionOrderStatusValues, type components, type operations, petStatusValues, projectPlanValues, userRoleValues, webhookEndpointTypesValues } from './admin-schema'
+import createClient from 'openapi-fetch'
+import { adoptionOrderStatusValues, type components, type operations, type paths, petStatusValues, projectPlanValues, userRoleValues, webhookEndpointTypesValues } from './admin-schema'
 
 type Schemas = components['schemas']
-type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never
-/** What an operation answers on success. */
-type Answer<Operation extends keyof operations> = operations[Operation]['responses'] extends { 200: infer Ok } ? Json<Ok> : never
+type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined
+/** What an operation answers on success: its 200, 201 or 202 body; nothing for a 204. */
+type DataOf<O> = O extends { responses: infer R } ? JsonOf<R[Extract<keyof R, 200 | 201 | 202>]> : never
+type Answer<Operation extends keyof operations> = DataOf<operations[Operation]>
 /** The JSON body an operation takes. */
-export type RequestBody<Operation extends keyof operations> = Json<operations[Operation]['requestBody']>
+export type RequestBody<Operation extends keyof operations> = JsonOf<operations[Operation]['requestBody']>
 
 export type Session = Answer<'getSession'>
 export type Project = Schemas['Project']
@@ -29,6 +32,10 @@ export type UserRole = User['role']
 export type UserWithPassword = Schemas['UserWithPassword']
 export type Pet = Schemas['Pet']
 export type PetStatus = Schemas['PetStatus']
+/** A place of the project where animals can be met: an animal's `locationId`. */
+export type ProjectLocation = Schemas['Location']
+/** A category of the project (default or its own): an animal's `categoryId`. */
+export type ProjectCategory = Schemas['ProjectCategory']
 export type AdoptionOrder = Schemas['AdoptionOrder']
 export type OrderStatus = AdoptionOrder['status']
 export type WebhookEndpoint = Schemas['WebhookEndpoint']
@@ -72,67 +79,104 @@ export function onUnauthorized(handler: () => void): void {
   unauthorized = handler
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+const client = createClient<paths>({
+  baseUrl: API_PREFIX,
+  headers: { accept: 'application/json' },
+  credentials: 'same-origin',
+  cache: 'no-store',
+  // Empty filters are left out: a form's empty field means "any".
+  querySerializer: (query) => new URLSearchParams(Object.entries(query).flatMap(([name, value]) => (value === undefined || value === null || value === '' ? [] : [[name, String(value)]]))).toString(),
+})
 
-/** A path under /admin/v1 with each interpolated value URL-encoded. */
-export function path(strings: TemplateStringsArray, ...values: (string | number)[]): string {
-  return strings.reduce((out, part, i) => out + part + (i < values.length ? encodeURIComponent(String(values[i])) : ''), '')
+client.use({
+  onRequest({ request }) {
+    if (request.method !== 'GET' && csrfToken) request.headers.set('x-csrf-token', csrfToken)
+    return request
+  },
+})
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+/** The paths of the admin document that take `method`. */
+type PathsWith<M extends Method> = { [P in keyof paths]: paths[P] extends Record<M, object> ? P : never }[keyof paths]
+type Operation<P extends keyof paths, M extends Method> = paths[P] extends Record<M, infer O> ? O : never
+
+type PathOf<O> = O extends { parameters: { path: infer Path extends object } } ? { path: Path } : { path?: never }
+type QueryOf<O> = O extends { parameters: { query: infer Query extends object } } ? { query: Query } : O extends { parameters: { query?: infer Query extends object } } ? { query?: Query } : { query?: never }
+type BodyOf<O> = O extends { requestBody: { content: infer Content } } ? { body: Content[keyof Content] } : { body?: never }
+
+/** How a call of the operation is made: its path parameters, query and body, as the document declares them. */
+export type Init<O> = PathOf<O> & QueryOf<O> & BodyOf<O> & {
+  /** false: a 401 is only thrown, without ending the session in the app (sign-in, sign-out, the session's check). */
+  redirectOn401?: boolean
+}
+type InitArgument<O> = Partial<Init<O>> extends Init<O> ? [init?: Init<O>] : [init: Init<O>]
+type Call<M extends Method> = <P extends PathsWith<M>>(path: P, ...init: InitArgument<Operation<P, M>>) => Promise<DataOf<Operation<P, M>>>
+
+/**
+ * The admin API, typed by operation from `admin-schema.ts`: a path of the document (as written
+ * there, `/projects/{slug}/animals/{petId}`) and its method give the path parameters, query, body
+ * and answer, so a wrong URL, a missing parameter or an unknown body field is a type error. Each
+ * call answers its data, or throws an ApiError with the API's envelope. openapi-fetch carries
+ * the requests; its own methods infer the whole init, which lets unknown body fields through.
+ */
+export const api = {
+  get: caller('get'),
+  post: caller('post'),
+  put: caller('put'),
+  patch: caller('patch'),
+  delete: caller('delete'),
 }
 
-export async function api<T>(method: Method, url: string, body?: unknown, options: { redirectOn401?: boolean } = {}): Promise<T> {
-  return (await send<T>(method, url, body, options)).data
+function caller<M extends Method>(method: M): Call<M> {
+  return async (path, ...[init]) => (await send(method, path, init)).data as never
 }
 
-/** One page of a list, and the path (under /admin/v1) of the next page, from `Link: <…>; rel="next"`. */
-export interface Page<T> {
-  items: T[]
-  next: string | null
+interface Sent {
+  data?: unknown
+  error?: unknown
+  response: Response
 }
 
-/** A page of a list operation: the next page is the one the API links to, never one built here. */
-export async function page<T>(url: string): Promise<Page<T>> {
-  const { data, response } = await send<T[]>('GET', url)
-  const link = /<([^>]*)>\s*;\s*rel="?next"?/.exec(response.headers.get('link') ?? '')?.[1]
-  const target = link === undefined ? undefined : new URL(link, window.location.origin)
-  const next = target?.pathname.startsWith(`${API_PREFIX}/`) ? target.pathname.slice(API_PREFIX.length) + target.search : null
-  return { items: data, next }
-}
-
-async function send<T>(method: Method, url: string, body?: unknown, { redirectOn401 = true } = {}): Promise<{ data: T; response: Response }> {
-  const headers: Record<string, string> = { accept: 'application/json' }
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken
-  let response: Response
+async function send(method: Method, path: string, init: { path?: object; query?: object; body?: unknown; redirectOn401?: boolean } = {}): Promise<Sent> {
+  let answer: Sent
   try {
-    response = await fetch(API_PREFIX + url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'same-origin',
-      cache: 'no-store',
-    })
+    // The types were checked by the caller's signature; openapi-fetch's own would infer them again.
+    answer = await client.request(method, path as never, { params: { path: init.path, query: init.query }, body: init.body } as never)
   } catch {
     throw new ApiError(0, 'network_error', 'The service could not be reached: check your connection and try again.')
   }
-  if (response.status === 204) return { data: undefined as T, response }
-  const text = await response.text()
-  let data: unknown
-  try {
-    data = text ? JSON.parse(text) : undefined
-  } catch {
-    data = undefined
-  }
-  if (!response.ok) {
-    const envelope = (data ?? {}) as { code?: unknown; message?: unknown }
-    const error = new ApiError(
-      response.status,
-      typeof envelope.code === 'string' ? envelope.code : 'http_error',
-      typeof envelope.message === 'string' ? envelope.message : `The service answered ${response.status} ${response.statusText}.`,
-    )
-    if (response.status === 401 && redirectOn401) unauthorized()
-    throw error
-  }
-  return { data: data as T, response }
+  const { response, error } = answer
+  if (response.ok) return answer
+  const envelope = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown }
+  if (response.status === 401 && init.redirectOn401 !== false) unauthorized()
+  throw new ApiError(
+    response.status,
+    typeof envelope.code === 'string' ? envelope.code : 'http_error',
+    typeof envelope.message === 'string' ? envelope.message : `The service answered ${response.status} ${response.statusText}.`,
+  )
+}
+
+/** The query of the next page, exactly as the API's `Link: <…>; rel="next"` gives it. */
+export type NextPage = Record<string, string>
+
+/** One page of a list, and the query of the next page when there is one. */
+export interface Page<T> {
+  items: T[]
+  next: NextPage | null
+}
+
+type Item<O> = DataOf<O> extends readonly (infer T)[] ? T : never
+
+/**
+ * A page of a list operation: the first (the query of `init`), or the one `next` names. The next
+ * page is the one the API links to, never one built here: its query (cursor, filters and all) is
+ * sent as the link gives it, to the same operation.
+ */
+export async function page<P extends PathsWith<'get'>>(path: P, init: Init<Operation<P, 'get'>>, next: NextPage | null = null): Promise<Page<Item<Operation<P, 'get'>>>> {
+  const { data, response } = await send('get', path, next ? { ...init, query: next } : init)
+  const link = /<([^>]*)>\s*;\s*rel="?next"?/.exec(response.headers.get('link') ?? '')?.[1]
+  const target = link === undefined ? undefined : new URL(link, window.location.origin)
+  return { items: (data ?? []) as Item<Operation<P, 'get'>>[], next: target?.pathname.startsWith(`${API_PREFIX}/`) ? Object.fromEntries(target.searchParams) : null }
 }
 
 /** The message to show for anything a call threw. */

@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX, RefObject } from 'preact'
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks'
-import { messageOf, page } from './api'
+import { messageOf } from './api'
 import { formatUtc } from './time'
 
 const numbers = new Intl.NumberFormat()
@@ -392,22 +392,6 @@ export function FormCard({ id, title, submitLabel, form, children }: { id: strin
   )
 }
 
-/** A labelled select of `options`, in order: each a value and the text shown for it. */
-export function SelectField<T extends string>({ id, label, value, options, onChange }: { id: string; label: string; value: T; options: readonly { value: T; text: string }[]; onChange: (value: T) => void }) {
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value as T)}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.text}
-          </option>
-        ))}
-      </select>
-    </div>
-  )
-}
-
 /** A table's head: a column heading per name. */
 export function ColumnHeads({ names }: { names: readonly string[] }) {
   return (
@@ -441,68 +425,6 @@ export function MomentFact({ term, value, empty }: { term: string; value: string
       <DateTime value={value} empty={empty} />
     </Fact>
   )
-}
-
-/** A list read page by page from an admin API list operation, following its `Link: rel="next"`. */
-export interface PagedList<T> {
-  /** Null while the first page loads. */
-  items: T[] | null
-  /** The next page's path, when there is one. */
-  next: string | null
-  loadingMore: boolean
-  error: ComponentChildren
-  setError: (error: ComponentChildren) => void
-  /** Changes the items shown (after a change made in the page). */
-  update: (change: (items: T[]) => T[]) => void
-  more: () => Promise<void>
-}
-
-/** The list at `url` (its first page), read again whenever `url` changes. */
-export function usePagedList<T>(url: string): PagedList<T> {
-  const [items, setItems] = useState<T[] | null>(null)
-  const [next, setNext] = useState<string | null>(null)
-  const [loadingMore, setLoadingMore] = useState(false)
-  const [error, setError] = useState<ComponentChildren>(null)
-  useEffect(() => {
-    setItems(null)
-    setNext(null)
-    setError(null)
-    page<T>(url).then(
-      (first) => {
-        setItems(first.items)
-        setNext(first.next)
-      },
-      (caught: unknown) => setError(messageOf(caught)),
-    )
-  }, [url])
-  const more = async () => {
-    if (!next) return
-    setLoadingMore(true)
-    setError(null)
-    try {
-      const following = await page<T>(next)
-      setItems((list) => [...(list ?? []), ...following.items])
-      setNext(following.next)
-    } catch (caught) {
-      setError(messageOf(caught))
-    } finally {
-      setLoadingMore(false)
-    }
-  }
-  return { items, next, loadingMore, error, setError, update: (change) => setItems((list) => change(list ?? [])), more }
-}
-
-/** "More …" while the list has a next page; once more than a page was read and none is left, says so. */
-export function MoreButton<T>({ list, pageSize, label, none }: { list: PagedList<T>; pageSize: number; label: string; none: string }) {
-  const count = list.items?.length ?? 0
-  if (count > 0 && list.next) {
-    return (
-      <button type="button" onClick={() => void list.more()} disabled={list.loadingMore}>
-        {list.loadingMore ? 'Loading…' : label}
-      </button>
-    )
-  }
-  return count > pageSize ? <p class="muted">{none}</p> : null
 }
 
 /** A small button of a table row; `what` completes its name for screen readers ("Remove Rex"). */

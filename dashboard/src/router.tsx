@@ -8,12 +8,16 @@ export const BASE = import.meta.env.BASE_URL.replace(/\/$/, '')
 export const TABS = [
   { tab: 'keys', label: 'API keys' },
   { tab: 'animals', label: 'Animals' },
+  { tab: 'locations', label: 'Locations' },
+  { tab: 'categories', label: 'Categories' },
   { tab: 'orders', label: 'Orders' },
   { tab: 'usage', label: 'Usage' },
   { tab: 'domains', label: 'Domains' },
   { tab: 'webhooks', label: 'Webhooks' },
 ] as const
 export type Tab = (typeof TABS)[number]['tab']
+/** An animal's id, or `new` for one being added. */
+export type AnimalRef = number | 'new'
 const DEFAULT_TAB: Tab = TABS[0].tab
 
 export type Route =
@@ -22,8 +26,11 @@ export type Route =
   | { name: 'audit'; search: string }
   | { name: 'users' }
   | { name: 'account' }
-  /** `search`: the tab's filters (Animals, Orders), kept in the address so a filtered view can be shared. */
-  | { name: 'project'; slug: string; tab: Tab; search: string }
+  /**
+   * `search`: the tab's filters (Animals, Orders), kept in the address so a filtered view can be
+   * shared. `animal`: on the Animals tab, the animal whose profile is edited, or `new`.
+   */
+  | { name: 'project'; slug: string; tab: Tab; search: string; animal?: AnimalRef }
   | { name: 'notFound'; path: string }
 
 /** The app's path (below BASE, starting with '/') plus the query. */
@@ -45,18 +52,24 @@ export function parseRoute({ path, search }: Location): Route {
   if (clean === '/users') return { name: 'users' }
   if (clean === '/account') return { name: 'account' }
   if (clean === '/sign-in') return { name: 'signIn', next: safeNext(new URLSearchParams(search).get('next')) }
-  const project = /^\/projects\/([^/]+)(?:\/([^/]+))?$/.exec(clean)
+  const project = /^\/projects\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?$/.exec(clean)
   const tab = project && (project[2] === undefined ? DEFAULT_TAB : TABS.find((t) => t.tab === project[2])?.tab)
-  if (project?.[1] && tab) {
+  const animal = project?.[3] === undefined ? undefined : animalRefOf(project[3])
+  if (project?.[1] && tab && (project[3] === undefined || (tab === 'animals' && animal !== undefined))) {
     let slug: string
     try {
       slug = decodeURIComponent(project[1])
     } catch {
       return { name: 'notFound', path }
     }
-    return { name: 'project', slug, tab, search }
+    return { name: 'project', slug, tab, search, ...(animal !== undefined && { animal }) }
   }
   return { name: 'notFound', path }
+}
+
+function animalRefOf(segment: string): AnimalRef | undefined {
+  if (segment === 'new') return 'new'
+  return /^[1-9][0-9]{0,15}$/.test(segment) && Number.isSafeInteger(Number(segment)) ? Number(segment) : undefined
 }
 
 /** Only a path of this app is followed after sign-in, never another site. */
@@ -66,6 +79,16 @@ function safeNext(next: string | null): string | null {
 
 export function projectPath(slug: string, tab: Tab = DEFAULT_TAB, query: Record<string, string> = {}): string {
   return `/projects/${encodeURIComponent(slug)}/${tab}${queryString(query)}`
+}
+
+/** The editor of an animal's profile (`new`: of one to add). */
+export function animalPath(slug: string, animal: AnimalRef): string {
+  return `${projectPath(slug, 'animals')}/${animal}`
+}
+
+/** The canonical path of a project's page: a project's address without its tab gets it. */
+export function projectRoutePath({ slug, tab, animal }: { slug: string; tab: Tab; animal?: AnimalRef }): string {
+  return animal === undefined ? projectPath(slug, tab) : animalPath(slug, animal)
 }
 
 /** `?name=value&…` of the values that are not empty; nothing when none is. */

@@ -69,6 +69,25 @@ export const categoriesAdminRoutes: FastifyPluginAsyncTypebox<{ categories: Cate
     async (request) => categories.listForProject(request.adminProject.id),
   )
 
+  app.get(
+    '/projects/:slug/categories/:categoryId/breeds',
+    {
+      schema: {
+        ...CATEGORIES,
+        operationId: 'listProjectBreeds',
+        summary: "List the breeds of a project's category",
+        description: "The breeds shipped for the category and those the project added, in alphabetical order: what the dashboard's breed pickers offer (other names are accepted too). 404 when the id names no category of the project.",
+        params: ProjectCategoryParamsSchema,
+        response: { 200: { description: 'The breeds', ...Type.Ref('Breeds') }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const breeds = await categories.breeds(request.adminProject.id, request.params.categoryId)
+      if (!breeds) throw new ApiError('not_found', `No category with id ${request.params.categoryId} in the project: see its categories.`)
+      return breeds
+    },
+  )
+
   app.put(
     '/projects/:slug/categories/:categoryId',
     {

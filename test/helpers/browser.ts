@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { after, before } from 'node:test'
 import { DEFAULT_DASHBOARD_ROOT } from '../../src/web/dashboard.scope.js'
+import { createUser } from './accounts.js'
 import { createAdminApp } from './admin.js'
 import { ManualClock, type TestApp, type TestAppOptions } from './app.js'
 
@@ -240,9 +241,68 @@ export async function signInThroughForm(page: Page, email: string, password: str
   else await page.waitForURL((url) => url.pathname === `/dashboard${next}`)
 }
 
+/**
+ * A page of its own, signed in through the form as a new user (`account`: its role, and an
+ * owner's projects) on `next`, a dashboard path.
+ */
+export async function signedInPage(suite: DashboardSuite, next: string, account: Parameters<typeof createUser>[1] = {}): Promise<Page> {
+  const user = await createUser(suite.t, account)
+  const { page } = await suite.newPage()
+  await signInThroughForm(page, user.email, user.password, next)
+  return page
+}
+
+/** On a 390 px phone, the page needs no sideways scroll; its screenshot is `<name>-phone`. */
+export async function assertFitsPhone(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(PHONE)
+  assert.ok((await pageScrollWidth(page)) <= PHONE.width, `${name}: the page is no wider than a phone`)
+  await screenshot(page, `${name}-phone`)
+}
+
 /** `GET /v1/pets` with a key, from the test (not the browser). */
 export async function pets(base: string, key: string): Promise<{ status: number; code: string | undefined; limit: string | null }> {
   const response = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
   const body = (await response.json()) as { code?: string }
   return { status: response.status, code: Array.isArray(body) ? undefined : body.code, limit: response.headers.get('x-ratelimit-limit') }
+}
+
+/** At both sizes: the page needs no sideways scroll, the table none either, and every button of a row lies within its row and the screen. */
+export async function assertTableFits(page: Page, table: Locator, name: string): Promise<void> {
+  for (const viewport of [DESKTOP, PHONE]) {
+    await page.setViewportSize(viewport)
+    const where = `${name} at ${viewport.width} px`
+    for (const row of (await table.locator('tbody tr').all()).slice(0, 6)) {
+      const rowBox = await boxOf(row)
+      for (const button of await row.getByRole('button').all()) {
+        const buttonBox = await boxOf(button)
+        assertInside(buttonBox, rowBox, `${where}: button "${await button.innerText()}" within its row`)
+        assertInside(buttonBox, { x: 0, y: 0, width: viewport.width, height: Number.MAX_SAFE_INTEGER }, `${where}: button "${await button.innerText()}" on screen`)
+      }
+    }
+    assert.ok((await pageScrollWidth(page)) <= viewport.width, `${where}: the page is no wider than the screen`)
+    const [scrollWidth, clientWidth] = await table.locator('xpath=ancestor::div[contains(@class, "table-wrap")][1]').evaluate((div) => [div.scrollWidth, div.clientWidth])
+    assert.ok((scrollWidth ?? 0) <= (clientWidth ?? 0), `${where}: the table needs no sideways scroll (${scrollWidth} > ${clientWidth})`)
+    await screenshot(page, viewport === DESKTOP ? name : `${name}-phone`)
+  }
+  await page.setViewportSize(DESKTOP)
+}
+
+/** Waits until `rows` are exactly `count` (the page renders asynchronously). */
+export async function rowsAre(rows: Locator, count: number): Promise<void> {
+  await rows.nth(count - 1).waitFor()
+  await rows.nth(count).waitFor({ state: 'detached' })
+}
+
+export function isFocused(locator: Locator): Promise<boolean> {
+  return locator.evaluate((element) => element === element.ownerDocument.activeElement)
+}
+
+/** A call of /v1 with a project's key, from the test (not the browser): its status and JSON body. */
+export async function v1Request(base: string, key: string, method: string, path: string, body?: object): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
+  const response = await fetch(`${base}/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body && { 'content-type': 'application/json' }) },
+    body: body && JSON.stringify(body),
+  })
+  return { status: response.status, body: response.status === 204 ? undefined : ((await response.json()) as Record<string, unknown>) }
 }
