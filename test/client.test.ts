@@ -41,6 +41,10 @@ import { nextLink } from '../src/client/client.js'
 import { createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { runCliOk } from './helpers/cli.js'
 import { assertBuilt, cleanup, makeDataDir, type ServerProcess, startServer } from './helpers/process.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Mostly waits on real time: a real Retry-After, from the built server under libfaketime.
+export const testPlan: TestPlan = { lane: 'waiting' }
 
 const MINUTE_MS = 60_000
 

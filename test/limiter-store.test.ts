@@ -8,6 +8,11 @@ import { MemoryLimiterStore } from '../src/limits/memory.store.js'
 import { RedisLimiterStore } from '../src/limits/redis.store.js'
 import { ManualClock } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Opens no database (the limiter store contract, in process and on Redis): once. Mostly waits
+// on real time: the boundaries of Redis's windows and the ends of its bans.
+export const testPlan: TestPlan = { legs: 'sqlite', lane: 'waiting' }
 
 /**
  * The limiter contract, run on both stores. Windows and bans are short here so Redis, whose
