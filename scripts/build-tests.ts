@@ -1,7 +1,7 @@
 /**
- * Bundles the test files for `scripts/test.sh`: each file with the code it imports from src/,
- * test/helpers/ and scripts/ into one ESM file under test-results/build/, packages left to
- * node_modules. Node then runs plain JavaScript: no TypeScript loader in every test process
+ * Bundles the test files for `scripts/test.sh` (every one, or those named): each file with the
+ * code it imports from src/, test/helpers/ and scripts/ into one ESM file under
+ * test-results/build/, packages left to node_modules. Node then runs plain JavaScript: no TypeScript loader in every test process
  * (tsx resolves and transpiles each module through a loader thread, about 1.5 s of CPU per file).
  *
  * Code keeps its own location: each module's `import.meta.url` is the URL of its source file, so
@@ -12,6 +12,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build, type Plugin } from 'esbuild'
+import { testFiles } from './test-plan.js'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 export const OUT_DIR = path.join(ROOT, 'test-results', 'build')
@@ -26,12 +27,13 @@ const ownLocation: Plugin = {
   },
 }
 
-const files = process.argv.slice(2)
+// The files named, or every test file.
+const files = process.argv.length > 2 ? process.argv.slice(2) : testFiles()
 fs.rmSync(OUT_DIR, { recursive: true, force: true })
 await build({
   entryPoints: [
     ...files.map((file) => path.resolve(ROOT, file)),
-    // The runner that starts them in the order given (see scripts/run-tests.ts).
+    // The runner that plans the legs and starts the files (see scripts/run-tests.ts).
     { in: path.join(ROOT, 'scripts', 'run-tests.ts'), out: 'run-tests' },
   ],
   outdir: OUT_DIR,

@@ -1,28 +1,158 @@
 /**
- * Runs test files in the order given, `--concurrency` at a time, and reports them as
- * `node --test --test-reporter=spec` does. `node --test` sorts the files it is given by name, so
- * it cannot start the longest first (see LONGEST in scripts/test.sh); its `run()` keeps the order.
- * Bundled into test-results/build/ with the test files (scripts/build-tests.ts) and run without a
- * TypeScript loader, since every test process inherits this one's Node flags.
+ * The test suite (scripts/test.sh bundles the files, then runs this): every test file on SQLite,
+ * then again on PostgreSQL each file whose subject depends on the back end, when a server is
+ * configured (TEST_DATABASE_URL or DATABASE_URL). Redis suites run when TEST_REDIS_URL or
+ * REDIS_URL is set. What was skipped is said at the end.
  *
- *   node --enable-source-maps test-results/build/run-tests.mjs --concurrency 2 FILE...
+ * Which leg and lane each file runs in is what the file declares (its `testPlan`, read from its
+ * source: scripts/test-plan.ts); within a lane files start longest first, by the durations of
+ * test/durations.json. A leg runs its busy files TEST_CONCURRENCY at a time (default 3, one more
+ * than the cores here: the work is mostly CPU, and the third file uses the time the other two
+ * spend waiting for child processes, browsers and timers), the waiting lane beside them one at a
+ * time (its report printed after theirs), then the serial lane alone. Each file has its own
+ * databases, ports, Redis key prefixes and temporary directories. A leg ends on many short files
+ * rather than waiting for one long one that happened to start late; `node --test` would sort the
+ * files by name, node:test's `run()` keeps the order given.
  *
+ *   node --enable-source-maps test-results/build/run-tests.mjs [--record-durations]
+ *
+ * --record-durations: writes the durations of this run to test/durations.json, of the files
+ * that passed (one that failed keeps the duration it had). Bundled into test-results/build/ with the test files (scripts/build-tests.ts)
+ * and run without a TypeScript loader, since every test process inherits this one's Node flags.
  * Exits 1 when a test failed or was cancelled, as `node --test` does.
  */
-import { parseArgs } from 'node:util'
+import { type ChildProcess, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import { once } from 'node:events'
+import path from 'node:path'
 import { run } from 'node:test'
 import { spec } from 'node:test/reporters'
+import { parseArgs } from 'node:util'
+import { DURATIONS_FILE, type Leg, type LegPlan, planLeg, readDurations, readTestPlan, ROOT, testFiles, writeDurations } from './test-plan.js'
 
-const { values, positionals: files } = parseArgs({
-  options: { concurrency: { type: 'string', default: '1' } },
-  allowPositionals: true,
-})
-const concurrency = Number(values.concurrency)
-if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new Error(`--concurrency must be a whole number of at least 1, not ${values.concurrency}`)
+const { values } = parseArgs({ options: { 'record-durations': { type: 'boolean', default: false } } })
+const concurrency = Number(process.env.TEST_CONCURRENCY || 3)
+if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new Error(`TEST_CONCURRENCY must be a whole number of at least 1, not ${process.env.TEST_CONCURRENCY}`)
 
-run({ files, concurrency })
-  .on('test:fail', ({ todo }) => {
-    if (todo === undefined || todo === false) process.exitCode = 1
+const BUILD_DIR = path.join(ROOT, 'test-results', 'build')
+/** A source file's bundle (scripts/build-tests.ts), which is what runs. */
+const bundled = (file: string) => path.join(BUILD_DIR, `${path.basename(file, '.ts')}.mjs`)
+
+interface Run {
+  /** The spec reporter's text, as it comes. */
+  report: AsyncIterable<string | Buffer>
+  failed(): boolean
+}
+
+/**
+ * Runs files (sources, by their bundles) in the order given, `at` at a time, measuring each that
+ * passes (its seconds, start to end) into `seconds`.
+ */
+function runFiles(files: string[], at: number, seconds: Map<string, number>): Run {
+  const sources = new Map(files.map((file) => [bundled(file), file]))
+  let failed = false
+  const stream = run({ files: [...sources.keys()], concurrency: at })
+    .on('test:fail', ({ todo }) => {
+      if (todo === undefined || todo === false) failed = true
+    })
+    .on('test:complete', ({ nesting, name, file, details }) => {
+      // A file's own entry: the whole child process, start to end, passed when all its tests did.
+      // (Its tests' events name the source, through the source map; this one names the bundle.)
+      const source = file === undefined ? undefined : sources.get(file)
+      if (nesting === 0 && name === file && source && details.passed) seconds.set(source, details.duration_ms / 1000)
+    })
+  return { report: stream.compose(new spec()), failed: () => failed }
+}
+
+async function print(report: AsyncIterable<string | Buffer>, to: (text: string) => void = (text) => process.stdout.write(text)): Promise<void> {
+  for await (const chunk of report) to(String(chunk))
+}
+
+/** One leg: the busy files with the waiting lane beside them, then the serial lane. Answers whether all passed. */
+async function leg(dialect: Leg, plan: LegPlan, seconds: Map<string, number>): Promise<boolean> {
+  process.env.TEST_DIALECT = dialect
+  const started = performance.now()
+  console.log(`== ${dialect}: ${plan.busy.length} files ${concurrency} at a time, ${plan.waiting.length} in the waiting lane, ${plan.serial.length} serial ==`)
+  let laneText = ''
+  const lane = plan.waiting.length ? runFiles(plan.waiting, 1, seconds) : undefined
+  const laneDone = lane ? print(lane.report, (text) => (laneText += text)) : Promise.resolve()
+  const busy = plan.busy.length ? runFiles(plan.busy, concurrency, seconds) : undefined
+  if (busy) await print(busy.report)
+  await laneDone
+  console.log(`== ${dialect}: the waiting lane, run beside the files above ==`)
+  process.stdout.write(laneText)
+  const serial = plan.serial.length ? runFiles(plan.serial, 1, seconds) : undefined
+  if (serial) await print(serial.report)
+  console.log(`== ${dialect}: ${Math.round((performance.now() - started) / 1000)} s ==`)
+  return ![busy, lane, serial].some((group) => group?.failed())
+}
+
+/**
+ * One Chromium for every browser file (each works in contexts of its own), its endpoint passed on
+ * as TEST_BROWSER_ENDPOINT; without it, each file launches its own.
+ */
+async function startChromium(): Promise<ChildProcess | undefined> {
+  try {
+    fs.accessSync('/usr/bin/chromium', fs.constants.X_OK)
+  } catch {
+    return undefined
+  }
+  const browser = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/browser-server.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  process.once('exit', () => browser.kill())
+  let endpoint = ''
+  const line = new Promise<void>((resolve) => {
+    browser.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      endpoint += chunk
+      if (endpoint.includes('\n')) resolve()
+    })
+    browser.once('exit', () => resolve())
+    setTimeout(resolve, 30_000).unref()
   })
-  .compose(new spec())
-  .pipe(process.stdout)
+  await line
+  endpoint = endpoint.split('\n')[0] ?? ''
+  if (endpoint.startsWith('ws://')) {
+    process.env.TEST_BROWSER_ENDPOINT = endpoint
+    return browser
+  }
+  console.log('note: the shared Chromium did not start; browser files launch their own')
+  await stopChromium(browser)
+  return undefined
+}
+
+async function stopChromium(browser: ChildProcess | undefined): Promise<void> {
+  delete process.env.TEST_BROWSER_ENDPOINT
+  if (!browser || browser.exitCode !== null || browser.signalCode !== null) return
+  browser.kill('SIGTERM')
+  await once(browser, 'exit')
+}
+
+const files = testFiles()
+const plans = new Map(files.map((file) => [file, readTestPlan(file)]))
+const durations = readDurations()
+const measured = new Map<Leg, Map<string, number>>()
+let passed = true
+
+console.log('== suite on SQLite ==')
+const browser = await startChromium()
+measured.set('sqlite', new Map())
+passed = (await leg('sqlite', planLeg('sqlite', files, plans, durations), measured.get('sqlite')!)) && passed
+// The browser files have run.
+await stopChromium(browser)
+
+const skipped: string[] = []
+if (process.env.TEST_DATABASE_URL || process.env.DATABASE_URL) {
+  console.log('== suite on PostgreSQL (the files whose subject depends on the back end) ==')
+  measured.set('postgres', new Map())
+  passed = (await leg('postgres', planLeg('postgres', files, plans, durations), measured.get('postgres')!)) && passed
+} else {
+  skipped.push('the PostgreSQL leg and PostgreSQL-only tests (set TEST_DATABASE_URL=postgres://...)')
+}
+if (!(process.env.TEST_REDIS_URL || process.env.REDIS_URL)) skipped.push('the Redis store and multi-instance tests (set TEST_REDIS_URL=redis://...)')
+
+if (values['record-durations']) {
+  for (const [dialect, seconds] of measured) writeDurations(dialect, seconds)
+  const recorded = [...measured].map(([dialect, seconds]) => `${seconds.size} files on ${dialect}`).join(', ')
+  console.log(`durations written to ${path.relative(ROOT, DURATIONS_FILE)}: ${recorded} (a file that failed keeps its earlier one)`)
+}
+for (const item of skipped) console.log(`skipped: ${item}`)
+process.exitCode = passed ? 0 : 1

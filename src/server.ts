@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import { buildApp } from './app.js'
 import { bootstrapEmptyStore, DEFAULT_PROJECT, firstKeyUnused } from './bootstrap.js'
@@ -68,7 +69,9 @@ export async function serve(config: Config): Promise<void> {
     process.stderr.write(`adoption-store: ${refusal}\n`)
     return exit(1)
   }
-  const base = `http://${displayHost(config.host)}:${config.port}`
+  // The port actually bound: with PORT=0 the system chose it, and this line is where it is told.
+  const { port } = app.server.address() as AddressInfo
+  const base = `http://${displayHost(config.host)}:${port}`
   app.log.info(
     { database: database.location, environment: config.environment, url: base, docs: `${base}/docs`, dashboard: `${base}/dashboard` },
     `adoption store ready at ${base}: API ${base}/v1, reference ${base}/docs, dashboard ${base}/dashboard`,

@@ -10,6 +10,11 @@ import { assertExpected, countUnexpected, type LoadResult, percentiles, type Req
 import { runFixedRate } from '../bench/lib/rate.js'
 import { type RunRecord, type ScenarioInfo, summarise } from '../bench/lib/report.js'
 import { findWrk, luaString, parseWrkOutput, runWrk, wrkResult } from '../bench/lib/wrk.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Opens no database (the load generators' own code): once. Its load runs are measured alone,
+// not beside other files.
+export const testPlan: TestPlan = { legs: 'sqlite', lane: 'serial' }
 
 /**
  * A server answering `status` to every request (or, given a function, the status for its

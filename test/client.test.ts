@@ -40,7 +40,11 @@ import {
 import { nextLink } from '../src/client/client.js'
 import { createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 import { runCliOk } from './helpers/cli.js'
-import { assertBuilt, cleanup, freePort, makeDataDir, type ServerProcess, startServer } from './helpers/process.js'
+import { assertBuilt, cleanup, makeDataDir, type ServerProcess, startServer } from './helpers/process.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Mostly waits on real time: a real Retry-After, from the built server under libfaketime.
+export const testPlan: TestPlan = { lane: 'waiting' }
 
 const MINUTE_MS = 60_000
 
@@ -750,7 +754,7 @@ describe('against the built server, in real time', () => {
       let server: ServerProcess | undefined
       let secondsLeft = 0
       for (let tries = 0; ; tries++) {
-        server = await startServer({ dataDir, port: await freePort(), wrapper: [faketime!, '-f', `+${Math.round(offset)}s`] })
+        server = await startServer({ dataDir, wrapper: [faketime!, '-f', `+${Math.round(offset)}s`] })
         const probe = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
         await probe.body?.cancel()
         secondsLeft = Number(/"minute";r=\d+;t=(\d+)/.exec(probe.headers.get('ratelimit') ?? '')?.[1])

@@ -2,6 +2,10 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 import { ConfigError, EnvSchema, loadConfig } from '../src/config.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Opens no database (configuration parsing): its subject is the same on both back ends.
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 describe('loadConfig defaults', () => {
   test('with nothing set', () => {

@@ -12,6 +12,11 @@ import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { admin } from './helpers/admin.js'
 import { assertFitsPhone, chromiumMissing, dashboardSuite, DESKTOP, rowsAre, screenshot, signedInPage, textOf, v1Request } from './helpers/browser.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// The page, what it sends and what it shows, is the subject: the API calls under it are the API
+// files' subject on both back ends.
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 type Animal = Record<string, unknown> & { id: number; name: string }
 

@@ -10,6 +10,11 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { admin } from './helpers/admin.js'
 import { assertTableFits, chromiumMissing, dashboardSuite, rowsAre, screenshot, signedInPage, textOf, v1Request } from './helpers/browser.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// The page, what it sends and what it shows, is the subject: the API calls under it are the API
+// files' subject on both back ends.
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 describe('the Locations and Categories tabs in Chromium', { skip: chromiumMissing, timeout: 240_000 }, () => {
   const suite = dashboardSuite()

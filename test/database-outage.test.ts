@@ -8,6 +8,10 @@ import { bearer, createTestApp, type TestApp } from './helpers/app.js'
 import { freshPostgresDatabase, postgresUrl } from './helpers/databases.js'
 import { captureLogs } from './helpers/logs.js'
 import { TcpProxy } from './helpers/tcp-proxy.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Mostly waits on real time: a database outage's timeouts and reconnects.
+export const testPlan: TestPlan = { lane: 'waiting' }
 
 /**
  * The database becoming unavailable: requests answer 503 service_unavailable promptly (no hang,

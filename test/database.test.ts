@@ -180,7 +180,7 @@ for (const dialect of dialects) {
         assert.ok(saves.every((saved) => saved?.row.state === 'failed' && saved.row.reason === 'no CNAME record'))
         assert.equal((await saveDomainCheck(db, domain.id, checked))?.moved, false, 'checked again: already failed')
         assert.equal((await saveDomainCheck(db, domain.id, { ...checked, state: 'verified', reason: null }))?.moved, true)
-        assert.equal(await saveDomainCheck(db, domain.id, checked, 'a-holder-without-the-lease'), undefined, 'a lost lease saves nothing')
+        assert.equal(await saveDomainCheck(db, domain.id, checked, { holder: 'a-holder-without-the-lease', checks: 0 }), undefined, 'a lost lease saves nothing')
       })
     })
 

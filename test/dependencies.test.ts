@@ -2,6 +2,10 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { test } from 'node:test'
 import semver from 'semver'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Opens no database (the dependency list): its subject is the same on both back ends.
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 /**
  * `npm install` on a Node.js version the project declares must not warn that a dependency needs

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Domain } from '../src/domains/domains.schemas.js'
+import { type CaaRecord, type DnsLookup, NodeDnsLookup } from '../src/domains/dns.js'
 import { claimDomain } from '../src/domains/domains.repository.js'
 import { GAVE_UP } from '../src/domains/domains.service.js'
 import { NOT_CONFIGURED } from '../src/domains/certificates.service.js'
@@ -20,6 +21,52 @@ const HOUR = 60 * MINUTE
 
 const suite = new DomainsSuite()
 const app = (clock: ManualClock): Promise<TestApp> => suite.app({}, { clock })
+
+/**
+ * A DNS whose address answers (A and AAAA, the last a check of a name without a CNAME asks for),
+ * while `holding`, are kept back until `release()`: a check that has all its answers, not yet saved.
+ */
+class HeldAnswers implements DnsLookup {
+  holding = false
+  private held = 0
+  private onHeld: (() => void) | undefined
+  release: () => void = () => undefined
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve))
+
+  constructor(private readonly dns: DnsLookup) {}
+
+  /** Resolves once `count` answers are held. */
+  answered(count: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.onHeld = () => {
+        if (this.held >= count) resolve()
+      }
+      this.onHeld()
+    })
+  }
+
+  private async hold<T>(answer: Promise<T>): Promise<T> {
+    const value = await answer
+    if (this.holding) {
+      this.held++
+      this.onHeld?.()
+      await this.gate
+    }
+    return value
+  }
+  cname(name: string): Promise<string[]> {
+    return this.dns.cname(name)
+  }
+  a(name: string): Promise<string[]> {
+    return this.hold(this.dns.a(name))
+  }
+  aaaa(name: string): Promise<string[]> {
+    return this.hold(this.dns.aaaa(name))
+  }
+  caa(name: string): Promise<CaaRecord[]> {
+    return this.dns.caa(name)
+  }
+}
 
 async function get(t: TestApp, slug: string, name: string): Promise<Domain> {
   return (await admin(t, 'GET', `/projects/${slug}/domains/${name}`)).json<Domain>()
@@ -84,6 +131,30 @@ describe('custom domains in the background', { skip: pebbleMissing }, () => {
     assert.equal(domain.certificate.state, 'pending')
     assert.equal(domain.certificate.reason, NOT_CONFIGURED)
     assert.equal(domain.certificate.nextCheckAt, null)
+  })
+
+  test('a Verify that answers while a background check is under way stands; the older answer is dropped and the certificate work follows', async () => {
+    const dns = new HeldAnswers(new NodeDnsLookup([suite.dns.dnsServer]))
+    const clock = new ManualClock()
+    const t = await suite.app({}, { clock, domains: { dns } })
+    const pro = await t.project({ plan: 'pro' })
+    const { name } = uniqueDomain()
+    await addDomain(t, pro.slug, name)
+
+    // The background check asks before the CNAME exists (CNAME, then A and AAAA: none), and saves
+    // only after the customer has set it and Verify has answered.
+    dns.holding = true
+    const pass = t.app.domains.worker.runOnce()
+    await dns.answered(2)
+    dns.holding = false
+    await suite.dns.setCname(name, DNS_TARGET)
+    assert.equal((await verifyDomain(t, pro.slug, name)).status.state, 'verified')
+    dns.release()
+
+    assert.deepEqual(await pass, { dns: 1, certificates: 1 }, 'the lease was given back: the certificate work followed in the same pass')
+    const domain = await get(t, pro.slug, name)
+    assert.equal(domain.status.state, 'verified')
+    assert.equal(domain.certificate.reason, NOT_CONFIGURED)
   })
 
   test('instances sharing the database never check the same domain twice; a lease left by a crashed instance is taken over', async () => {

@@ -9,6 +9,11 @@ import { RedisLimiterStore } from '../src/limits/redis.store.js'
 import { openRedis } from '../src/redis/redis.js'
 import { ManualClock } from './helpers/app.js'
 import { redisUrl } from './helpers/redis.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Opens no database (the limiter store contract, in process and on Redis): once. Mostly waits
+// on real time: the boundaries of Redis's windows and the ends of its bans.
+export const testPlan: TestPlan = { legs: 'sqlite', lane: 'waiting' }
 
 /**
  * The limiter contract, run on both stores. Windows and bans are short here so Redis, whose
@@ -95,8 +100,8 @@ function subject(): string {
 }
 
 /**
- * How much of a 20 s window a test needing one must have left: each such test takes about a
- * second (the longest crosses one 2 s boundary), ten leave room for a loaded machine.
+ * How much of a 20 s window a test needing one must have left: each such test takes at most
+ * about 4 s (the longest waits for two 2 s boundaries), ten leave room for a loaded machine.
  */
 const DAY_ROOM = 10 * SECOND
 
@@ -149,8 +154,10 @@ for (const { name, make } of stores) {
 
     test('both windows are charged together; a rejection charges neither', async () => {
       const h = await make()
-      // The day window must outlast a minute boundary (at most 2 s away): 10 s is plenty.
+      // The day window must outlast a minute boundary (at most 2 s away): 10 s is plenty. The 8
+      // requests before it must fall in one minute window: a fresh one.
       await h.roomInWindow(20 * SECOND, DAY_ROOM)
+      await h.startOfWindow(2 * SECOND)
       const request: ConsumeRequest = { subject: subject(), windows: [minute(3), day(10)] }
       for (let i = 0; i < 3; i++) assert.equal((await h.store.consume(request)).outcome, 'allowed')
       for (let i = 0; i < 5; i++) assert.equal((await h.store.consume(request)).outcome, 'limited')
@@ -170,6 +177,8 @@ for (const { name, make } of stores) {
     test('the day window binds when it runs out first', async () => {
       const h = await make()
       await h.roomInWindow(20 * SECOND, DAY_ROOM)
+      // The minute window's count (995 left) needs the 6 requests in one of them: a fresh one.
+      await h.startOfWindow(2 * SECOND)
       const request: ConsumeRequest = { subject: subject(), windows: [minute(1_000), day(5)] }
       for (let i = 0; i < 5; i++) assert.equal((await h.store.consume(request)).outcome, 'allowed')
       const refused = await h.store.consume(request)

@@ -21,7 +21,6 @@ import {
   cleanupWithStore,
   cliJson,
   type EnvOverrides,
-  freePort,
   requestInstance,
   runCli,
   type ServerProcess,
@@ -56,8 +55,7 @@ type CreatedKey = ApiKey & { key: string }
 
 /** Starts `count` servers on `env` in the same tick, so their start-ups (and migrations) overlap. */
 async function startTogether(count: number, env: EnvOverrides): Promise<ServerProcess[]> {
-  const ports = await Promise.all(Array.from({ length: count }, () => freePort()))
-  const started = await Promise.allSettled(ports.map((port) => startServer({ port, env })))
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startServer({ env })))
   const failures = started.filter((s): s is PromiseRejectedResult => s.status === 'rejected')
   assert.deepEqual(
     failures.map((f) => String(f.reason)),

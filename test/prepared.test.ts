@@ -5,6 +5,10 @@ import { prepare } from '../src/db/prepared.js'
 import { insertPet } from '../src/pets/pets.repository.js'
 import { insertProject } from '../src/projects/projects.repository.js'
 import { dialects, withDatabase } from './helpers/databases.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Mostly waits: a foreign transaction held open while a prepared query runs.
+export const testPlan: TestPlan = { lane: 'waiting' }
 
 const at = '2026-11-22T12:00:00.000Z'
 

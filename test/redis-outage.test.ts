@@ -6,6 +6,10 @@ import { after, describe, test } from 'node:test'
 import { Redis } from 'ioredis'
 import { generateApiKey } from '../src/auth/api-key.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Mostly waits on real time: Redis outages, the commands' timeouts and the recoveries.
+export const testPlan: TestPlan = { lane: 'waiting' }
 
 /**
  * The Redis outage policy, against a Redis server of the test's own (so the shared one is never

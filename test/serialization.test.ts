@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildSerializer } from '../src/http/serialization.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Opens no database (the serializers): its subject is the same on both back ends.
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 const route = (schema: unknown, url = '/a') => ({ method: 'GET', url, httpStatus: '200', schema })
 const pet = () => ({ type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'] })

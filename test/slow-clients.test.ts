@@ -7,6 +7,10 @@ import { applyConnectionLimits, type ConnectionLimits, connectionLimits, DEFAULT
 import { MAX_JSON_DEPTH, MAX_URL_LENGTH } from '../src/http/request-limits.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
 import { cleanup, startServer } from './helpers/process.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Mostly waits on real time: the built server's 10 s header timeout and the slow clients.
+export const testPlan: TestPlan = { lane: 'waiting' }
 
 /**
  * Slow and abusive clients against the real HTTP server on loopback: the app listening with the

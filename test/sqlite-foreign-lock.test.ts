@@ -13,6 +13,11 @@ import { afterEach, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import { BUSY_TIMEOUT_MS } from '../src/db/sqlite-file.js'
 import { cleanup, makeDataDir, processDialect, ROOT, runCli, type ServerProcess, startServer } from './helpers/process.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Its assertions are latency bounds (reads within 50 ms while another process write-locks the
+// SQLite file): measured alone, not beside other files.
+export const testPlan: TestPlan = { lane: 'serial' }
 
 const LOCK_MS = 5_000
 /**

@@ -137,20 +137,25 @@ export async function releaseDomain(db: Db, id: number, holder: string, changes:
 }
 
 /**
- * Saves a DNS check's outcome (`holder`: only while that lease holds, releasing it). Answers the
- * row, and whether this save moved the domain into the checked state: the state is compared in
- * the UPDATE itself, so of concurrent saves of one outcome (Verify beside a background re-check)
- * exactly one moves it. Nothing when the domain was removed or the lease lost.
+ * Saves a DNS check's outcome. A background re-check gives its `lease`: it saves only while that
+ * lease holds and no other check was saved since it read the row (`checks`, the row's count of
+ * checks then), releasing the lease; a Verify that answered meanwhile is the newer check and
+ * stands. Answers the row, and whether this save moved the domain into the checked state: the
+ * state is compared in the UPDATE itself, so of concurrent saves of one outcome (Verify beside a
+ * background re-check) exactly one moves it. Nothing when the domain was removed, the lease lost
+ * or the check overtaken.
  */
 export async function saveDomainCheck(
   db: Db,
   id: number,
   changes: Updateable<DomainTable> & { state: DomainRow['state'] },
-  holder?: string,
+  lease?: { holder: string; checks: number },
 ): Promise<{ row: DomainRow; moved: boolean } | undefined> {
   const save = (moving: boolean) => {
     let update = db.updateTable('domains').where('id', '=', id)
-    if (holder !== undefined) update = update.set({ lease_holder: null, lease_until: null }).where('lease_holder', '=', holder)
+    if (lease !== undefined) {
+      update = update.set({ lease_holder: null, lease_until: null }).where('lease_holder', '=', lease.holder).where('checks', '=', lease.checks)
+    }
     if (moving) update = update.where('state', '<>', changes.state)
     return update.set(changes).returningAll().executeTakeFirst()
   }

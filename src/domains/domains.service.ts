@@ -14,6 +14,7 @@ import {
   insertDomain,
   listCertificates,
   listDomains,
+  releaseDomain,
   saveDomainCheck,
   setPrimaryDomain,
   updateDomain,
@@ -175,12 +176,16 @@ export class DomainsService {
 
   /**
    * A background re-check of a domain whose lease this holder has; keeps the schedule it is on.
-   * Answers the new row, or nothing when the domain was removed or the lease lost meanwhile.
+   * Answers the new row, or nothing when the domain was removed or the lease lost meanwhile, or
+   * when a Verify checked it meanwhile: that answer is the newer (this one may predate the record
+   * Verify found) and stands, and the lease is given back.
    */
   async recheck(row: DomainRow, holder: string): Promise<DomainRow | undefined> {
     const now = this.clock.now()
     const checked = await this.check(row, Date.parse(row.checks_since), now)
-    return this.change(async (trx) => this.reported(trx, row, checked, await saveDomainCheck(trx, row.id, checked, holder)))
+    const saved = await this.change(async (trx) => this.reported(trx, row, checked, await saveDomainCheck(trx, row.id, checked, { holder, checks: row.checks })))
+    if (!saved) await releaseDomain(this.db, row.id, holder, {})
+    return saved
   }
 
   /** `domain.verified` or `domain.failed` when the save moved the domain into that state, in the transaction that saves it. */

@@ -64,6 +64,8 @@ export interface TestAppOptions {
   passwordCost?: ScryptCost
   /** A pino instance to capture the app's log lines; default: no logs. */
   logger?: AppOptions['logger']
+  /** Custom domains' back ends (DNS, certificate authority); default: from configuration. */
+  domains?: AppOptions['domains']
 }
 
 let counter = 0
@@ -97,7 +99,7 @@ async function startTestApp(
   const clock = options.clock ?? new ManualClock()
   const database = openDatabase(config)
   await migrateToLatest(database.db)
-  const app = await buildApp({ config, database, clock, logger: options.logger ?? false, passwordCost: options.passwordCost ?? TEST_PASSWORD_COST })
+  const app = await buildApp({ config, database, clock, logger: options.logger ?? false, domains: options.domains, passwordCost: options.passwordCost ?? TEST_PASSWORD_COST })
   await app.ready()
   // Fixtures are made through the app's own services, as an operator's changes are.
   const { projects, keys } = app.services

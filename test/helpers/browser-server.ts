@@ -1,5 +1,5 @@
 /**
- * One Chromium for every browser test file of a run: `scripts/test.sh` starts this, reads the
+ * One Chromium for every browser test file of a run: `scripts/run-tests.ts` starts this, reads the
  * WebSocket endpoint it prints (one line), passes it on as TEST_BROWSER_ENDPOINT, and ends it
  * with SIGTERM. Launching Chromium costs seconds; each file then only opens contexts of its own.
  */

@@ -29,8 +29,8 @@ export const CHROMIUM_OPTIONS = {
 }
 
 /**
- * The variable through which `scripts/test.sh` hands the browser files one Chromium it launched
- * for them all (test/helpers/browser-server.ts): its WebSocket endpoint.
+ * The variable through which `scripts/run-tests.ts` hands the browser files one Chromium it
+ * launched for them all (test/helpers/browser-server.ts): its WebSocket endpoint.
  */
 export const BROWSER_ENDPOINT_VARIABLE = 'TEST_BROWSER_ENDPOINT'
 

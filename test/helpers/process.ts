@@ -167,20 +167,32 @@ export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<Exi
   })
 }
 
+/** The line a server logs once it listens (at info), naming the address it bound in `url`. */
+const READY_LINE = /^\{.*"msg":"adoption store ready at .*$/m
+
 /** A running `node dist/cli.js serve`, with its output captured. */
 export class ServerProcess {
   private out = ''
   private err = ''
+  private bound: number | undefined
 
   constructor(
     readonly child: ChildProcess,
-    readonly port: number,
+    /** The port asked for; 0: any, which the server's ready line names (`waitUntilListening`). */
+    readonly requestedPort: number,
     readonly dataDir: string,
     /** True when the child leads its own process group, which every signal then reaches whole. */
     readonly group = false,
   ) {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.out += chunk))
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.err += chunk))
+  }
+
+  /** The port this server bound, as its own ready line says (the one asked for, before it). */
+  get port(): number {
+    const port = this.bound ?? this.requestedPort
+    if (port === 0) throw new Error(`the port of server pid ${this.pid} is known once it listens: await waitUntilListening() first`)
+    return port
   }
 
   get url(): string {
@@ -202,7 +214,7 @@ export class ServerProcess {
   /** The captured output, for assertion messages. */
   describe(): string {
     const tail = (text: string) => (text.length > 4000 ? `…${text.slice(-4000)}` : text)
-    return `server pid ${this.pid} on port ${this.port}, exit ${JSON.stringify(this.exit ?? null)}\n--- stdout\n${tail(this.out)}\n--- stderr\n${tail(this.err)}`
+    return `server pid ${this.pid} on port ${this.bound ?? this.requestedPort}, exit ${JSON.stringify(this.exit ?? null)}\n--- stdout\n${tail(this.out)}\n--- stderr\n${tail(this.err)}`
   }
 
   /** Waits until stdout matches `pattern`; fails if the process exits first or time runs out. */
@@ -215,6 +227,21 @@ export class ServerProcess {
       if (Date.now() > deadline) throw new Error(`server did not print ${pattern} within ${timeoutMs} ms\n${this.describe()}`)
       await sleep(20)
     }
+  }
+
+  /**
+   * Waits for the server's own ready line and takes the port it bound from it, so that no other
+   * process's answer (on a port picked in advance and taken meanwhile) is ever taken for this
+   * server's. Fails if the process exits first or time runs out.
+   */
+  async waitUntilListening(timeoutMs = START_TIMEOUT_MS): Promise<number> {
+    const [line] = await this.waitForStdout(READY_LINE, timeoutMs).catch((error: Error) => {
+      throw new Error(`${error.message}\n(the ready line is logged at LOG_LEVEL info or lower)`)
+    })
+    const port = Number(new URL((JSON.parse(line) as { url: string }).url).port)
+    if (this.requestedPort !== 0 && port !== this.requestedPort) throw new Error(`asked for port ${this.requestedPort}, the server says ${port}\n${this.describe()}`)
+    this.bound = port
+    return port
   }
 
   /**
@@ -296,15 +323,18 @@ export class ServerProcess {
 }
 
 export interface StartOptions {
+  /** Default: 0 (PORT=0), any free port: the server binds one and its ready line names it. */
+  port?: number
   /** Default: a new temporary directory. */
   dataDir?: string
-  /** Default: a free port, passed as PORT. */
-  port?: number
-  /** Environment overrides (undefined removes a variable). Defaults: HOST=127.0.0.1, LOG_LEVEL=error. */
+  /**
+   * Environment overrides (undefined removes a variable). Defaults: HOST=127.0.0.1, LOG_LEVEL=info
+   * (the level of the ready line the port is read from).
+   */
   env?: EnvOverrides
   /** CLI arguments; default `['serve']`. */
   args?: string[]
-  /** Wait until /healthz answers (default true). */
+  /** Wait until the server says it listens and /healthz answers there (default true). */
   healthy?: boolean
   timeoutMs?: number
   /**
@@ -316,14 +346,17 @@ export interface StartOptions {
   wrapper?: string[]
 }
 
-/** Starts `node dist/cli.js serve` on a free port with its own DATA_DIR. */
+/**
+ * Starts `node dist/cli.js serve` with its own DATA_DIR, on any free port (PORT=0) unless told
+ * one; the port is the one the server's own ready line names.
+ */
 export async function startServer(options: StartOptions = {}): Promise<ServerProcess> {
   assertBuilt()
   const dataDir = options.dataDir ?? makeDataDir()
-  const port = options.port ?? (await freePort())
+  const port = options.port ?? 0
   const [wrapper, ...wrapperArgs] = options.wrapper ?? []
   const command = [process.execPath, CLI, ...(options.args ?? ['serve'])]
-  const env = await childEnv(dataDir, { PORT: String(port), ...options.env })
+  const env = await childEnv(dataDir, { PORT: String(port), LOG_LEVEL: 'info', ...options.env })
   const child = spawn(wrapper ?? process.execPath, wrapper ? [...wrapperArgs, ...command] : command.slice(1), {
     cwd: dataDir,
     env,
@@ -333,7 +366,11 @@ export async function startServer(options: StartOptions = {}): Promise<ServerPro
   track(child)
   if (wrapper && child.pid !== undefined) groups.add(child.pid)
   const server = new ServerProcess(child, port, dataDir, wrapper !== undefined)
-  if (options.healthy ?? true) await server.waitUntilHealthy(options.timeoutMs)
+  if (options.healthy ?? true) {
+    const deadline = Date.now() + (options.timeoutMs ?? START_TIMEOUT_MS)
+    await server.waitUntilListening(deadline - Date.now())
+    await server.waitUntilHealthy(deadline - Date.now())
+  }
   return server
 }
 
