@@ -110,4 +110,33 @@ describe('SQLite locked by another process', { skip: processDialect === 'postgre
       sqlite.close()
     }
   })
+
+  test(`writes queued behind a ${LOCK_MS / 1000} s foreign lock each answer within the busy timeout of being sent, not one timeout after another`, { timeout: 60_000 }, async () => {
+    const dataDir = makeDataDir()
+    const limits = ['--per-minute', '1000000', '--per-day', '1000000']
+    assert.equal((await runCli(['projects', 'create', 'queued', '--plan', 'enterprise', ...limits], { dataDir })).code, 0)
+    const { key } = JSON.parse((await runCli(['keys', 'create', '--project', 'queued', '--json'], { dataDir })).stdout) as { key: string }
+    const server = await startServer({ dataDir })
+    const json = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+    const pets = await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => (await timedFetch(server, '/v1/pets', { method: 'POST', headers: json, body: JSON.stringify({ name: `Pet ${i}`, categoryId: 1 }) })).body as { id: number }),
+    )
+
+    const holder = spawn(process.execPath, ['-e', HOLDER, path.join(dataDir, 'adoption-store.db')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+    const exited = once(holder, 'exit')
+    await once(holder.stdout, 'data')
+    // Changes run one transaction at a time on the writer; creates share one commit.
+    const writes = await Promise.all([
+      ...pets.map(({ id }) => timedFetch(server, `/v1/pets/${id}`, { method: 'PATCH', headers: json, body: JSON.stringify({ name: `Renamed ${id}` }) })),
+      ...[0, 1].map((i) => timedFetch(server, '/v1/pets', { method: 'POST', headers: json, body: JSON.stringify({ name: `During ${i}`, categoryId: 1 }) })),
+    ])
+    await exited
+    for (const write of writes) {
+      assert.equal(write.status, 503, JSON.stringify(write.body))
+      assert.ok(write.ms < BUSY_TIMEOUT_MS + 1_000, `each write answers within the busy timeout (${BUSY_TIMEOUT_MS} ms) of being sent: ${writes.map((w) => Math.round(w.ms)).join(', ')} ms`)
+    }
+    const after = await timedFetch(server, `/v1/pets/${pets[0]!.id}`, { method: 'PATCH', headers: json, body: JSON.stringify({ name: 'After' }) })
+    assert.equal(after.status, 200, JSON.stringify(after.body))
+    await server.stop()
+  })
 })

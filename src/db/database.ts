@@ -45,7 +45,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
     dialect: 'sqlite',
     // Reads answer on this thread; writes and batches wait for the writer thread, never for the disk here.
     run: async <R>(template: CompiledTemplate, parameters: unknown[]) => (await sqlite.execute(template.sql, parameters)).rows as R[],
-    runAll: (statements) => sqlite.executeAll(statements.map(({ template, parameters }) => ({ sql: template.sql, parameters }))),
+    runAll: (statements, since) => sqlite.executeAll(statements.map(({ template, parameters }) => ({ sql: template.sql, parameters })), since),
   })
   return {
     db,

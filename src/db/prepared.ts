@@ -47,7 +47,7 @@ export interface FastPath {
    * does not pay: PostgreSQL flushes concurrent commits together itself, and its pool runs the
    * statements side by side, where a batch would queue them on one connection.
    */
-  runAll?(statements: Statement[]): Promise<unknown[][]>
+  runAll?(statements: Statement[], since?: number): Promise<unknown[][]>
 }
 
 /** A compiled query whose parameters are either an argument's position or a constant. */
@@ -107,7 +107,7 @@ export function prepare<A extends unknown[], R>(build: (db: Db, ...args: A) => C
     const { template, parameters } = statement(db, path, args)
     const { run, runAll } = path
     if (!runAll) return run<R>(template, parameters)
-    return (await enqueue(db, { run, runAll }, [{ template, parameters }]))[0] as R[]
+    return (await enqueue(db, { runAll }, [{ template, parameters }]))[0] as R[]
   }
   query.statement = (db: Db, ...args: A): Statement | undefined => {
     const path = fastPaths.get(db)
@@ -129,14 +129,16 @@ export function canBatch(db: Db): boolean {
 export async function batchedTogether(db: Db, statements: Statement[]): Promise<unknown[][]> {
   const path = fastPaths.get(db)
   if (!path?.runAll) throw new Error('batchedTogether needs a database that batches (see canBatch)')
-  return enqueue(db, { run: path.run, runAll: path.runAll }, statements)
+  return enqueue(db, { runAll: path.runAll }, statements)
 }
 
-type Batcher = Required<Pick<FastPath, 'run' | 'runAll'>>
+type Batcher = Required<Pick<FastPath, 'runAll'>>
 
 /** One caller's statements (usually one), answered with the rows of each. */
 interface Queued {
   statements: Statement[]
+  /** When the call was made: the batch's wait for a lock is bounded from its earliest call. */
+  since: number
   resolve(rows: unknown[][]): void
   reject(error: unknown): void
 }
@@ -156,7 +158,7 @@ function enqueue(db: Db, path: Batcher, statements: Statement[]): Promise<unknow
       state = { waiting: [], busy: false }
       batches.set(db, state)
     }
-    state.waiting.push({ statements, resolve, reject })
+    state.waiting.push({ statements, since: Date.now(), resolve, reject })
     if (state.busy) return
     state.busy = true
     // After the I/O of this turn: every request that arrived with it joins the batch.
@@ -181,7 +183,10 @@ async function drain(path: Batcher, state: Batches): Promise<void> {
 async function commit(path: Batcher, queue: Queued[]): Promise<void> {
   if (queue.length > 1) {
     try {
-      const results = await path.runAll(queue.flatMap((item) => item.statements))
+      const results = await path.runAll(
+        queue.flatMap((item) => item.statements),
+        Math.min(...queue.map((item) => item.since)),
+      )
       let next = 0
       for (const item of queue) {
         item.resolve(item.statements.map(() => results[next++] ?? []))
@@ -195,8 +200,7 @@ async function commit(path: Batcher, queue: Queued[]): Promise<void> {
   }
   for (const item of queue) {
     try {
-      const [only, ...more] = item.statements
-      item.resolve(more.length === 0 && only ? [await path.run(only.template, only.parameters)] : await path.runAll(item.statements))
+      item.resolve(await path.runAll(item.statements, item.since))
     } catch (error) {
       item.reject(error)
     }

@@ -9,6 +9,7 @@ import {
 } from 'kysely'
 import { MigrationLockingAdapter } from './sqlite-migration-lock.js'
 import type { SqliteWriter } from './sqlite-threads.js'
+import { BUSY_TIMEOUT_MS } from './sqlite-file.js'
 import type { Outcome } from './sqlite-writer.js'
 
 /** What the driver needs of the store's connections (SqliteConnections, sqlite.ts). */
@@ -90,9 +91,11 @@ class SplitConnection implements DatabaseConnection {
   }
 
   async begin(): Promise<void> {
+    // The bound counts from here: the wait for this process's earlier writes is part of it.
+    const deadline = Date.now() + BUSY_TIMEOUT_MS
     const release = await this.writer.lock()
     try {
-      await this.writer.send({ op: 'begin' })
+      await this.writer.send({ op: 'begin', deadline })
     } catch (error) {
       release()
       throw error

@@ -1,6 +1,10 @@
 import SQLite from 'better-sqlite3'
 
-/** How long a write waits for a lock another connection holds before it fails with SQLITE_BUSY. */
+/**
+ * How long a write waits for a lock another connection holds before it fails with SQLITE_BUSY
+ * (answered 503 with Retry-After). The bound counts from when the write reached the database
+ * layer, its wait behind this process's earlier writes included.
+ */
 export const BUSY_TIMEOUT_MS = 2000
 
 /** Most statements a connection's cache keeps; the service has far fewer query shapes than this. */

@@ -7,12 +7,17 @@
  */
 import { parentPort } from 'node:worker_threads'
 import type SQLite from 'better-sqlite3'
-import { openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
+import { BUSY_TIMEOUT_MS, openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
 
+/**
+ * `deadline` (epoch ms), on a write that may wait for another process's lock: the wait ends
+ * there, whatever this write waited before reaching the thread (see BUSY_TIMEOUT_MS).
+ */
 export type Message =
-  | { op: 'run'; sql: string; parameters: readonly unknown[] }
-  | { op: 'batch'; statements: { sql: string; parameters: readonly unknown[] }[] }
-  | { op: 'begin' | 'commit' | 'rollback' | 'close' }
+  | { op: 'run'; sql: string; parameters: readonly unknown[]; deadline?: number }
+  | { op: 'batch'; statements: { sql: string; parameters: readonly unknown[] }[]; deadline?: number }
+  | { op: 'begin'; deadline?: number }
+  | { op: 'commit' | 'rollback' | 'close' }
 
 export type Request = Message & { id: number }
 
@@ -62,18 +67,35 @@ function run(sql: string, parameters: readonly unknown[]): Outcome {
   return { rows: [], changes, lastInsertRowid }
 }
 
+/**
+ * Runs `work` waiting for a lock another process holds no later than `deadline`: the busy timeout
+ * is what is left of the write's bound, and a write whose bound is spent fails at once as busy
+ * (answered 503), rather than waiting a whole timeout more after others queued before it.
+ */
+function until<T>(deadline: number | undefined, work: () => T): T {
+  if (deadline === undefined) return work()
+  const left = Math.ceil(deadline - Date.now())
+  if (left <= 0) throw Object.assign(new Error('database is locked: the write waited its whole bound for another process'), { code: 'SQLITE_BUSY' })
+  sqlite().pragma(`busy_timeout = ${left}`)
+  try {
+    return work()
+  } finally {
+    sqlite().pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  }
+}
+
 function answer(request: Request): unknown {
   switch (request.op) {
     case 'run':
-      return run(request.sql, request.parameters)
+      return until(request.deadline, () => run(request.sql, request.parameters))
     case 'batch':
       // One transaction, so one commit and one fsync for all of them; immediate, as `begin` is.
-      return sqlite().transaction(() => request.statements.map(({ sql, parameters }) => run(sql, parameters).rows)).immediate()
+      return until(request.deadline, () => sqlite().transaction(() => request.statements.map(({ sql, parameters }) => run(sql, parameters).rows)).immediate())
     case 'begin':
       // Immediate: the write lock is taken here, waiting up to the busy timeout. A deferred
       // transaction that reads first would fail at its first write, without waiting, whenever
       // another connection (another process on the file) committed in between (SQLITE_BUSY_SNAPSHOT).
-      return void sqlite().exec('begin immediate')
+      return void until(request.deadline, () => sqlite().exec('begin immediate'))
     case 'commit':
       return void sqlite().exec('commit')
     case 'rollback':

@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3'
 import type { Dialect } from 'kysely'
 import { sqliteDialect } from './sqlite-driver.js'
-import { openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
+import { BUSY_TIMEOUT_MS, openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
 import { SqliteWriter } from './sqlite-threads.js'
 import type { Outcome } from './sqlite-writer.js'
 
@@ -62,15 +62,16 @@ export class SqliteConnections {
   async execute(sql: string, parameters: readonly unknown[]): Promise<Outcome> {
     const statement = this.reading(sql)
     if (statement) return { rows: statement.all(parameters) }
-    return this.#writer.alone(() => this.#writer.send({ op: 'run', sql, parameters }) as Promise<Outcome>)
+    const deadline = Date.now() + BUSY_TIMEOUT_MS
+    return this.#writer.alone(() => this.#writer.send({ op: 'run', sql, parameters, deadline }) as Promise<Outcome>)
   }
 
   /**
    * Runs statements in one transaction on the writer, the rows of each: one commit (one fsync)
    * for all, and the answer comes only once it is durable.
    */
-  executeAll(statements: WriterStatement[]): Promise<unknown[][]> {
-    return this.#writer.alone(() => this.#writer.send({ op: 'batch', statements }) as Promise<unknown[][]>)
+  executeAll(statements: WriterStatement[], since = Date.now()): Promise<unknown[][]> {
+    return this.#writer.alone(() => this.#writer.send({ op: 'batch', statements, deadline: since + BUSY_TIMEOUT_MS }) as Promise<unknown[][]>)
   }
 
   /** Kysely on these connections. */
