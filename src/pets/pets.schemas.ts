@@ -214,7 +214,8 @@ export const ListPetsQuerySchema = Type.Object(
       StringEnum(PET_SORTS, {
         description:
           'The order: `id` (ascending, the default), `-createdAt` (newest first), `createdAt`, `name`, `distance` (nearest first; needs `near`) or `random` (a shuffle that stays the same while `seed` does, so pages neither repeat nor skip). Ties go by id.',
-        examples: ['-createdAt'],
+        // Every example together is a request "Try it out" can send: a shuffle, from its start.
+        examples: ['random'],
       }),
     ),
     seed: Type.Optional(
@@ -227,7 +228,8 @@ export const ListPetsQuerySchema = Type.Object(
         pattern: '^[A-Za-z0-9_-]+$',
         'x-expected': 'a cursor from a Link header of this list',
         description: 'Where the page starts, for any `sort`: opaque, taken from the `Link: rel="next"` header (the default order also takes `after`)',
-        examples: ['WyJuYW1lIiwwLDQyLCJyZXgiXQ'],
+        // `["random",42,0,0]`: the start of the example's shuffle.
+        examples: ['WyJyYW5kb20iLDQyLDAsMF0'],
       }),
     ),
     count: Type.Optional(

@@ -125,10 +125,13 @@ export function parseSearch(query: PetsQuery): Parsed {
   const seed = query.seed ?? 0
 
   let start: ParsedSearch['start']
-  if (query.after !== undefined && query.cursor !== undefined) return fail('Query parameters "after" and "cursor" both say where the page starts: send one (the Link header gives the right one).')
-  if (query.after !== undefined) {
+  // `after=0` is the start, which any order and any cursor agree with: only an id past it says
+  // where a page starts, in the default order only.
+  const after = query.after === 0 ? undefined : query.after
+  if (after !== undefined && query.cursor !== undefined) return fail('Query parameters "after" and "cursor" both say where the page starts: send one (the Link header gives the right one).')
+  if (after !== undefined) {
     if (sort !== 'id') return fail(`Query parameter "after" is an id, for the default order; with sort=${sort}, follow the Link header (its "cursor").`)
-    start = { id: query.after }
+    start = { id: after }
   } else if (query.cursor !== undefined) {
     const cursor = decodeCursor(query.cursor)
     if (!cursor || cursor.sort !== sort || (sort === 'random' && cursor.seed !== seed)) {
