@@ -134,4 +134,25 @@ describe('defects found by contract fuzzing', () => {
       assertError(response, 400, 'invalid_request', /^Body field "email" must be a string\.$/)
     })
   })
+
+  describe('text that trimming leaves empty is refused, not stored empty against the documented minimum length', () => {
+    test('a location whose address part is only spaces: 400 naming it, nothing added', async () => {
+      const payload = JSON.stringify({ name: 'shop.fuzz-2402-0.test', address: { postalCode: '                    ' } })
+      const url = `/admin/v1/projects/${slug}/locations`
+      const response = await adminRequest({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload })
+      assertError(response, 400, 'invalid_request', /^Body field "address\.postalCode" is empty once its surrounding spaces are trimmed/)
+      assert.deepEqual((await adminRequest({ method: 'GET', url })).json(), [])
+    })
+
+    test('an animal whose description or breed is only spaces: 400 naming it', async () => {
+      for (const [fields, name] of [
+        [{ description: '   ' }, 'description'],
+        [{ breeds: { primary: '    ' } }, 'breeds.primary'],
+        [{ attributes: { specialNeeds: true, specialNeedsNote: '  ' } }, 'attributes.specialNeedsNote'],
+      ] as const) {
+        const response = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1, ...fields } })
+        assertError(response, 400, 'invalid_request', new RegExp(`^Field "${name.replace('.', '\\.')}" is empty once its surrounding spaces are trimmed`))
+      }
+    })
+  })
 })

@@ -46,6 +46,7 @@ export class CategoriesService {
 
   async set(projectId: number, id: number, input: CategoryInput, change?: Change): Promise<Outcome<{ category: ProjectCategory }>> {
     const name = input.name.trim()
+    if (name === '') return { ok: false, error: 'invalid_request', message: 'Body field "name" is empty once its surrounding spaces are trimmed: name the category.' }
     // Each breed once, whatever the case, spelt as first given.
     const unique = new Map<string, string>()
     for (const breed of (input.breeds ?? []).map((name) => name.trim()).filter(Boolean)) if (!unique.has(breed.toLowerCase())) unique.set(breed.toLowerCase(), breed)

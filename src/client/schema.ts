@@ -1834,7 +1834,7 @@ export interface operations {
                 updatedAfter?: string;
                 /**
                  * @description The order: `id` (ascending, the default), `-createdAt` (newest first), `createdAt`, `name`, `distance` (nearest first; needs `near`) or `random` (a shuffle that stays the same while `seed` does, so pages neither repeat nor skip). Ties go by id.
-                 * @example -createdAt
+                 * @example random
                  */
                 sort?: "id" | "-createdAt" | "createdAt" | "name" | "distance" | "random";
                 /**
@@ -1844,7 +1844,7 @@ export interface operations {
                 seed?: number;
                 /**
                  * @description Where the page starts, for any `sort`: opaque, taken from the `Link: rel="next"` header (the default order also takes `after`)
-                 * @example WyJuYW1lIiwwLDQyLCJyZXgiXQ
+                 * @example WyJyYW5kb20iLDQyLDAsMF0
                  */
                 cursor?: string;
                 /**

@@ -155,7 +155,11 @@ function mergeAddress(current: Address | undefined, patch: Record<string, string
 
 /** The columns of a location, or why its address is not one. */
 function writeOf(input: NewLocation): Outcome<{ location: LocationWrite }> {
+  const name = input.name.trim()
+  if (name === '') return { ok: false, error: 'invalid_request', message: 'Body field "name" is empty once its surrounding spaces are trimmed: name the place.' }
   const address = input.address && Object.fromEntries(Object.entries(input.address).map(([part, value]) => [part, typeof value === 'string' ? value.trim() : value]))
+  const blank = Object.entries(address ?? {}).find(([, value]) => value === '')?.[0]
+  if (blank) return { ok: false, error: 'invalid_request', message: `Body field "address.${blank}" is empty once its surrounding spaces are trimmed: give it, or leave it out.` }
   const country = address?.country
   if (country !== undefined && (regions.of(country) === country || country === 'ZZ')) {
     return { ok: false, error: 'invalid_request', message: `Body field "address.country" is not an ISO 3166-1 alpha-2 country code: "${country}" (e.g. US, GB, DE).` }
@@ -163,7 +167,7 @@ function writeOf(input: NewLocation): Outcome<{ location: LocationWrite }> {
   return {
     ok: true,
     location: {
-      name: input.name.trim(),
+      name,
       address: address && Object.keys(address).length > 0 ? JSON.stringify(address) : null,
       latitude: input.coordinates?.latitude ?? null,
       longitude: input.coordinates?.longitude ?? null,

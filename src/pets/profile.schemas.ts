@@ -36,7 +36,7 @@ const NO_CONTROLS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
 const TEXT = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$'
 
 const line = (maxLength: number, description: string, example: string) =>
-  Type.String({ minLength: 1, maxLength, pattern: NO_CONTROLS, description, examples: [example] })
+  Type.String({ minLength: 1, maxLength, pattern: NO_CONTROLS, 'x-expected': 'one line of text, without control characters (tabs, line breaks)', description, examples: [example] })
 
 const date = (description: string, example: string) => Type.String({ format: 'date', description, examples: [example] })
 
@@ -100,6 +100,7 @@ export const PROFILE_FIELDS = {
     minLength: 1,
     maxLength: LIMITS.description,
     pattern: TEXT,
+    'x-expected': 'plain text: line breaks and tabs, but no other control character',
     description: 'Plain text for adopters, up to 10,000 characters; line breaks are kept, no markup is interpreted',
     examples: ['Rex is a gentle, playful boy who loves long walks and belly rubs.'],
   }),

@@ -80,6 +80,8 @@ const PROFILE_ORDER = [
  * is accepted, for shelters east of UTC.
  */
 export function profileProblem(profile: Profile, today: string): string | undefined {
+  const blank = blankField(profile)
+  if (blank) return `Field "${blank}" is empty once its surrounding spaces are trimmed: give some text, or leave the field out.`
   const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
   if (profile.breeds && profile.breeds.primary === undefined) return 'Field "breeds.primary" is required once breeds are given: name the main breed first.'
   if (profile.breeds?.secondary !== undefined && profile.breeds.secondary.toLowerCase() === profile.breeds.primary.toLowerCase()) {
@@ -118,6 +120,17 @@ export function profileProblem(profile: Profile, today: string): string | undefi
   if (profile.colors?.includes('')) return 'Field "colors" holds an empty colour: every colour has 1 to 50 characters.'
   for (const url of profile.videoUrls ?? []) {
     if (!isVideoUrl(url)) return `Field "videoUrls" holds "${url}": only https links to YouTube (youtube.com, youtu.be) or Vimeo (vimeo.com) are accepted.`
+  }
+  return undefined
+}
+
+/** The first text of the profile that trimming left empty (`breeds.primary`, `tags.2`), if any. */
+function blankField(value: unknown, path = ''): string | undefined {
+  if (value === '') return path
+  if (typeof value !== 'object' || value === null) return undefined
+  for (const [key, item] of Object.entries(value)) {
+    const found = blankField(item, path ? `${path}.${key}` : key)
+    if (found !== undefined) return found
   }
   return undefined
 }
