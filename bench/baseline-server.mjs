@@ -41,7 +41,7 @@ const server = http.createServer((req, res) => {
     })
     return
   }
-  if (req.url.startsWith('/v1/pets?')) return send(res, 200, bodies.list)
+  if (req.url.startsWith('/v1/pets?')) return send(res, 200, auth === config.fullAuth ? bodies.listFull : bodies.list)
   if (req.url.startsWith('/v1/pets/')) return send(res, 200, bodies.pet)
   send(res, 404, { code: 'not_found', message: 'No route', status: 404 })
 })

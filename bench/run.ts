@@ -128,6 +128,15 @@ const SCENARIOS: Scenario[] = [
     request: listRequest,
   },
   {
+    id: 'listFull',
+    title: 'GET list, full profiles',
+    expectedStatus: 200,
+    ratioTarget: 0.45,
+    // The same list of 20, each animal with every profile field filled (about 1.3 KB each).
+    targets: ['service', 'baseline', 'pg'],
+    request: (t) => ({ method: 'GET', path: `${t.prefix}/pets?limit=20`, headers: auth(t.fullKey) }),
+  },
+  {
     id: 'get',
     title: 'GET by id',
     expectedStatus: 200,
@@ -271,6 +280,10 @@ async function main(): Promise<void> {
   }
   const listBody = serviceProbes.get('list')?.body
   if (!Array.isArray(listBody) || listBody.length !== 20) throw new Error(`GET list should answer 20 animals; it answered ${JSON.stringify(listBody)?.slice(0, 200)}`)
+  const fullBody = serviceProbes.get('listFull')?.body
+  if (!Array.isArray(fullBody) || fullBody.length !== 20 || !fullBody.every((pet: Record<string, unknown>) => pet.description && pet.breeds && pet.locationId)) {
+    throw new Error(`GET list, full profiles should answer 20 animals with full profiles; it answered ${JSON.stringify(fullBody)?.slice(0, 200)}`)
+  }
   const noCacheList = await probe(nocache, SCENARIOS[0]!)
   if (noCacheList.status !== 200 || !Array.isArray(noCacheList.body) || noCacheList.body.length !== 20) {
     throw new Error(`GET list with RESPONSE_CACHE=off should answer 200 and 20 animals; it answered ${noCacheList.status} ${JSON.stringify(noCacheList.body)?.slice(0, 200)}`)
@@ -288,6 +301,7 @@ async function main(): Promise<void> {
 
   const bodies: BaselineBodies = {
     list: listBody,
+    listFull: serviceProbes.get('listFull')?.body,
     pet: serviceProbes.get('get')?.body,
     created: serviceProbes.get('post')?.body,
     unauthorized: serviceProbes.get('unauthorized')?.body,

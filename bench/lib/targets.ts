@@ -8,6 +8,7 @@ import fs, { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { benchLocation, fullAnimal } from './animals.js'
 import type { TargetId } from './report.js'
 import { freePort, type Managed, onCleanup, startNode, stopProcess, waitUntil } from './proc.js'
 
@@ -43,6 +44,8 @@ export interface Target {
   key: string
   exhaustedKey: string
   unknownKey: string
+  /** The key of the project whose animals have every profile field filled. */
+  fullKey: string
   petId: number
 }
 
@@ -123,7 +126,8 @@ const STATUSES = ['available', 'available', 'available', 'pending', 'sold'] as c
 /**
  * Prepares a running service: an enterprise project whose limits never bind and its key, a free
  * project whose key is exhausted (banned, in fact: see `exhaust`), 1,000 animals posted through
- * the API (60 % available, so `status=available&limit=20` is always a full page).
+ * the API (60 % available, so `status=available&limit=20` is always a full page), and a second
+ * enterprise project of 1,000 animals with every profile field filled, at one location.
  */
 export async function prepareService(
   id: 'service' | 'pg' | 'nocache',
@@ -141,6 +145,16 @@ export async function prepareService(
   const started = Date.now()
   const ids = await seed(instance.baseUrl, key)
   log(`  ${label}: seeded ${ids.length} animals through POST /v1/pets in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  await cli(paths, instance.env, ['projects', 'create', `bench-full-${suffix}`, '--plan', 'enterprise', '--per-minute', '1000000000', '--per-day', '1000000000'])
+  const { key: fullKey } = await cli<{ key: string }>(paths, instance.env, ['keys', 'create', '--project', `bench-full-${suffix}`, '--name', 'full'])
+  const place = benchLocation(0)
+  const { id: locationId } = await cli<{ id: number }>(paths, instance.env, [
+    'locations', 'add', place.name, '--project', `bench-full-${suffix}`, '--address', place.address.line1!, '--city', place.address.city!, '--country', place.address.country!,
+    '--latitude', String(place.coordinates.latitude), '--longitude', String(place.coordinates.longitude),
+  ])
+  const fullStarted = Date.now()
+  await seed(instance.baseUrl, fullKey, (i) => fullAnimal(i, [locationId]))
+  log(`  ${label}: seeded ${SEED_ANIMALS} animals with full profiles in ${((Date.now() - fullStarted) / 1000).toFixed(1)} s`)
   const exhaustion = await exhaust(instance.baseUrl, exhaustedKey)
   log(`  ${label}: free key exhausted: ${exhaustion}`)
   return {
@@ -152,13 +166,16 @@ export async function prepareService(
     key,
     exhaustedKey,
     unknownKey: await unknownKey(paths),
+    fullKey,
     // The first animal: always "available", so GET by id answers a full animal.
     petId: ids[0] ?? 1,
     exhaustion,
   }
 }
 
-async function seed(baseUrl: string, key: string): Promise<number[]> {
+const bareAnimal = (i: number) => ({ name: `Animal ${String(i + 1).padStart(4, '0')}`, categoryId: (i % 7) + 1, status: STATUSES[i % STATUSES.length] })
+
+async function seed(baseUrl: string, key: string, animal: (i: number) => object = bareAnimal): Promise<number[]> {
   const ids: number[] = new Array<number>(SEED_ANIMALS)
   let next = 0
   const worker = async () => {
@@ -167,7 +184,7 @@ async function seed(baseUrl: string, key: string): Promise<number[]> {
       const response = await fetch(`${baseUrl}/v1/pets`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `Animal ${String(i + 1).padStart(4, '0')}`, categoryId: (i % 7) + 1, status: STATUSES[i % STATUSES.length] }),
+        body: JSON.stringify(animal(i)),
       })
       if (response.status !== 201) throw new Error(`seeding: POST /v1/pets answered ${response.status}: ${await response.text()}`)
       ids[i] = ((await response.json()) as { id: number }).id
@@ -258,6 +275,7 @@ export function freshRedisPrefix(redisUrl: string, log: (line: string) => void):
 
 export interface BaselineBodies {
   list: unknown
+  listFull: unknown
   pet: unknown
   created: unknown
   unauthorized: unknown
@@ -278,6 +296,7 @@ export async function startBaseline(paths: Paths, logDir: string, service: Targe
       port,
       unauthorizedAuth: `Bearer ${service.unknownKey}`,
       limitedAuth: `Bearer ${service.exhaustedKey}`,
+      fullAuth: `Bearer ${service.fullKey}`,
       bodies,
     }),
   )
@@ -299,7 +318,7 @@ export async function startPrism(paths: Paths, logDir: string, key: string): Pro
   // (With `limit`, as the scenarios send it: older documents marked it required.)
   const ready = async () => (await fetch(`${baseUrl}/pets?limit=20`, { headers: { authorization: `Bearer ${key}` } })).status === 200
   await waitUntil(managed, 'GET /pets?limit=20 to answer 200', ready, 60_000)
-  return { id: 'prism', label: 'Prism mock', baseUrl, process: managed, prefix: '', key, exhaustedKey: key, unknownKey: key, petId: 1 }
+  return { id: 'prism', label: 'Prism mock', baseUrl, process: managed, prefix: '', key, exhaustedKey: key, unknownKey: key, fullKey: key, petId: 1 }
 }
 
 export async function stopTarget(target: { process: Managed }): Promise<void> {
