@@ -5,13 +5,13 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import { sql } from 'kysely'
-import { migrateToLatest } from '../src/db/database.js'
+import { migrateToLatest, migratorOf } from '../src/db/database.js'
 import { SqliteConnections } from '../src/db/sqlite.js'
 import { migrations } from '../src/db/migrations/index.js'
 import { insertDomain, saveDomainCheck } from '../src/domains/domains.repository.js'
 import { insertApiKey, findKeyByHash } from '../src/keys/keys.repository.js'
 import { insertProject } from '../src/projects/projects.repository.js'
-import { deletePet, findPet, insertPet, listPets } from '../src/pets/pets.repository.js'
+import { deletePet, findPet, insertPet, listPets, searchPets } from '../src/pets/pets.repository.js'
 import { dialects, withDatabase } from './helpers/databases.js'
 
 const at = '2026-11-22T12:00:00.000Z'
@@ -167,6 +167,49 @@ for (const dialect of dialects) {
           assert.equal(await generation(), was + 1)
         }
       }, { upTo: '0008-audit-and-user-states' })
+    })
+
+    test('migration 0013 indexes every word with its project: animals written before are found in their project only, and later writes follow', async () => {
+      await withDatabase(dialect, async ({ db }) => {
+        // Projects 1 and 12: no word of one may be taken for a word of the other ("p1q2…" and "p12q…").
+        const projects = []
+        for (let n = 1; n <= 12; n++) projects.push(await insertProject(db, { slug: `p${n}`, plan: 'free', perMinute: null, perDay: null, createdAt: at }))
+        const [one, twelve] = [projects[0]!, projects[11]!]
+        const write = async (projectId: number, name: string, searchText: string) =>
+          (await db.insertInto('pets').values({ project_id: projectId, name, name_folded: name.toLowerCase(), category_id: 1, status: 'available', created_at: at, updated_at: at, search_text: searchText }).returning('id').executeTakeFirstOrThrow()).id
+        const rex = await write(one.id, 'Rex', 'rex 2friendly')
+        const max = await write(twelve.id, 'Max', 'max friendly')
+
+        await migrateToLatest(db)
+        const found = async (projectId: number, words: string[]) =>
+          (await searchPets(db, dialect.name, projectId, { q: words }, { by: 'id' }, 10)).map((pet) => pet.name)
+        assert.deepEqual(await found(one.id, ['2friend']), ['Rex'])
+        assert.deepEqual(await found(one.id, ['friend']), [], 'a word of project 12 is not a word of project 1')
+        assert.deepEqual(await found(twelve.id, ['friend']), ['Max'])
+        assert.deepEqual(await found(twelve.id, ['2friend']), [])
+
+        // Writes after the migration: a change of text moves the animal's words, a removal drops them.
+        const mia = await write(one.id, 'Mia', 'mia quiet')
+        assert.deepEqual(await found(one.id, ['quiet']), ['Mia'])
+        await db.updateTable('pets').set({ search_text: 'mia lively' }).where('id', '=', mia).execute()
+        assert.deepEqual(await found(one.id, ['quiet']), [])
+        assert.deepEqual(await found(one.id, ['lively']), ['Mia'])
+        await db.deleteFrom('pets').where('id', '=', rex).execute()
+        assert.deepEqual(await found(one.id, ['2friend']), [])
+        assert.ok(max > 0)
+
+        if (dialect.name === 'postgres') {
+          // Undone and done again on PostgreSQL, the search answers the same.
+          const migrator = migratorOf(db)
+          assert.equal((await migrator.migrateDown()).error, undefined)
+          assert.equal((await migrator.migrateUp()).error, undefined)
+          assert.deepEqual(await found(one.id, ['lively']), ['Mia'])
+          assert.deepEqual(await found(twelve.id, ['friend']), ['Max'])
+        } else {
+          // The index is consistent in itself (its entries are scoped words, not the content table's text).
+          await sql`insert into pets_fts (pets_fts) values ('integrity-check')`.execute(db)
+        }
+      }, { upTo: '0012-animal-profiles' })
     })
 
     test('of concurrent saves of one DNS check outcome, exactly one moves the domain into it (the one that reports it)', async () => {

@@ -410,20 +410,26 @@ function filtered(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: nu
     query = query.where('name_folded', 'like', sql<string>`${likeContaining(folded(search.name))} escape '\\'`)
   }
   if (search.updatedAfter !== undefined) query = query.where('updated_at', '>', search.updatedAfter)
-  if (search.q && search.q.length > 0) query = fullText(query, dialect, search.q)
+  if (search.q && search.q.length > 0) query = fullText(query, dialect, projectId, search.q)
   return query
 }
 
 /**
- * Every token must start a word of the search text. The tokens hold only letters and digits (see
- * search-text.ts), so they are safe inside either engine's query syntax.
+ * Every token must start a word of the search text. The index holds each word with its project
+ * (`p<project id>q<word>`, migration 0013), so a search reads only its project's entries. The
+ * tokens hold only letters and digits (see search-text.ts), so they are safe inside either
+ * engine's query syntax.
  */
-function fullText(query: PetQuery, dialect: 'sqlite' | 'postgres', tokens: string[]): PetQuery {
+function fullText(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: number, tokens: string[]): PetQuery {
+  const scoped = tokens.map((token) => `p${projectId}q${token}`)
   if (dialect === 'postgres') {
-    const tsquery = tokens.map((token) => `'${token}':*`).join(' & ')
-    return query.where(sql<boolean>`to_tsvector('simple'::regconfig, coalesce(search_text, '')) @@ to_tsquery('simple'::regconfig, ${tsquery})`)
+    const tsquery = scoped.map((token) => `'${token}':*`).join(' & ')
+    // The expression of the index pets_search_idx (migration 0013), to the letter.
+    return query.where(
+      sql<boolean>`to_tsvector('simple'::regconfig, 'p' || project_id::text || 'q' || replace(coalesce(search_text, ''), ' ', ' p' || project_id::text || 'q')) @@ to_tsquery('simple'::regconfig, ${tsquery})`,
+    )
   }
-  const match = tokens.map((token) => `"${token}"*`).join(' ')
+  const match = scoped.map((token) => `"${token}"*`).join(' ')
   return query.where('id', 'in', sql<number>`(select rowid from pets_fts where pets_fts match ${match})`)
 }
 

@@ -11,6 +11,7 @@ import * as adoptionHistoryAndNameSearch from './0009-adoption-history-and-name-
 import * as signInsAndOneTimePasswords from './0010-sign-ins-and-one-time-passwords.js'
 import * as webhooks from './0011-webhooks.js'
 import * as animalProfiles from './0012-animal-profiles.js'
+import * as searchPerProject from './0013-search-per-project.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010-sign-ins-and-one-time-passwords': signInsAndOneTimePasswords,
   '0011-webhooks': webhooks,
   '0012-animal-profiles': animalProfiles,
+  '0013-search-per-project': searchPerProject,
 }
