@@ -91,7 +91,6 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   })
   const cache = await createCache({ config, database, limiter: limits.backend, log, counters: metrics.responseCacheCounters })
   const { generations } = cache
-  const { authenticator } = createAuth({ db, clock, config, generations })
   const forgetCaches = () => [generations, authenticator, cache.responses].forEach((part) => part.forget())
 
   // The features.
@@ -110,6 +109,8 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const projects = createProjects({ db, clock, config, authChanged })
   // A lifted ban ends in the running limiter's store.
   const keys = createKeys({ db, clock, config, authChanged, outbox, failures: outage, store: limits.backend.store })
+  // Who is calling: the authenticator reads the keys through the keys feature's lookup.
+  const { authenticator } = createAuth({ keys: keys.lookup, clock, config, generations })
   app.decorate('services', { projects: projects.service, keys: keys.service, pets: pets.service, locations: locations.service, orders: orders.service, webhooks, accounts: accounts.users })
   const audit = createAudit({ db, findProject: (slug) => projects.service.find(slug) })
   const domains = await createDomains({ config, db, clock, log, failures: outage, outbox, ...domainsOptions })
