@@ -35,6 +35,7 @@ import { registerPublicApi, SHARED_SCHEMAS } from './v1/v1.scope.js'
 import { installDashboard } from './web/dashboard.scope.js'
 import { indexRoutes } from './web/index.routes.js'
 import { createWebhooks, type Webhooks } from './webhooks/webhooks.module.js'
+import { webhooksDocument } from './webhooks/webhooks.schemas.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -123,7 +124,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
   const finishMethods = trackMethods(app)
   installMetrics(app, metrics)
-  await registerOpenApi(app, config)
+  await registerOpenApi(app, config, webhooksDocument())
   await installDomains(app, domains, config)
   await registerAdminApi(app, {
     adminToken: config.adminToken,
