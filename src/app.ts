@@ -35,6 +35,7 @@ import { registerPublicApi, SHARED_SCHEMAS } from './v1/v1.scope.js'
 import { installDashboard } from './web/dashboard.scope.js'
 import { indexRoutes } from './web/index.routes.js'
 import { createWebhooks, type Webhooks } from './webhooks/webhooks.module.js'
+import { webhooksDocument } from './webhooks/webhooks.schemas.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -91,7 +92,6 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   })
   const cache = await createCache({ config, database, limiter: limits.backend, log, counters: metrics.responseCacheCounters })
   const { generations } = cache
-  const { authenticator } = createAuth({ db, clock, config, generations })
   const forgetCaches = () => [generations, authenticator, cache.responses].forEach((part) => part.forget())
 
   // The features.
@@ -110,6 +110,8 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const projects = createProjects({ db, clock, config, authChanged })
   // A lifted ban ends in the running limiter's store.
   const keys = createKeys({ db, clock, config, authChanged, outbox, failures: outage, store: limits.backend.store })
+  // Who is calling: the authenticator reads the keys through the keys feature's lookup.
+  const { authenticator } = createAuth({ keys: keys.lookup, clock, config, generations })
   app.decorate('services', { projects: projects.service, keys: keys.service, pets: pets.service, locations: locations.service, orders: orders.service, webhooks, accounts: accounts.users })
   const audit = createAudit({ db, findProject: (slug) => projects.service.find(slug) })
   const domains = await createDomains({ config, db, clock, log, failures: outage, outbox, ...domainsOptions })
@@ -122,7 +124,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
   const finishMethods = trackMethods(app)
   installMetrics(app, metrics)
-  await registerOpenApi(app, config)
+  await registerOpenApi(app, config, webhooksDocument())
   await installDomains(app, domains, config)
   await registerAdminApi(app, {
     adminToken: config.adminToken,

@@ -2,10 +2,9 @@ import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
-import { REALM } from '../src/auth/api-key.scope.js'
 import { API_KEY_SECURITY as SECURITY_SCHEME } from '../src/openapi/security.js'
 import type { Environment } from '../src/config.js'
-import { generateApiKey, parseApiKey } from '../src/auth/api-key.js'
+import { generateApiKey, parseApiKey, REALM } from '../src/auth/api-key.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
 
 /**

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, before, describe, test } from 'node:test'
 import type { ApiKey } from '../src/keys/keys.service.js'
-import { PLAN_LIMITS } from '../src/projects/plans.js'
+import { PLAN_LIMITS } from '../src/limits/plans.js'
 import { api, assertCliError, assertRecentIso, KEY, type Pet, type Project } from './helpers/cli.js'
 import { redisUrl } from './helpers/redis.js'
 import { assertBuilt, cleanup, cliJson, deleteRedisKeys, makeDataDir, runCli, startServer, uniqueRedisPrefix, waitForWindowRoom } from './helpers/process.js'

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { api, type Session } from './api'
-import { ErrorMessage, Fact, StatusMessage, useSubmit } from './components'
+import { ErrorMessage, Fact, StatusMessage } from './components'
+import { useSubmit } from './dialogs'
 import { NewPasswordFields, PasswordField, PASSWORDS_DIFFER } from './passwords'
 
 /** The signed-in user's own account: who they are, and their password. */

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type ProjectCategory } from './api'
 import { FieldProblem, problemFor, useFieldSubmit } from './changes'
-import { Badge, ErrorMessage, FormCard, FormDialog, Loading, RowActions, RowButton, StackedTable, StatusMessage, useActions, useConfirm } from './components'
+import { Badge, ErrorMessage, Loading, RowActions, RowButton, StackedTable, StatusMessage } from './components'
+import { FormCard, FormDialog, useActions, useConfirm } from './dialogs'
 import { replacing, useEditDialog } from './edit-dialog'
 import { TextAreaField, TextField } from './form-fields'
 

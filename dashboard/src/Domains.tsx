@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { api, ApiError, type Domain, type DomainSettings, messageOf, PLANS, type Project } from './api'
-import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, Fact, FormCard, Hidden, Loading, MomentFact, StatusMessage, type StatusTone, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, Fact, Hidden, Loading, MomentFact, StatusMessage, type StatusTone, TableWrap } from './components'
+import { FormCard, useConfirm, useSubmit } from './dialogs'
 import { SelectField } from './form-fields'
 import { Link } from './router'
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, type ApiKey, messageOf, type NewApiKey, type RequestBody } from './api'
-import { Badge, ColumnHeads, DateTime, ErrorMessage, FormCard, Loading, RowActions, RowButton, SecretBox, StatusMessage, TableWrap, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, RowActions, RowButton, SecretBox, StatusMessage, TableWrap } from './components'
+import { FormCard, useConfirm, useSubmit } from './dialogs'
 
 function keyLabel(key: ApiKey): string {
   return key.name ?? `${key.prefix}…`

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type Plan, PLANS, type Project, type RequestBody, type Session } from './api'
-import { ErrorMessage, Fact, formatNumber, Hidden, Loading, MomentFact, StatusMessage, useConfirm, useSubmit } from './components'
+import { ErrorMessage, Fact, formatNumber, Hidden, Loading, MomentFact, StatusMessage } from './components'
+import { useConfirm, useSubmit } from './dialogs'
 import { SelectField } from './form-fields'
 import { Link, projectPath, TABS } from './router'
 

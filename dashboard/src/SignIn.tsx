@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, ApiError, type Session } from './api'
-import { ErrorMessage, useSubmit } from './components'
+import { ErrorMessage } from './components'
+import { useSubmit } from './dialogs'
 import { NewPasswordFields, PasswordField, PASSWORDS_DIFFER } from './passwords'
 
 /**

@@ -1,7 +1,8 @@
 import { type ComponentChildren, Fragment } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf, ROLES, type Session, type User, type UserRole, type UserWithPassword } from './api'
-import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, Modal, RowButton, SecretBox, StatusMessage, TableWrap, useActions, useConfirm, useSubmit } from './components'
+import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, RowButton, SecretBox, StatusMessage, TableWrap } from './components'
+import { Modal, useActions, useConfirm, useSubmit } from './dialogs'
 import { SelectField } from './form-fields'
 import { Link } from './router'
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type NewWebhookEndpoint, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
-import { Badge, DateTime, ErrorMessage, FormCard, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage, useActions, useConfirm, useSubmit } from './components'
+import { Badge, DateTime, ErrorMessage, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage } from './components'
+import { FormCard, useActions, useConfirm, useSubmit } from './dialogs'
 
 const ALL = '*'
 

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks'
 import { ApiError, messageOf } from './api'
-import { type Submission, useSubmit } from './components'
+import { type Submission, useSubmit } from './dialogs'
 
 type Json = Record<string, unknown>
 

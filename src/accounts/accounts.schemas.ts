@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { MAX_INT53, nullableTimestamp as timestamp, StringEnum } from '../http/schemas.js'
+import { MAX_INT53, nullableTimestamp as timestamp, StringEnum } from '../shapes.js'
 import { MAX_PASSWORD_LENGTH } from './passwords.js'
 import { USER_ROLES } from '../db/schema.js'
 import { MIN_PASSWORD_LENGTH, ONE_TIME_PASSWORD_TTL_MS } from './users.service.js'

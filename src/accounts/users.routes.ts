@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { changeOf, operatorOnly } from '../auth/admin-access.js'
+import { operatorOnly } from '../auth/admin-access.js'
+import { changeOf } from '../audit/audit.http.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { NewUserSchema, UserParamsSchema, UserProjectsSchema, UsersSchema } from './accounts.schemas.js'

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ACTOR_KINDS } from '../db/schema.js'
-import { StringEnum } from '../http/schemas.js'
+import { StringEnum } from '../shapes.js'
 import { AUDIT_ACTIONS, type AuditAction } from './audit.js'
 
 const ACTIONS = Object.keys(AUDIT_ACTIONS) as AuditAction[]

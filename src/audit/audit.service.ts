@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js'
 import type { AuditEntryRow } from '../db/schema.js'
-import { type Page, pageOf } from '../http/pagination.js'
+import { type Page, pageOf } from '../shapes.js'
 import { type AuditFilter, listAuditEntries } from './audit.repository.js'
 import type { AuditAction } from './audit.js'
 import type { AuditEntry } from './audit.schemas.js'

@@ -1,6 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import type { Change } from '../audit/audit.js'
 import type { ProjectRow, UserRole } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 
@@ -50,16 +49,6 @@ export function tokenPrincipal(request: FastifyRequest, token: string | undefine
     throw new ApiError('unauthorized', 'The admin token is not the configured ADMIN_TOKEN.', { 'www-authenticate': `${ADMIN_REALM}, error="invalid_token"` })
   }
   return { role: 'operator', userId: null, email: null }
-}
-
-/** The change an admin request makes, as the audit log records it: who is calling, and the request id. */
-export function changeOf(request: FastifyRequest): Change {
-  const principal = request.adminPrincipal
-  const actor =
-    principal.userId === null || principal.email === null
-      ? { kind: 'admin_token' as const, userId: null, name: 'ADMIN_TOKEN' }
-      : { kind: 'user' as const, userId: principal.userId, name: principal.email }
-  return { actor, requestId: request.id }
 }
 
 /** Finds a project by its slug (ProjectsService.find); undefined when there is none. */

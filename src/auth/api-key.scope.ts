@@ -3,36 +3,15 @@ import type { Environment } from '../config.js'
 import { ApiError } from '../errors.js'
 import { sendError } from '../http/error-handler.js'
 import { API_KEY_SECURITY } from '../openapi/security.js'
-import { CHECKSUM_LENGTH, KEY_PREFIXES, RANDOM_LENGTH } from './api-key.js'
-import type { AuthResult, Authenticator, Principal } from './authenticator.js'
+import { CHECKSUM_LENGTH, KEY_PREFIXES, RANDOM_LENGTH, REALM } from './api-key.js'
+import type { AuthResult, Principal } from './authenticator.js'
+import type { Caller } from './caller.hook.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Who sent the request, as far as its key tells; set by `identifyCaller` for every /v1 request. */
-    caller: Caller
     /** The caller of an authenticated route; set by `requireApiKey` before any of its handlers run. */
     principal: Principal
   }
-}
-
-/** A key's verdict, or a refusal decided before authentication (another project's host). */
-export type Caller = AuthResult | { ok: false; reason: 'error'; error: unknown }
-
-export const REALM = 'Bearer realm="adoption-store"'
-
-/**
- * Reads the API key of every request in a scope, once, before anything else needs it: rate
- * limits count by project for a valid key and by address otherwise.
- *
- * A key that cannot be checked (the database is unavailable) ends the request at once, with
- * 503 and no rate-limit decision: it is not "no valid key", so it is never charged to the
- * client's address budget (which would turn an outage into 429s), and it never fails open.
- */
-export function identifyCaller(scope: FastifyInstance, authenticator: Authenticator): void {
-  scope.decorateRequest('caller', null as never)
-  scope.addHook('onRequest', async (request: FastifyRequest) => {
-    request.caller = await authenticator.authenticate(request.headers.authorization)
-  })
 }
 
 /**
@@ -46,7 +25,7 @@ export function requireApiKey(scope: FastifyInstance, environment: Environment):
   })
   const refusals = unauthorizedAnswers(environment)
   scope.addHook('onRequest', (request: FastifyRequest, reply, done) => {
-    const caller = request.caller
+    const caller: Caller = request.caller
     if (caller.ok) {
       request.principal = caller.principal
       return done()

@@ -13,6 +13,9 @@ import type { Environment } from '../config.js'
  */
 export const KEY_PREFIXES: Readonly<Record<Environment, string>> = { production: 'as_live_', staging: 'as_test_' }
 
+/** The challenge of a request without a valid key (RFC 6750's `WWW-Authenticate`). */
+export const REALM = 'Bearer realm="adoption-store"'
+
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 export const RANDOM_LENGTH = 28
 export const CHECKSUM_LENGTH = 6

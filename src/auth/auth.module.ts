@@ -1,11 +1,11 @@
 import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
-import type { Db } from '../db/database.js'
-import { Authenticator } from './authenticator.js'
+import { Authenticator, type KeyLookup } from './authenticator.js'
 
 export interface AuthDeps {
-  db: Db
+  /** The keys feature's reads of its keys (`Keys.lookup`). */
+  keys: KeyLookup
   clock: Clock
   config: Pick<Config, 'environment'>
   /** A key's principal is cached while the auth generation stands. */
@@ -17,6 +17,6 @@ export interface Auth {
   authenticator: Authenticator
 }
 
-export function createAuth({ db, clock, config, generations }: AuthDeps): Auth {
-  return { authenticator: new Authenticator(db, clock, config.environment, generations) }
+export function createAuth({ keys, clock, config, generations }: AuthDeps): Auth {
+  return { authenticator: new Authenticator(keys, clock, config.environment, generations) }
 }

@@ -1,10 +1,8 @@
 import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
-import type { Db } from '../db/database.js'
 import type { Plan } from '../db/schema.js'
-import { findKeyByHash, touchApiKey } from '../keys/keys.repository.js'
-import { limitsOf, type PlanLimits } from '../projects/plans.js'
+import { limitsOf, type PlanLimits } from '../limits/plans.js'
 import { parseApiKey } from './api-key.js'
 
 /** Who a request acts for, once its key is accepted. */
@@ -16,6 +14,29 @@ export interface Principal {
   limits: PlanLimits
   /** Taken from the principal cache: the auth token it was resolved at (shared generations check it). */
   cachedAt?: string | undefined
+}
+
+/** A stored key as authentication reads it, in one read: the key and the plan of its project. */
+export interface StoredKey {
+  id: string
+  project_id: number
+  expires_at: string | null
+  revoked_at: string | null
+  slug: string
+  plan: Plan
+  per_minute: number | null
+  per_day: number | null
+}
+
+/**
+ * Where the authenticator reads keys: given by the keys feature, which owns their table, so that
+ * authentication imports no feature.
+ */
+export interface KeyLookup {
+  /** The key whose secret hashes to `hash`, with its project's plan; undefined when there is none. */
+  byHash(hash: string): Promise<StoredKey | undefined>
+  /** Records when the key was last used (`last_used_at`). */
+  touch(keyId: string, at: string): Promise<void>
 }
 
 export type AuthResult =
@@ -51,7 +72,7 @@ export class Authenticator {
   private readonly principals = new Map<string, CachedPrincipal>()
 
   constructor(
-    private readonly db: Db,
+    private readonly keys: KeyLookup,
     private readonly clock: Clock,
     private readonly environment: Environment,
     private readonly generations: Generations,
@@ -79,7 +100,7 @@ export class Authenticator {
         return { ok: true, principal: cached.principal }
       }
     }
-    const key = await findKeyByHash(this.db, parsed.hash)
+    const key = await this.keys.byHash(parsed.hash)
     if (!key) return { ok: false, reason: 'unknown' }
     if (key.revoked_at !== null) return { ok: false, reason: 'revoked', at: key.revoked_at }
     if (key.expires_at !== null && Date.parse(key.expires_at) <= now) return { ok: false, reason: 'expired', at: key.expires_at }
@@ -103,6 +124,6 @@ export class Authenticator {
     if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return
     this.touched.set(keyId, now)
     // Bookkeeping only: the request does not wait for it, and a failure costs one timestamp.
-    touchApiKey(this.db, keyId, new Date(now).toISOString()).catch(() => this.touched.delete(keyId))
+    this.keys.touch(keyId, new Date(now).toISOString()).catch(() => this.touched.delete(keyId))
   }
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { MAX_INT53 } from '../http/schemas.js'
+import { MAX_INT53 } from '../shapes.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 
 /** The most categories of its own a project keeps, and breeds it adds to one. */

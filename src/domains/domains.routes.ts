@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { changeOf } from '../auth/admin-access.js'
+import { changeOf } from '../audit/audit.http.js'
 import { orThrow } from '../errors.js'
 import { errorResponses, noContent, sendNoContent } from '../openapi/responses.js'
 import {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { nullableTimestamp as timestamp, StringEnum } from '../http/schemas.js'
+import { nullableTimestamp as timestamp, StringEnum } from '../shapes.js'
 import { CERTIFICATE_STATES, DOMAIN_STATES } from '../db/schema.js'
 
 /** The records a customer is asked to create (see domain-name.ts). */

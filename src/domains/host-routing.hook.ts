@@ -1,6 +1,6 @@
 import net from 'node:net'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { REALM } from '../auth/api-key.scope.js'
+import type { Site } from '../auth/caller.hook.js'
 import type { Db } from '../db/database.js'
 import { ApiError } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
@@ -15,20 +15,6 @@ export type HostRoute =
   | { kind: 'project'; projectId: number; slug: string }
   | { kind: 'redirect'; to: string; status: number }
   | { kind: 'unknown'; message: string }
-
-/** The project a request's host selects; set on requests routed by host. */
-export interface Site {
-  host: string
-  projectId: number
-  slug: string
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The project the Host header selects, when it is a project's host rather than the API's own. */
-    site: Site | null
-  }
-}
 
 export const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/'
 
@@ -136,18 +122,17 @@ export function installHostRouting(app: FastifyInstance, router: HostRouter): vo
       }
       case 'project':
         if (OPERATOR_PATHS.test(request.url)) throw new ApiError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]} on a project's host.`)
-        request.site = { host: normalizeHost(request.host), projectId: route.projectId, slug: route.slug }
+        request.site = { host: normalizeHost(request.host), projectId: route.projectId, slug: route.slug } satisfies Site
     }
   })
 }
 
 /**
- * In the /v1 scope, after the caller is identified: on a project's host only that project's keys
- * are accepted; another project's key is refused like an invalid one (401), and is charged to the
- * client's address. With host routing on, every operation documents the 301 of a redirecting
- * domain and the 404 of an unknown host.
+ * With host routing on, every operation of a scope (all of /v1) documents the 301 of a
+ * redirecting domain and the 404 of an unknown host. (On a project's host only that project's
+ * keys are accepted: the caller step checks it, auth/caller.hook.ts.)
  */
-export function restrictToSite(scope: FastifyInstance, router: HostRouter): void {
+export function documentHostAnswers(scope: FastifyInstance, router: HostRouter): void {
   if (!router.enabled) return
   scope.addHook('onRoute', (route) => {
     if (route.schema?.hide) return
@@ -159,17 +144,5 @@ export function restrictToSite(scope: FastifyInstance, router: HostRouter): void
     }
     responses['404'] ??= errorResponses(404)[404]
     route.schema = { ...route.schema, response: responses }
-  })
-  scope.addHook('onRequest', async (request: FastifyRequest) => {
-    const { site, caller } = request
-    if (!site || !caller.ok || caller.principal.projectId === site.projectId) return
-    // Refused by requireApiKey, which rethrows a failure recorded as the caller.
-    request.caller = {
-      ok: false,
-      reason: 'error',
-      error: new ApiError('unauthorized', `This API key is not a key of the project served at ${site.host}: use one of that project's keys.`, {
-        'www-authenticate': `${REALM}, error="invalid_token"`,
-      }),
-    }
   })
 }

@@ -1,27 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ResponseCache } from '../cache/response-cache.js'
-
-/** One page of a list in ascending id order, and the cursor of the next page when there is one. */
-export interface Page<T> {
-  items: T[]
-  nextAfter: number | undefined
-}
-
-/** What a list operation's query string holds once validated (the schema fills `limit` in). */
-export interface PageQuery<Status extends string> {
-  limit: number
-  status?: Status | undefined
-  after?: number | undefined
-}
-
-/**
- * A page from rows read with one more than the limit: the extra row tells that another page
- * exists, without a count.
- */
-export function pageOf<T extends { id: number }>(rows: T[], limit: number): Page<T> {
-  const items = rows.slice(0, limit)
-  return { items, nextAfter: rows.length > limit ? items[items.length - 1]?.id : undefined }
-}
+import type { Page, PageQuery } from '../shapes.js'
 
 /**
  * The handler of a paged list operation of /v1 (listPets, listOrders): the caller's project, the

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { KeyLookup } from '../auth/authenticator.js'
 import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
@@ -7,6 +8,7 @@ import type { FailureLog } from '../db/outage.js'
 import type { LimiterStore } from '../limits/store.js'
 import type { Outbox } from '../webhooks/outbox.js'
 import { BansService } from './bans.service.js'
+import { findKeyByHash, touchApiKey } from './keys.repository.js'
 import { keysRoutes } from './keys.routes.js'
 import { KeysService } from './keys.service.js'
 
@@ -28,6 +30,8 @@ export interface KeysDeps {
 export interface Keys {
   service: KeysService
   bans: BansService
+  /** The keys as authentication reads them (one prepared read per request the principal cache misses). */
+  lookup: KeyLookup
   /** `/projects/:slug/keys` of the admin API. */
   routes: FastifyPluginAsyncTypebox
 }
@@ -35,5 +39,6 @@ export interface Keys {
 export function createKeys({ db, clock, config, authChanged, outbox, failures, store }: KeysDeps): Keys {
   const service = new KeysService(db, clock, config.environment, authChanged, outbox, failures)
   const bans = new BansService({ db, clock, outbox, store })
-  return { service, bans, routes: (app) => keysRoutes(app, { keys: service, bans }) }
+  const lookup: KeyLookup = { byHash: (hash) => findKeyByHash(db, hash), touch: (keyId, at) => touchApiKey(db, keyId, at) }
+  return { service, bans, lookup, routes: (app) => keysRoutes(app, { keys: service, bans }) }
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { changeOf } from '../auth/admin-access.js'
+import { changeOf } from '../audit/audit.http.js'
 import { orThrow } from '../errors.js'
 import { errorResponses, noContent } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { nullableTimestamp as timestamp } from '../http/schemas.js'
+import { nullableTimestamp as timestamp } from '../shapes.js'
 import { MAX_KEY_LIFETIME_DAYS } from './keys.service.js'
 
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Generations } from '../cache/generations.js'
 import { sendError } from '../http/error-handler.js'
-import type { Authenticator } from '../auth/authenticator.js'
+import type { ChargeCaller } from '../auth/caller.hook.js'
 import type { Metrics } from '../ops/metrics.js'
-import type { Decision, Tokens } from './store.js'
+import type { Decision, StaleDecision, Tokens } from './store.js'
 import { errorResponses, type HeaderDocs } from '../openapi/responses.js'
 import { rateLimitHeaders, refusal } from './limits.http.js'
 import type { RateLimiter } from './limits.service.js'
@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The cache generation tokens a key's rate-limit decision read, when they are shared in Redis. */
     tokens: Tokens | undefined
+    /** The rate limiter's decision for the caller, kept by `chargeCaller` for `limitRequests` to answer. */
+    rateLimit: Decision | StaleDecision
   }
 }
 
@@ -26,13 +28,29 @@ export const RATE_LIMIT_HEADER_DOCS: HeaderDocs = {
 }
 
 /**
- * Rate limits for every request of a scope (all of /v1): a valid key is charged to its
- * project's plan, anything else to the client's address. Every answer, errors included,
- * carries the headers of the decision; a refusal is a 429.
+ * The rate limiter's charge of the caller, for the caller step (`identifyCaller`, auth/caller.hook.ts):
+ * a valid key is charged to its project's plan, anything else to the client's address. A stale
+ * decision (the key's cached principal is out of date: a key revoked, a plan changed on another
+ * instance) charges nothing: its auth token is given back, for the key to be read again under it.
+ */
+export function chargeCaller(limiter: RateLimiter, generations: Generations): ChargeCaller {
+  return async (request, caller) => {
+    const decision = caller.ok ? await limiter.forKey(caller.principal) : await limiter.forAddress(request.ip)
+    request.rateLimit = decision
+    if (decision.outcome !== 'stale') return undefined
+    generations.observe(decision.tokens)
+    return { authToken: decision.tokens.auth }
+  }
+}
+
+/**
+ * Rate limits for every request of a scope (all of /v1), as `chargeCaller` decided them. Every
+ * answer, errors included, carries the headers of the decision; a refusal is a 429.
  * Runs after `identifyCaller`, before authentication is enforced.
  */
-export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metrics: Metrics, authenticator: Authenticator, generations: Generations): void {
+export function limitRequests(scope: FastifyInstance, metrics: Metrics, generations: Generations): void {
   scope.decorateRequest('tokens', undefined)
+  scope.decorateRequest('rateLimit', null as never)
   scope.addHook('onRoute', (route) => {
     if (route.schema?.hide) return
     const responses: Record<string, { headers?: HeaderDocs }> = { ...(route.schema?.response as object), ...errorResponses(429) }
@@ -44,16 +62,9 @@ export function limitRequests(scope: FastifyInstance, limiter: RateLimiter, metr
     route.schema = { ...route.schema, response: responses }
   })
   scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    let caller = request.caller
-    let decision = caller.ok ? await limiter.forKey(caller.principal) : await limiter.forAddress(request.ip)
-    if (decision.outcome === 'stale') {
-      // The key's cached principal is out of date (a key revoked, a plan changed on another
-      // instance); nothing was charged. Read the key again, under the token just read.
-      generations.observe(decision.tokens)
-      caller = request.caller = await authenticator.authenticate(request.headers.authorization, { authToken: decision.tokens.auth })
-      // A principal read just now is not checked against the token again: never stale.
-      decision = (caller.ok ? await limiter.forKey(caller.principal) : await limiter.forAddress(request.ip)) as Decision
-    }
+    const { caller } = request
+    // A principal read just now is not checked against the token again: never stale.
+    const decision = request.rateLimit as Decision
     if (decision.tokens) {
       generations.observe(decision.tokens)
       request.tokens = decision.tokens

@@ -1,5 +1,5 @@
 import { type TSchema, Type, type Static } from 'typebox'
-import { MAX_INT53, MAX_PAGE_SIZE } from '../http/schemas.js'
+import { MAX_INT53, MAX_PAGE_SIZE } from '../shapes.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 
 /** The most locations a project keeps. */

@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js'
 import { isForeignKeyViolation } from '../db/errors.js'
 import type { LocationRow } from '../db/schema.js'
 import { type Outcome, Refusal, refuse } from '../errors.js'
-import { type Page, pageOf } from '../http/pagination.js'
+import { type Page, pageOf } from '../shapes.js'
 import { anyPetAt } from '../pets/pets.repository.js'
 import { metresBetween, type Point } from './distance.js'
 import {

@@ -3,7 +3,6 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { ERROR_CATALOG } from '../errors.js'
-import { webhooksDocument } from '../webhooks/webhooks.schemas.js'
 import { API_KEY_SECURITY } from './security.js'
 
 /**
@@ -86,11 +85,22 @@ export function withBodyExamples<D extends { paths?: object; components?: { sche
 }
 
 /**
- * The OpenAPI 3.1 document is generated from the route schemas. Paths are relative to the
- * servers, which carry the `/v1` segment.
+ * What the document says of the requests the service sends rather than answers (the webhooks'
+ * events): their `webhooks` entries and the components they refer to, which no route uses.
  */
-export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
-  const events = webhooksDocument()
+export interface CallbacksDocument {
+  webhooks: Record<string, { post: { operationId: string; responses: Record<string, { $ref: string }> } }>
+  schemas: Record<string, unknown>
+  parameters: Record<string, unknown>
+  responses: Record<string, unknown>
+}
+
+/**
+ * The OpenAPI 3.1 document is generated from the route schemas. Paths are relative to the
+ * servers, which carry the `/v1` segment. `events`: the webhooks feature's document of its events
+ * (`webhooksDocument`), given by the composition.
+ */
+export async function registerOpenApi(app: FastifyInstance, config: Config, events: CallbacksDocument): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

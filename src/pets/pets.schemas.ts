@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../http/schemas.js'
+import { MAX_INT53, MAX_PAGE_SIZE, pageQuerySchema, StringEnum } from '../shapes.js'
 import { PET_STATUSES } from '../db/schema.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import { AGE_GROUPS, ANSWERS, COATS, optionalProfile, patchProfile, SEXES, SIZES } from './profile.schemas.js'

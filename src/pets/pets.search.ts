@@ -1,4 +1,4 @@
-import { MAX_INT53 } from '../http/schemas.js'
+import { MAX_INT53 } from '../shapes.js'
 import { type DistanceUnit, METRES_PER, type Point } from '../locations/distance.js'
 import type { Answer, PetSearch } from './pets.repository.js'
 import { type ListPetsQuery, PET_FIELD_NAMES, type PET_SORTS } from './pets.schemas.js'

@@ -1,5 +1,5 @@
 import { type TSchema, Type, type Static } from 'typebox'
-import { MAX_INT53, StringEnum } from '../http/schemas.js'
+import { MAX_INT53, StringEnum } from '../shapes.js'
 
 /**
  * An animal's profile: everything an adopter asks about beyond the spec's name, category and

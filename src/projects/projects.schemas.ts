@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { StringEnum } from '../http/schemas.js'
+import { StringEnum } from '../shapes.js'
 import { PLANS } from '../db/schema.js'
 
 const MAX_LIMIT = 1_000_000_000

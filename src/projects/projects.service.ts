@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { Plan, ProjectRow } from '../db/schema.js'
 import type { Outcome } from '../errors.js'
-import { limitsOf } from './plans.js'
+import { limitsOf } from '../limits/plans.js'
 import { findProjectBySlug, insertProject, listProjects, updateProjectPlan } from './projects.repository.js'
 
 export interface Project {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Caller } from '../auth/api-key.scope.js'
+import type { Caller } from '../auth/caller.hook.js'
 import type { UsageRecorder } from './usage.recorder.js'
 
 /**

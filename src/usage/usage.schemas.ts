@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { StringEnum } from '../http/schemas.js'
+import { StringEnum } from '../shapes.js'
 import { PlanLimitsSchema } from '../projects/projects.schemas.js'
 
 /** The ranges usage is read over (see usage.service.ts). */

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { ProjectRow } from '../db/schema.js'
-import { limitsOf, type PlanLimits } from '../projects/plans.js'
+import { limitsOf, type PlanLimits } from '../limits/plans.js'
 import type { UsageRecorder } from './usage.recorder.js'
 import { sumUsage } from './usage.repository.js'
 import type { USAGE_RANGES } from './usage.schemas.js'

@@ -1,15 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { identifyCaller, requireApiKey } from '../auth/api-key.scope.js'
+import { requireApiKey } from '../auth/api-key.scope.js'
 import type { Authenticator } from '../auth/authenticator.js'
+import { identifyCaller } from '../auth/caller.hook.js'
 import type { Generations } from '../cache/generations.js'
 import type { Environment } from '../config.js'
-import { type HostRouter, restrictToSite } from '../domains/host-routing.hook.js'
+import { documentHostAnswers, type HostRouter } from '../domains/host-routing.hook.js'
 import { ErrorSchema } from '../errors.js'
 import { revalidatedJson } from '../http/caching.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
-import { limitRequests } from '../limits/limits.hook.js'
+import { chargeCaller, limitRequests } from '../limits/limits.hook.js'
 import type { RateLimiter } from '../limits/limits.service.js'
 import type { Metrics } from '../ops/metrics.js'
 import { NewOrderSchema, OrderSchema, OrdersSchema } from '../orders/orders.schemas.js'
@@ -63,9 +64,11 @@ export async function registerPublicApi(app: FastifyInstance, api: PublicApi): P
   await app.register(
     async (v1) => {
       const finishMethods = trackMethods(v1)
-      identifyCaller(v1, api.authenticator)
-      restrictToSite(v1, api.router)
-      limitRequests(v1, api.limiter, api.metrics, api.authenticator, api.generations)
+      // Who is calling (key, project host, rate-limit charge) is decided in one step; the limiter's
+      // hook answers its decision.
+      identifyCaller(v1, { authenticator: api.authenticator, charge: chargeCaller(api.limiter, api.generations) })
+      documentHostAnswers(v1, api.router)
+      limitRequests(v1, api.metrics, api.generations)
       recordUsage(v1, api.usage)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { DELIVERY_STATES } from '../db/schema.js'
-import { MAX_PAGE_SIZE, StringEnum } from '../http/schemas.js'
+import { MAX_PAGE_SIZE, StringEnum } from '../shapes.js'
 import { ALL_EVENTS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from './events.js'
 
 const timestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })

@@ -1,3 +1,7 @@
+/**
+ * The shapes every feature's schemas and services share: TypeBox helpers, the bounds of ids and
+ * pages, and the page of a list. Nothing of HTTP: services and repositories use them too.
+ */
 import { type TEnum, type TSchema, type TSchemaOptions, Type } from 'typebox'
 
 /** The largest integer JSON numbers carry exactly in every client: ids and references stop here. */
@@ -38,4 +42,26 @@ export function pageQuerySchema<S extends TSchema>(items: string, status: S, sta
     },
     { additionalProperties: false },
   )
+}
+
+/** One page of a list in ascending id order, and the cursor of the next page when there is one. */
+export interface Page<T> {
+  items: T[]
+  nextAfter: number | undefined
+}
+
+/** What a list operation's query string holds once validated (the schema fills `limit` in). */
+export interface PageQuery<Status extends string> {
+  limit: number
+  status?: Status | undefined
+  after?: number | undefined
+}
+
+/**
+ * A page from rows read with one more than the limit: the extra row tells that another page
+ * exists, without a count.
+ */
+export function pageOf<T extends { id: number }>(rows: T[], limit: number): Page<T> {
+  const items = rows.slice(0, limit)
+  return { items, nextAfter: rows.length > limit ? items[items.length - 1]?.id : undefined }
 }
