@@ -33,6 +33,7 @@ import {
   type Target,
 } from './lib/targets.js'
 import { findWrk, runWrk } from './lib/wrk.js'
+import { runSearchBench, searchMarkdown, searchSettings } from './search.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const paths = pathsUnder(root)
@@ -85,6 +86,8 @@ const settings = {
   // quieten down; 0 disables. See waitForQuiet.
   quietWaitSeconds: env.BENCH_QUIET_WAIT !== undefined && env.BENCH_QUIET_WAIT !== '' ? Math.max(0, Number(env.BENCH_QUIET_WAIT) || 0) : quick ? 0 : 30,
   prism: env.BENCH_PRISM !== '0',
+  // The search at scale (bench/search.ts): after the throughput scenarios; `only` runs it alone, `0` skips it.
+  search: env.BENCH_SEARCH === '0' ? ('skip' as const) : env.BENCH_SEARCH === 'only' ? ('only' as const) : ('run' as const),
 }
 const databaseUrl = env.BENCH_DATABASE_URL || env.DATABASE_URL || undefined
 const redisUrl = env.BENCH_REDIS_URL || env.REDIS_URL || undefined
@@ -219,6 +222,32 @@ const codeOf = (body: unknown) => (body && typeof body === 'object' && 'code' in
 
 async function main(): Promise<void> {
   if (!existsSync(paths.cli)) throw new Error('dist/cli.js is missing: run `npm run build` first (the benchmark measures the built server).')
+  if (settings.search !== 'only') await throughput()
+  if (settings.search !== 'skip') await searchAtScale()
+}
+
+/** The search at scale, on SQLite and (when configured) PostgreSQL: bench/search.ts. */
+async function searchAtScale(): Promise<void> {
+  const started = Date.now()
+  const tmp = makeTempDir('adoption-bench-search-')
+  const logDir = path.join(tmp, 'logs')
+  mkdirSync(logDir)
+  const search = searchSettings(env, quick)
+  const loadStart = loadavg()
+  const results = await runSearchBench({ paths, tmp, logDir, databaseUrl, settings: search, log })
+  const notes = [
+    `Load average ${loadStart} at the start, ${loadavg()} at the end (${os.cpus().length} cores). Sequential requests: the figures are each request's own time, from sending to the parsed body, on loopback.`,
+    ...(databaseUrl ? [] : ['PostgreSQL not measured: set BENCH_DATABASE_URL (or DATABASE_URL) to include it.']),
+  ]
+  const markdown = `# Adoption Store benchmark: search at scale${quick ? ' (quick)' : ''}\n\n${new Date(started).toISOString()}, Node ${process.version}.\n\n${searchMarkdown(results, search, notes)}`
+  mkdirSync(resultsDir, { recursive: true })
+  const name = quick ? 'search.quick' : 'search'
+  writeFileSync(path.join(resultsDir, `${name}.md`), markdown)
+  writeFileSync(path.join(resultsDir, `${name}.json`), JSON.stringify({ startedAt: new Date(started).toISOString(), settings: search, results }, null, 2) + '\n')
+  log(`bench: wrote ${resultsShown}/${name}.md and ${name}.json in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+}
+
+async function throughput(): Promise<void> {
   const started = new Date()
   const notes: string[] = []
   const staleSource = newestSourceAfter(statSync(paths.cli).mtimeMs)

@@ -23,13 +23,43 @@ const SIZES = ['small', 'medium', 'large', 'extra_large'] as const
 const COATS = ['short', 'medium', 'long', 'wire', 'curly'] as const
 const ANSWERS = ['yes', 'no', 'unknown'] as const
 const TAGS = ['calm', 'playful', 'good on leash', 'loves walks', 'lap cat', 'indoor only', 'needs a garden', 'first-time owners', 'shy', 'energetic', 'senior friendly', 'bonded pair']
-/** The words descriptions are written with; `friendly` and `gentle` are common, `agility` rare. */
+/**
+ * The words descriptions are written with, most used first: a word's share of the words written
+ * falls with its rank (Zipf, s = 1), as in any text. Of 40-odd words a description, "gentle"
+ * (rank 12) ends up in about 43 % of animals, "friendly" (rank 20) in about 35 %, "agility"
+ * (rank 150) in about 4 %.
+ */
 const WORDS = [
-  'friendly', 'gentle', 'loves', 'walks', 'cuddles', 'garden', 'quiet', 'home', 'children', 'treats', 'toys', 'sofa', 'sunny', 'spot', 'house',
-  'trained', 'learning', 'sit', 'stay', 'patient', 'owner', 'affectionate', 'curious', 'explorer', 'napping', 'fetch', 'ball', 'chasing',
-  'shy', 'at', 'first', 'then', 'very', 'sweet', 'playful', 'energetic', 'runs', 'fields', 'calm', 'evenings', 'brushing', 'grooming', 'food',
-  'healthy', 'happy', 'family', 'forever', 'looking', 'for', 'a', 'with', 'and', 'the', 'who', 'likes', 'enjoys', 'agility',
+  'a', 'and', 'the', 'is', 'with', 'to', 'loves', 'who', 'of', 'in', 'for', 'gentle', 'her', 'his', 'very', 'likes', 'walks', 'home', 'at',
+  'friendly', 'quiet', 'cuddles', 'garden', 'playful', 'treats', 'toys', 'children', 'family', 'sweet', 'calm', 'happy', 'house', 'trained',
+  'curious', 'sofa', 'affectionate', 'energetic', 'patient', 'owner', 'learning', 'sit', 'stay', 'ball', 'fetch', 'napping', 'sunny', 'spot',
+  'explorer', 'shy', 'first', 'then', 'runs', 'fields', 'evenings', 'brushing', 'grooming', 'food', 'healthy', 'forever', 'looking', 'enjoys',
+  'chasing', 'lead', 'car', 'rides', 'window', 'birds', 'squirrels', 'beach', 'swimming', 'snow', 'rain', 'blanket', 'bed', 'crate', 'routine',
+  'mornings', 'breakfast', 'dinner', 'snacks', 'chews', 'bones', 'puzzle', 'games', 'tricks', 'paw', 'high', 'five', 'rollover', 'recall',
+  'whistle', 'clicker', 'training', 'classes', 'socialised', 'visitors', 'neighbours', 'postman', 'doorbell', 'barking', 'purring', 'meowing',
+  'scratching', 'post', 'litter', 'tray', 'indoor', 'outdoor', 'catflap', 'hunting', 'mice', 'feathers', 'laser', 'string', 'boxes', 'bags',
+  'climbing', 'tree', 'shelves', 'radiator', 'warmth', 'fire', 'lap', 'knees', 'shoulder', 'kisses', 'licks', 'tail', 'wagging', 'ears', 'nose',
+  'whiskers', 'fluffy', 'sleek', 'coat', 'shiny', 'soft', 'silky', 'wiry', 'spotted', 'striped', 'patched', 'brindled', 'freckled', 'agility',
+  'flyball', 'herding', 'scent', 'tracking', 'therapy', 'visits', 'hospital', 'school', 'reading', 'library', 'office', 'commute', 'train',
+  'bus', 'ferry', 'camping', 'hiking', 'mountains', 'forest', 'river', 'lake', 'meadow', 'orchard', 'allotment', 'vegetables', 'carrots',
+  'apples', 'hay', 'pellets', 'hutch', 'run', 'burrow', 'digging', 'tunnels', 'hideouts', 'wheel', 'nest', 'bedding', 'sawdust', 'straw',
+  'saddle', 'bridle', 'stable', 'paddock', 'grazing', 'farrier', 'vet', 'checkups', 'medication', 'diet', 'senior', 'arthritis', 'teeth',
+  'eyesight', 'hearing', 'deaf', 'blind', 'tripod', 'confidence', 'trust', 'bond', 'companion', 'buddy', 'sibling', 'pair', 'bonded',
 ]
+/** Cumulative Zipf weights of WORDS, for sampling by binary search. */
+const CUMULATIVE = WORDS.reduce<number[]>((sums, _, rank) => [...sums, (sums[rank - 1] ?? 0) + 1 / (rank + 1)], [])
+
+function word(next: () => number): string {
+  const target = next() * CUMULATIVE[CUMULATIVE.length - 1]!
+  let low = 0
+  let high = CUMULATIVE.length - 1
+  while (low < high) {
+    const middle = (low + high) >> 1
+    if (CUMULATIVE[middle]! < target) low = middle + 1
+    else high = middle
+  }
+  return WORDS[low]!
+}
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -66,7 +96,7 @@ export function fullAnimal(i: number, locationIds: readonly number[]): AnimalBod
   const mixed = next() < 0.4 && secondary !== primary
   const born = new Date(Date.UTC(2024, 0, 1) + Math.floor(next() * 600) * 86_400_000)
   const intake = new Date(born.getTime() + Math.floor(next() * 100) * 86_400_000)
-  const words = Array.from({ length: 25 + Math.floor(next() * 30) }, () => pick(WORDS))
+  const words = Array.from({ length: 25 + Math.floor(next() * 30) }, () => word(next))
   const tags = [...new Set([pick(TAGS), pick(TAGS), pick(TAGS)])]
   const name = `${pick(NAMES)} ${i + 1}`
   return {

@@ -260,6 +260,7 @@ export async function runMain(name: string, main: () => Promise<void>, stopLoad:
   } catch (error) {
     if (!aborting) {
       process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`)
+      if (process.env.BENCH_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack}\n`)
       process.exitCode = 1
     }
   } finally {
