@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import { migrateToLatest, migratorOf } from '../src/db/database.js'
 import { SqliteConnections } from '../src/db/sqlite.js'
 import { migrations } from '../src/db/migrations/index.js'
@@ -197,6 +197,43 @@ for (const dialect of dialects) {
         await db.deleteFrom('pets').where('id', '=', rex).execute()
         assert.deepEqual(await found(one.id, ['2friend']), [])
         assert.ok(max > 0)
+
+        // The filters the index holds beside the words follow every change of the row: a status
+        // changed by an order, a new sex and location.
+        const place = (await db.insertInto('locations').values({ project_id: one.id, name: 'Barn', created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id
+        const filtered = async (search: Omit<Parameters<typeof searchPets>[3], 'q'>) =>
+          (await searchPets(db, dialect.name, one.id, { q: ['lively'], ...search }, { by: 'id' }, 10)).map((pet) => pet.name)
+        assert.deepEqual(await filtered({ statuses: ['available'], categoryIds: [1] }), ['Mia'])
+        await db.updateTable('pets').set({ status: 'pending' }).where('id', '=', mia).execute()
+        assert.deepEqual(await filtered({ statuses: ['available'] }), [])
+        assert.deepEqual(await filtered({ statuses: ['available', 'pending'] }), ['Mia'])
+        await db.updateTable('pets').set({ sex: 'female', size: 'extra_large', location_id: place }).where('id', '=', mia).execute()
+        assert.deepEqual(await filtered({ sexes: ['female'], sizes: ['extra_large'], locationIds: [place] }), ['Mia'])
+        assert.deepEqual(await filtered({ sexes: ['male'] }), [])
+        assert.deepEqual(await filtered({ categoryIds: [2] }), [])
+
+        if (dialect.name === 'postgres') {
+          // The search's condition is the index's expression, to the letter: PostgreSQL can use it.
+          const captured: CompiledQuery[] = []
+          const spy = db.withPlugin({
+            transformQuery: ({ node, queryId }) => {
+              captured.push(db.getExecutor().compileQuery(node, queryId))
+              return node
+            },
+            transformResult: async ({ result }) => result,
+          })
+          await searchPets(spy, 'postgres', one.id, { q: ['lively'], statuses: ['pending'] }, { by: 'id' }, 10)
+          // Its full-text condition alone, where nothing but that index could help.
+          const search = captured[0]!
+          const [condition, n] = /to_tsvector\(.*\) @@ to_tsquery\('simple'::regconfig, \$(\d+)\)/.exec(search.sql) ?? []
+          assert.ok(condition && n, search.sql)
+          const plan = await db.transaction().execute(async (trx) => {
+            await sql`set local enable_seqscan = off`.execute(trx)
+            const text = `explain select id from pets where ${condition.replace(`$${n}`, '$1')}`
+            return (await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(text, [search.parameters[Number(n) - 1]]))).rows
+          })
+          assert.match(plan.map((row) => row['QUERY PLAN']).join('\n'), /pets_search_idx/)
+        }
 
         if (dialect.name === 'postgres') {
           // Undone and done again on PostgreSQL, the search answers the same.

@@ -410,26 +410,43 @@ function filtered(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: nu
     query = query.where('name_folded', 'like', sql<string>`${likeContaining(folded(search.name))} escape '\\'`)
   }
   if (search.updatedAfter !== undefined) query = query.where('updated_at', '>', search.updatedAfter)
-  if (search.q && search.q.length > 0) query = fullText(query, dialect, projectId, search.q)
+  if (search.q && search.q.length > 0) query = fullText(query, dialect, projectId, search)
   return query
 }
 
 /**
- * Every token must start a word of the search text. The index holds each word with its project
- * (`p<project id>q<word>`, migration 0013), so a search reads only its project's entries. The
- * tokens hold only letters and digits (see search-text.ts), so they are safe inside either
+ * What the full-text index holds of each animal (migration 0013): its words as
+ * `p<project>q<word>`, and the values of the filters adopters combine with words as
+ * `f<project>q<letter><value>`. PostgreSQL's index is on exactly this expression.
+ */
+const POSTGRES_DOCUMENT = sql.raw(
+  `to_tsvector('simple'::regconfig, 'p' || project_id::text || 'q' || replace(coalesce(search_text, ''), ' ', ' p' || project_id::text || 'q') || coalesce(' f' || project_id::text || 'qt' || status, '') || coalesce(' f' || project_id::text || 'qc' || category_id::text, '') || coalesce(' f' || project_id::text || 'qs' || sex, '') || coalesce(' f' || project_id::text || 'qa' || age_group, '') || coalesce(' f' || project_id::text || 'qz' || replace(size, '_', ''), '') || coalesce(' f' || project_id::text || 'ql' || location_id::text, ''))`,
+)
+
+/**
+ * Every word must start a word of the animal's text; the filters the index also holds (status,
+ * category, sex, age, size, location) are asked of it in the same query, so it reads only the
+ * animals that match them all (the filters are applied to the rows as well). Words hold only
+ * letters and digits (see search-text.ts), values are enumerations and ids: safe inside either
  * engine's query syntax.
  */
-function fullText(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: number, tokens: string[]): PetQuery {
-  const scoped = tokens.map((token) => `p${projectId}q${token}`)
-  if (dialect === 'postgres') {
-    const tsquery = scoped.map((token) => `'${token}':*`).join(' & ')
-    // The expression of the index pets_search_idx (migration 0013), to the letter.
-    return query.where(
-      sql<boolean>`to_tsvector('simple'::regconfig, 'p' || project_id::text || 'q' || replace(coalesce(search_text, ''), ' ', ' p' || project_id::text || 'q')) @@ to_tsquery('simple'::regconfig, ${tsquery})`,
-    )
+function fullText(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: number, search: PetSearch): PetQuery {
+  const words = (search.q ?? []).map((token) => `p${projectId}q${token}`)
+  const filters: string[][] = []
+  const filter = (letter: string, values: readonly (string | number)[] | undefined) => {
+    if (values && values.length > 0) filters.push(values.map((value) => `f${projectId}q${letter}${String(value).replace(/_/g, '')}`))
   }
-  const match = scoped.map((token) => `"${token}"*`).join(' ')
+  filter('t', search.statuses)
+  filter('c', search.categoryIds)
+  filter('s', search.sexes)
+  filter('a', search.ages)
+  filter('z', search.sizes)
+  filter('l', search.locationIds)
+  if (dialect === 'postgres') {
+    const tsquery = [...words.map((word) => `'${word}':*`), ...filters.map((group) => `(${group.map((value) => `'${value}'`).join(' | ')})`)].join(' & ')
+    return query.where(sql<boolean>`${POSTGRES_DOCUMENT} @@ to_tsquery('simple'::regconfig, ${tsquery})`)
+  }
+  const match = [...words.map((word) => `"${word}"*`), ...filters.map((group) => `(${group.map((value) => `"${value}"`).join(' OR ')})`)].join(' AND ')
   return query.where('id', 'in', sql<number>`(select rowid from pets_fts where pets_fts match ${match})`)
 }
 

@@ -4,56 +4,71 @@ import { isPostgres } from './portable.js'
 // Frozen: this migration has run on deployed databases. Change the schema in a new migration.
 
 /**
- * The full-text index per project: each word of an animal's search text is indexed with its
- * project, as `p<project id>q<word>` (the project id is digits, so no project's words are a
- * prefix of another's). A search then reads only its own project's entries of a word, however
- * many projects share the database: "friendly" in a project of 10,000 animals no longer walks the
- * entries of a million. `pets.search_text` itself is unchanged; the index is built from it (see
- * src/pets/search-text.ts, `scopedToken`, for the query side).
+ * The full-text index per project, with the filters adopters combine with words.
  *
- * On SQLite the FTS5 table keeps `pets` as its external content, but its entries are the scoped
- * words the triggers write: never run its 'rebuild' command, which would index the unscoped text.
+ * - Each word of an animal's search text is indexed with its project, as `p<project>q<word>`
+ *   (the project id is digits and `q` a letter, so no project's words start another's). A search
+ *   reads only its own project's entries of a word, however many projects share the database.
+ * - Beside the words, each animal's status, category, sex, age group, size and location are
+ *   indexed as `f<project>q<letter><value>` (`t` status, `c` category, `s` sex, `a` age, `z`
+ *   size without its underscore, `l` location). Words are always `p…`, so these never meet a
+ *   word. A search with `q` and such filters asks the index for all of them at once, and reads
+ *   only the animals that match everything; the filters are still applied to those rows too.
+ *
+ * `pets.search_text` itself is unchanged: the index is computed from the row (SQLite: the FTS5
+ * table's triggers; PostgreSQL: the expression of the GIN index). src/pets/pets.repository.ts
+ * builds its queries to match. On SQLite the FTS5 table keeps `pets` as its external content,
+ * but its entries are what the triggers write: never run its 'rebuild' command.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (isPostgres(db)) {
     await sql`drop index pets_search_idx`.execute(db)
-    await sql.raw(`create index pets_search_idx on pets using gin (${POSTGRES_DOCUMENT})`).execute(db)
+    await sql.raw(`create index pets_search_idx on pets using gin (to_tsvector('simple'::regconfig, ${document('', 'postgres')}))`).execute(db)
     return
   }
   for (const event of ['insert', 'delete', 'update']) await sql.raw(`drop trigger pets_fts_${event}`).execute(db)
   await sql`insert into pets_fts (pets_fts) values ('delete-all')`.execute(db)
-  await sql.raw(`insert into pets_fts (rowid, search_text) select id, ${sqliteScoped('')} from pets where search_text is not null`).execute(db)
+  await sql.raw(`insert into pets_fts (rowid, search_text) select id, ${document('', 'sqlite')} from pets where search_text is not null`).execute(db)
   await sql
     .raw(
       `create trigger pets_fts_insert after insert on pets when new.search_text is not null begin
-         insert into pets_fts (rowid, search_text) values (new.id, ${sqliteScoped('new.')});
+         insert into pets_fts (rowid, search_text) values (new.id, ${document('new.', 'sqlite')});
        end`,
     )
     .execute(db)
   await sql
     .raw(
       `create trigger pets_fts_delete after delete on pets when old.search_text is not null begin
-         insert into pets_fts (pets_fts, rowid, search_text) values ('delete', old.id, ${sqliteScoped('old.')});
+         insert into pets_fts (pets_fts, rowid, search_text) values ('delete', old.id, ${document('old.', 'sqlite')});
        end`,
     )
     .execute(db)
+  // Any change of a row may change what is indexed (its words, status, category, profile columns).
   await sql
     .raw(
-      `create trigger pets_fts_update after update of search_text, project_id on pets begin
-         insert into pets_fts (pets_fts, rowid, search_text) select 'delete', old.id, ${sqliteScoped('old.')} where old.search_text is not null;
-         insert into pets_fts (rowid, search_text) select new.id, ${sqliteScoped('new.')} where new.search_text is not null;
+      `create trigger pets_fts_update after update on pets begin
+         insert into pets_fts (pets_fts, rowid, search_text) select 'delete', old.id, ${document('old.', 'sqlite')} where old.search_text is not null;
+         insert into pets_fts (rowid, search_text) select new.id, ${document('new.', 'sqlite')} where new.search_text is not null;
        end`,
     )
     .execute(db)
 }
 
-/** The scoped words of a row (`row` is '', 'new.' or 'old.'). */
-function sqliteScoped(row: string): string {
-  return `'p' || ${row}project_id || 'q' || replace(${row}search_text, ' ', ' p' || ${row}project_id || 'q')`
+/** What is indexed of a row (`row` is '', 'new.' or 'old.'): its scoped words and filter values. */
+function document(row: string, dialect: 'sqlite' | 'postgres'): string {
+  const project = dialect === 'postgres' ? `${row}project_id::text` : `${row}project_id`
+  const text = dialect === 'postgres' ? `coalesce(${row}search_text, '')` : `${row}search_text`
+  const value = (letter: string, column: string) => `coalesce(' f' || ${project} || 'q${letter}' || ${column}, '')`
+  return [
+    `'p' || ${project} || 'q' || replace(${text}, ' ', ' p' || ${project} || 'q')`,
+    value('t', `${row}status`),
+    value('c', dialect === 'postgres' ? `${row}category_id::text` : `${row}category_id`),
+    value('s', `${row}sex`),
+    value('a', `${row}age_group`),
+    value('z', `replace(${row}size, '_', '')`),
+    value('l', dialect === 'postgres' ? `${row}location_id::text` : `${row}location_id`),
+  ].join(' || ')
 }
-
-/** The document PostgreSQL indexes; src/pets/pets.repository.ts searches with the same expression. */
-const POSTGRES_DOCUMENT = `to_tsvector('simple'::regconfig, 'p' || project_id::text || 'q' || replace(coalesce(search_text, ''), ' ', ' p' || project_id::text || 'q'))`
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (!isPostgres(db)) throw new Error('Migration 0013-search-per-project cannot be undone on SQLite: restore the backup taken before the upgrade.')
