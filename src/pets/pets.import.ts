@@ -8,7 +8,7 @@ import { mergePatch } from './profile.js'
 import { isKnownIgnored, readHeader, readRow } from './pets.csv.js'
 import { listByExternalId } from './pets.repository.js'
 import type { NewPet, Pet, PetChanges } from './pets.schemas.js'
-import { type PetsService, toPet } from './pets.service.js'
+import { type CheckedPet, type PetsService, toPet } from './pets.service.js'
 
 /**
  * An import of animals from rows (a CSV file's): first every row is read and checked, and any
@@ -21,7 +21,7 @@ import { type PetsService, toPet } from './pets.service.js'
 export interface ImportDeps {
   db: Db
   clock: Clock
-  pets: Pick<PetsService, 'create' | 'update' | 'check'>
+  pets: Pick<PetsService, 'createChecked' | 'update' | 'check'>
   categories: Pick<CategoriesService, 'list'>
   locations: Pick<LocationsService, 'list'>
   /** The schema check of an animal to add (the API's NewPet): a message naming the field, or undefined. */
@@ -48,7 +48,7 @@ export interface ImportReport {
   problems: ImportProblem[]
 }
 
-type Action = { row: number; create: NewPet } | { row: number; update: number; changes: PetChanges } | { row: number; unchanged: true }
+type Action = { row: number; create: CheckedPet } | { row: number; update: number; changes: PetChanges } | { row: number; unchanged: true }
 
 /** The most changes written at once: creates among them share a commit. */
 const AT_ONCE = 256
@@ -122,7 +122,7 @@ export class PetImporter {
         continue
       }
       if (!current) {
-        actions.push({ row, create: wanted as NewPet })
+        actions.push({ row, create: checked.pet })
         continue
       }
       if (read.input.status !== undefined && read.input.status !== current.status) report.statusKept++
@@ -133,18 +133,24 @@ export class PetImporter {
 
     let done = 0
     for (let start = 0; start < actions.length; start += AT_ONCE) {
-      await Promise.all(
-        actions.slice(start, start + AT_ONCE).map(async (action) => {
-          if ('create' in action) {
-            const created = await this.deps.pets.create(projectId, action.create)
-            if (!created.ok) report.problems.push({ row: action.row, message: created.message })
-          } else if ('update' in action) {
+      const batch = actions.slice(start, start + AT_ONCE)
+      const creates = batch.filter((action) => 'create' in action)
+      const writes = [
+        this.deps.pets.createChecked(projectId, creates.map((action) => action.create)).then((results) =>
+          results.forEach((result, i) => {
+            if (!result.ok) report.problems.push({ row: creates[i]!.row, message: result.message })
+            options.progress?.(++done)
+          }),
+        ),
+        ...batch.map(async (action) => {
+          if ('update' in action) {
             const updated = await this.deps.pets.update(projectId, action.update, action.changes)
             if (!updated.ok) report.problems.push({ row: action.row, message: updated.message })
           }
-          options.progress?.(++done)
+          if (!('create' in action)) options.progress?.(++done)
         }),
-      )
+      ]
+      await Promise.all(writes)
     }
     count(report, actions)
     const { created, updated, unchanged } = report

@@ -46,6 +46,9 @@ export interface PetsDeps {
   locations: Pick<LocationsService, 'exists' | 'within'>
 }
 
+/** An animal that passed `check`, as it will be written. */
+export type CheckedPet = PetWrite & { status: PetStatus; profile: Profile }
+
 /** Who asks for a change, besides the project it is made in. */
 export interface ChangeOptions {
   /** A /v1 request's Idempotency-Key: the change happens at most once per key, and a retry replays it. */
@@ -174,12 +177,39 @@ export class PetsService {
     return { ok: true, items, next: items.length === limit ? items[items.length - 1]!.cursor : undefined }
   }
 
-  /** Whether an animal to add (or an animal as a change would make it) passes every rule beyond its schema, without writing it. */
-  async check(projectId: number, input: NewPet): Promise<Outcome<object>> {
-    const { name, categoryId, ...fields } = input
-    delete fields.status
+  /**
+   * Whether an animal to add (or an animal as a change would make it) passes every rule beyond its
+   * schema, without writing it; when it does, the animal as checked, for `createChecked`.
+   */
+  async check(projectId: number, input: NewPet): Promise<Outcome<{ pet: CheckedPet }>> {
+    const { name, categoryId, status = 'available', ...fields } = input
     const checked = await this.checked(projectId, name.trim(), categoryId, profileOf(fields))
-    return checked.ok ? { ok: true } : checked
+    return checked.ok ? { ok: true, pet: { ...checked.write, status, profile: checked.profile } } : checked
+  }
+
+  /**
+   * Adds animals already checked (an import checks every row before it writes any): they join the
+   * group commit together, with their pet.created events when an endpoint wants them (asked once).
+   * A location removed since the check is refused by the database, like any write.
+   */
+  async createChecked(projectId: number, pets: readonly CheckedPet[]): Promise<PetChangeResult[]> {
+    const reported = await this.deps.outbox.wants(projectId, 'pet.created')
+    const createdAt = this.now()
+    const results = await Promise.all(
+      pets.map(async ({ profile, ...write }): Promise<PetChangeResult> => {
+        const pet = { ...write, createdAt }
+        try {
+          const created = reported ? await this.insertReported(projectId, pet) : await insertPet(this.deps.db, projectId, pet)
+          return { ok: true, pet: toPet(created), replayed: false }
+        } catch (error) {
+          const failure = writeFailure(error, profile)
+          if (failure) return failure
+          throw error
+        }
+      }),
+    )
+    await this.deps.generations.dataChanged(projectId)
+    return results
   }
 
   /** Adds an animal; `status` defaults to `available`. */
