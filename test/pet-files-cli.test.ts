@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -166,6 +167,19 @@ describe('pets import and export', () => {
     assert.deepEqual([first.created, first.derivedIds], [2, 2])
     const second = await json<{ created: number; unchanged: number }>(['pets', 'import', '--project', 'mirror', '--file', plain, '--json'])
     assert.deepEqual([second.created, second.unchanged], [0, 2])
+  })
+
+  test('an import tells the webhook endpoints of each animal it adds: one pet.created delivery per new row, none for a re-run', async () => {
+    const env = { WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('hex') }
+    const hooked = <T>(args: string[]) => cliJson<T>(args, { dataDir, env })
+    assert.equal((await cli(['projects', 'create', 'hooked', '--plan', 'pro'])).code, 0)
+    const endpoint = await hooked<{ id: string }>(['webhooks', 'add', '--project', 'hooked', '--url', 'https://hooks.example.com/in', '--types', 'pet.created', '--json'])
+    const rows = file('hooked.csv', 'externalId,name,categoryId\nh-1,Rex,1\nh-2,Mia,2\nh-3,Max,1\n')
+    const deliveries = () => hooked<{ eventType: string }[]>(['webhooks', 'deliveries', endpoint.id, '--project', 'hooked', '--json'])
+    assert.equal((await hooked<{ created: number }>(['pets', 'import', '--project', 'hooked', '--file', rows, '--json'])).created, 3)
+    assert.deepEqual((await deliveries()).map((delivery) => delivery.eventType), ['pet.created', 'pet.created', 'pet.created'])
+    assert.equal((await hooked<{ unchanged: number }>(['pets', 'import', '--project', 'hooked', '--file', rows, '--json'])).unchanged, 3)
+    assert.equal((await deliveries()).length, 3)
   })
 
   test('an unknown project, a missing file or a header without names: one line, exit 1', async () => {
