@@ -32,6 +32,7 @@ export interface Database {
   categories: CategoryTable
   locations: LocationTable
   pet_changes: PetChangeTable
+  pet_search_words: PetSearchWordTable
   idempotency_keys: IdempotencyKeyTable
   api_key_bans: ApiKeyBanTable
   orders: OrderTable
@@ -166,6 +167,16 @@ export interface PetChangeTable {
   /** 1 for a removal (a tombstone). */
   removed: number
   changed_at: string
+}
+
+/**
+ * PostgreSQL only: every word the animals of a project have had (their `search_text`), written by
+ * a trigger on `pets` (migration 0015). A search asks the full-text index for the words a query
+ * word starts; see src/pets/pets.repository.ts. A word may be listed twice.
+ */
+export interface PetSearchWordTable {
+  project_id: number
+  word: string
 }
 
 export interface IdempotencyKeyTable {

@@ -343,8 +343,13 @@ export async function searchPets(
   order: PetOrder,
   limit: number,
 ): Promise<(PetRecord & { sortValue: string | number | null })[]> {
-  let query = filtered(db.selectFrom('pets'), dialect, projectId, search)
-  const key = sortKey(order)
+  let text = await textMatch(db, dialect, projectId, search)
+  // SQLite reads a search by date or name along that order's index, checking each animal against
+  // the words' matches, and stops at a full page: quick when many match, a read of the whole
+  // project when few do. Those few are then looked up by id and sorted instead.
+  if (text?.kind === 'fts5' && (order.by === 'createdAt' || order.by === 'name')) text = (await fewMatches(db, text.match)) ?? text
+  let query = filtered(db.selectFrom('pets'), projectId, search, text)
+  const key = sortKey(order, text?.kind === 'ids')
   query = afterCursor(query, order, key)
   const direction = order.by === 'createdAt' && order.descending ? 'desc' : 'asc'
   const rows = await query
@@ -358,7 +363,8 @@ export async function searchPets(
 
 /** How many animals a search matches, whatever page is asked. */
 export async function countPets(db: Db, dialect: 'sqlite' | 'postgres', projectId: number, search: PetSearch): Promise<number> {
-  const row = await filtered(db.selectFrom('pets'), dialect, projectId, search)
+  const text = await textMatch(db, dialect, projectId, search)
+  const row = await filtered(db.selectFrom('pets'), projectId, search, text)
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow()
   return Number(row.count)
@@ -369,7 +375,7 @@ function likeContaining(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
 }
 
-function filtered(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: number, search: PetSearch): PetQuery {
+function filtered(query: PetQuery, projectId: number, search: PetSearch, text: TextMatch | undefined): PetQuery {
   query = query.where('project_id', '=', projectId)
   const anyOf = <C extends 'status' | 'category_id' | 'sex' | 'age_group' | 'size' | 'coat' | 'external_id'>(column: C, values: readonly unknown[] | undefined) => {
     if (values === undefined) return
@@ -410,7 +416,7 @@ function filtered(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: nu
     query = query.where('name_folded', 'like', sql<string>`${likeContaining(folded(search.name))} escape '\\'`)
   }
   if (search.updatedAfter !== undefined) query = query.where('updated_at', '>', search.updatedAfter)
-  if (search.q && search.q.length > 0) query = fullText(query, dialect, projectId, search)
+  if (text) query = matching(query, text)
   return query
 }
 
@@ -424,14 +430,25 @@ const POSTGRES_DOCUMENT = sql.raw(
 )
 
 /**
+ * A search's words as its engine's full-text index is asked for them: FTS5's query (`match`),
+ * the ids of the few animals it matches (`ids`, see `fewMatches`), PostgreSQL's `tsquery`, or
+ * nothing at all (`none`: a word starts no word of the project's animals).
+ */
+type TextMatch = { kind: 'fts5'; match: string } | { kind: 'ids'; ids: number[] } | { kind: 'tsquery'; tsquery: string } | { kind: 'none' }
+
+/**
  * Every word must start a word of the animal's text; the filters the index also holds (status,
  * category, sex, age, size, location) are asked of it in the same query, so it reads only the
  * animals that match them all (the filters are applied to the rows as well). Words hold only
  * letters and digits (see search-text.ts), values are enumerations and ids: safe inside either
  * engine's query syntax.
+ *
+ * On PostgreSQL each word is asked as the words of the project it starts (`completions`), not as
+ * a prefix: see migration 0015.
  */
-function fullText(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: number, search: PetSearch): PetQuery {
-  const words = (search.q ?? []).map((token) => `p${projectId}q${token}`)
+async function textMatch(db: Db, dialect: 'sqlite' | 'postgres', projectId: number, search: PetSearch): Promise<TextMatch | undefined> {
+  const tokens = search.q ?? []
+  if (tokens.length === 0) return undefined
   const filters: string[][] = []
   const filter = (letter: string, values: readonly (string | number)[] | undefined) => {
     if (values && values.length > 0) filters.push(values.map((value) => `f${projectId}q${letter}${String(value).replace(/_/g, '')}`))
@@ -442,25 +459,80 @@ function fullText(query: PetQuery, dialect: 'sqlite' | 'postgres', projectId: nu
   filter('a', search.ages)
   filter('z', search.sizes)
   filter('l', search.locationIds)
-  if (dialect === 'postgres') {
-    const tsquery = [...words.map((word) => `'${word}':*`), ...filters.map((group) => `(${group.map((value) => `'${value}'`).join(' | ')})`)].join(' & ')
-    return query.where(sql<boolean>`${POSTGRES_DOCUMENT} @@ to_tsquery('simple'::regconfig, ${tsquery})`)
+  if (dialect === 'sqlite') {
+    const match = [...tokens.map((token) => `"p${projectId}q${token}"*`), ...filters.map((group) => `(${group.map((value) => `"${value}"`).join(' OR ')})`)].join(' AND ')
+    return { kind: 'fts5', match }
   }
-  const match = [...words.map((word) => `"${word}"*`), ...filters.map((group) => `(${group.map((value) => `"${value}"`).join(' OR ')})`)].join(' AND ')
-  return query.where('id', 'in', sql<number>`(select rowid from pets_fts where pets_fts match ${match})`)
+  const words = await completions(db, projectId, tokens)
+  if (words.some((group) => group?.length === 0)) return { kind: 'none' }
+  const terms = tokens.map((token, i) => {
+    const group = words[i]
+    return group === undefined ? `'p${projectId}q${token}':*` : `(${group.map((word) => `'p${projectId}q${word}'`).join(' | ')})`
+  })
+  const tsquery = [...terms, ...filters.map((group) => `(${group.map((value) => `'${value}'`).join(' | ')})`)].join(' & ')
+  return { kind: 'tsquery', tsquery }
+}
+
+/** The most words a search word is asked as; a word that starts more is asked as a prefix. */
+const MAX_COMPLETIONS = 32
+
+/**
+ * PostgreSQL: for each token, the words of the project's animals it starts (none: an empty
+ * list), or `undefined` when it starts more than `MAX_COMPLETIONS`. The words are in byte order
+ * (collation "C"), so a token's are the range from the token to the token followed by the last
+ * code point; tokens hold only letters and digits, so none is cut off.
+ */
+async function completions(db: Db, projectId: number, tokens: string[]): Promise<(string[] | undefined)[]> {
+  const { rows } = await sql<{ i: number | string; word: string }>`
+    select t.i, w.word from unnest(${tokens}::text[]) with ordinality as t (token, i)
+    cross join lateral (
+      select distinct word from pet_search_words
+      where project_id = ${projectId} and word >= t.token and word < t.token || ${String.fromCodePoint(0x10ffff)}
+      order by word limit ${MAX_COMPLETIONS + 1}
+    ) as w`.execute(db)
+  const found: string[][] = tokens.map(() => [])
+  for (const row of rows) found[Number(row.i) - 1]!.push(row.word)
+  return found.map((words) => (words.length > MAX_COMPLETIONS ? undefined : words))
+}
+
+/** The animals a search matches when FTS5 finds fewer than this many (the rest reads an order's index). */
+const FEW_MATCHES = 500
+
+/** SQLite: the ids of the animals an FTS5 query matches, when they are fewer than `FEW_MATCHES`. */
+async function fewMatches(db: Db, match: string): Promise<TextMatch | undefined> {
+  const { rows } = await sql<{ id: number }>`select rowid as id from pets_fts where pets_fts match ${match} limit ${FEW_MATCHES}`.execute(db)
+  return rows.length < FEW_MATCHES ? { kind: 'ids', ids: rows.map((row) => Number(row.id)) } : undefined
+}
+
+function matching(query: PetQuery, text: TextMatch): PetQuery {
+  switch (text.kind) {
+    case 'none':
+      return query.where(sql<boolean>`1 = 0`)
+    case 'ids':
+      return text.ids.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('id', 'in', text.ids)
+    case 'tsquery':
+      return query.where(sql<boolean>`${POSTGRES_DOCUMENT} @@ to_tsquery('simple'::regconfig, ${text.tsquery})`)
+    case 'fts5':
+      return query.where('id', 'in', sql<number>`(select rowid from pets_fts where pets_fts match ${text.match})`)
+  }
 }
 
 /** Where `limit` rows of a random order come from: the seed's permutation of ids modulo a prime (2^31 - 1). */
 const RANDOM_MODULUS = 2_147_483_647
 
-function sortKey(order: PetOrder): RawBuilder<string | number> {
+/**
+ * What a search sorts on. `looseColumn`: a column is written `+column` (the same value), which
+ * keeps SQLite from reading it in the order of its index (see `searchPets`).
+ */
+function sortKey(order: PetOrder, looseColumn = false): RawBuilder<string | number> {
+  const loose = looseColumn ? '+' : ''
   switch (order.by) {
     case 'id':
       return sql<number>`id`
     case 'createdAt':
-      return sql<string>`created_at`
+      return sql<string>`${sql.raw(loose)}created_at`
     case 'name':
-      return sql<string>`name_folded`
+      return sql<string>`${sql.raw(loose)}name_folded`
     case 'distance': {
       // Every animal of the search is at one of these locations (the filter keeps only them).
       const cases = [...order.metres].map(([location, metres]) => sql`when ${location} then cast(${metres} as bigint)`)
