@@ -9,7 +9,6 @@ import { createCache } from './cache/cache.module.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
-import { DatabaseOutage } from './db/outage.js'
 import { createDomains, type DomainsOptions, installDomains } from './domains/domains.module.js'
 import { createFastify, type LoggerOption } from './http/fastify.js'
 import { installRequestPipeline, runParts } from './http/lifecycle.js'
@@ -69,10 +68,9 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const log = app.log
 
   // Shared state and its caches.
-  const outage = new DatabaseOutage(() => database.ping(), log)
-  const ops = createOps({ database, outage, limiter: { status: () => limits.limiter.status() } })
-  const { metrics } = ops
-  const usage = createUsage({ db, clock, log })
+  const ops = createOps({ database, log, dataDir: config.dataDir, limiter: { status: () => limits.limiter.status() } })
+  const { metrics, outage, storage } = ops
+  const usage = createUsage({ db, clock, log, failures: outage })
   const limits = await createLimits({
     config,
     clock,
@@ -117,10 +115,10 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const domains = await createDomains({ config, db, clock, log, failures: outage, outbox, ...domainsOptions })
   // Started when the app is ready, closed in this order: the last usage counts and the attempts in
   // flight before the database. The domains' worker is installDomains' (started with host routing).
-  runParts(app, [idempotency, outage, usage.recorder, keys.service, webhooks.worker, generations, limits.limiter, database])
+  runParts(app, [idempotency, outage, storage, usage.recorder, keys.service, webhooks.worker, generations, limits.limiter, database])
 
   // The routes: every request's pipeline first, then host routing, then each API.
-  await installRequestPipeline(app, config, outage)
+  await installRequestPipeline(app, config, { outage, storage })
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
   const finishMethods = trackMethods(app)
   installMetrics(app, metrics)

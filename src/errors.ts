@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { isDatabaseUnavailable } from './db/errors.js'
+import { isDatabaseUnavailable, isStorageFull } from './db/errors.js'
 
 /**
  * The error catalog: every error the service answers with, its HTTP status, and what it means.
@@ -40,7 +40,7 @@ export const ERROR_CATALOG = {
   api_key_banned: { status: 429, summary: 'The key is temporarily banned for ignoring 429 answers; see Retry-After.' },
   headers_too_large: { status: 431, summary: 'The request line and headers together exceed 16 KiB; the connection is closed. Sent before any operation is known, so not listed per operation.' },
   internal_error: { status: 500, summary: 'An unexpected error; it was logged with the request id.' },
-  service_unavailable: { status: 503, summary: 'A dependency is unavailable or the instance is shutting down; retry later.' },
+  service_unavailable: { status: 503, summary: "A dependency is unavailable, the service's storage is full (writes only), or the instance is shutting down; retry after Retry-After seconds." },
 } as const satisfies Record<string, { status: number; summary: string }>
 
 export type ErrorCode = keyof typeof ERROR_CATALOG
@@ -127,6 +127,7 @@ export function toApiError(error: unknown, limits: { bodyLimit: number }): ApiEr
   if (isDatabaseUnavailable(error)) {
     return new ApiError('service_unavailable', 'The database is unavailable right now: retry in a moment.', { 'retry-after': '1' })
   }
+  if (isStorageFull(error)) return storageFull()
   const fastifyError = error as Partial<FastifyError>
   if (fastifyError.validation) {
     return new ApiError('invalid_request', describeValidation(fastifyError.validation, fastifyError.validationContext))
@@ -145,6 +146,27 @@ export function toApiError(error: unknown, limits: { bodyLimit: number }): ApiEr
   // Other client errors Fastify raises itself (e.g. a malformed URL encoding).
   if (fastifyError.statusCode === 400) return new ApiError('invalid_request', `The request is malformed: ${fastifyError.message ?? 'unknown reason'}.`)
   return undefined
+}
+
+/**
+ * The Retry-After of a write refused for a full storage. Room is made by a person (files removed,
+ * a volume grown), in minutes rather than the second a database takes to come back: retrying
+ * every second would only add refused writes. Long enough for that, short enough that a client
+ * with the usual two-minute budget (the published client's) still tries again.
+ */
+export const STORAGE_FULL_RETRY_AFTER_S = 30
+
+/**
+ * A write refused because the storage is full: an outage of the storage, 503 as for a database
+ * that cannot be reached, not 507 (WebDAV's Insufficient Storage, which no general HTTP client or
+ * balancer acts on, and which says the request itself needs more than there is: here any write,
+ * however small, would be refused until room is made, and retrying later is the fix). Names no
+ * path or device: what is full is the operator's to know, from the log and the metrics.
+ */
+function storageFull(): ApiError {
+  return new ApiError('service_unavailable', `The service's storage is full, so it cannot take changes right now; reads still work. Retry in ${STORAGE_FULL_RETRY_AFTER_S} seconds.`, {
+    'retry-after': String(STORAGE_FULL_RETRY_AFTER_S),
+  })
 }
 
 interface ValidationIssue {

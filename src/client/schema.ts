@@ -1989,6 +1989,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -2244,6 +2246,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -2407,6 +2411,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -2647,6 +2653,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description RFC 9745: when this operation was deprecated, `@<unix seconds>` */
                     Deprecation?: string;
                     /** @description RFC 8594: when this operation stops working */
@@ -2891,6 +2899,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -3175,6 +3185,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -3304,6 +3316,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -3481,6 +3495,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -3644,6 +3660,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -3812,6 +3830,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -4086,6 +4106,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -4263,6 +4285,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -4503,6 +4527,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -4743,6 +4769,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -4983,6 +5011,8 @@ export interface operations {
             /** @description Temporarily unavailable; retry later (code: service_unavailable) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only) */
+                    "Retry-After"?: number;
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */

@@ -8,6 +8,7 @@ import { migrations } from './migrations/index.js'
 import { type CompiledTemplate, registerFastPath } from './prepared.js'
 import type { Database, Db } from './schema.js'
 import { SqliteConnections } from './sqlite.js'
+import { PROBE_BYTES, probeDirectory } from './storage-full.js'
 
 export type { Db } from './schema.js'
 
@@ -21,6 +22,12 @@ export interface DatabaseHandle {
   readonly location: string
   /** Cheap round trip used by readiness checks. */
   ping(): Promise<void>
+  /**
+   * A write of about PROBE_BYTES where the database keeps its data, undone at once: fails with the
+   * storage-full error (SQLITE_FULL's ENOSPC, PostgreSQL's 53100) while there is not that much room.
+   * Run only while the storage is full (storage-full.ts).
+   */
+  probeRoom(): Promise<void>
   /**
    * SQLite only: a value that differs whenever the file changed since it was last looked at, by
    * the writer thread or any other process. Reads no table.
@@ -53,6 +60,8 @@ function openSqlite(dataDir: string): DatabaseHandle {
     location: file,
     changeCounter: () => sqlite.changeCounter(),
     ping: async () => sqlite.ping(),
+    // SQLite grows its files in the directory they are in: room there is room for the database.
+    probeRoom: () => probeDirectory(dataDir),
     close: () => db.destroy(),
   }
 }
@@ -94,6 +103,22 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
     location: `postgresql://${host}${pathname}`,
     ping: async () => {
       await sql`select 1`.execute(db)
+    },
+    probeRoom: async () => {
+      // A temporary table is a file of the database's tablespace, grown as rows arrive (PostgreSQL
+      // allocates a table's pages when it extends it, not at a checkpoint): 1 MiB of rows asks the
+      // server's disk for that room, and the rollback removes the file.
+      const client = await pool.connect()
+      let broken: Error | undefined
+      try {
+        await client.query('begin')
+        await client.query('create temporary table adoption_store_room_probe (filler text) on commit drop')
+        await client.query(`insert into adoption_store_room_probe select repeat(md5(i::text), 32) from generate_series(1, ${PROBE_BYTES / 1024}) as i`)
+      } finally {
+        // A connection that cannot even roll back is not given back to the pool.
+        await client.query('rollback').catch((error: unknown) => (broken = error instanceof Error ? error : new Error(String(error))))
+        client.release(broken)
+      }
     },
     close: () => db.destroy(),
   }

@@ -1,3 +1,5 @@
+import os from 'node:os'
+
 /**
  * Whether an error means the database cannot be reached or cannot serve right now (as opposed
  * to a bug): such requests answer 503 and may be retried.
@@ -14,6 +16,36 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   // node-postgres reports pool and connection timeouts and dropped connections only in words.
   return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated|connection timeout|Query read timeout/i.test(message)
+}
+
+/** Which storage a full-storage error came from: the database, or a store of files on a file system. */
+export type FullStorage = 'database' | 'files'
+
+/** The file system's "no space left on device" and "disk quota exceeded", as libuv numbers them. */
+const NO_ROOM_ERRNOS = [os.constants.errno.ENOSPC, os.constants.errno.EDQUOT].filter((errno) => errno !== undefined).map((errno) => -errno)
+
+/**
+ * Which storage an error says is full, or undefined when it says something else: SQLite's
+ * "database or disk is full" (SQLITE_FULL) and PostgreSQL's disk_full (SQLSTATE 53100) are the
+ * database's; no space left on a device (ENOSPC) and a quota exceeded (EDQUOT), by code or by
+ * libuv's errno, are a file store's (photos and other media, wherever they are written from).
+ * An error that wraps another (`cause`) is looked through, so a store may add its own words.
+ * A full storage is an outage, not a bug: the write is refused with 503 until there is room.
+ */
+export function fullStorageOf(error: unknown): FullStorage | undefined {
+  let current = error
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const { code, errno, cause } = current as { code?: unknown; errno?: unknown; cause?: unknown }
+    if (code === 'SQLITE_FULL' || code === '53100') return 'database'
+    if (code === 'ENOSPC' || code === 'EDQUOT' || (typeof errno === 'number' && NO_ROOM_ERRNOS.includes(errno))) return 'files'
+    current = cause
+  }
+  return undefined
+}
+
+/** Whether an error means the storage it wrote to is full (see fullStorageOf). */
+export function isStorageFull(error: unknown): boolean {
+  return fullStorageOf(error) !== undefined
 }
 
 /** Whether an error is a unique constraint refusing a duplicate, on either dialect. */

@@ -1,12 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { isDatabaseUnavailable } from './errors.js'
+import type { StorageFull } from './storage-full.js'
 
 /** How often an unavailable database is asked whether it answers again. */
 const PROBE_INTERVAL_MS = 1_000
 
 /** Where background work (the workers of domains and webhooks) tells its failures. */
 export interface FailureLog {
-  /** A database outage is logged once for all that meets it; any other failure as a warning of its own. */
+  /**
+   * A database outage is logged once for all that meets it, and so is a full storage; any other
+   * failure as a warning of its own.
+   */
   failed(err: unknown, message: string, fields?: Record<string, unknown>): void
 }
 
@@ -23,6 +27,8 @@ export class DatabaseOutage implements FailureLog {
   constructor(
     private readonly ping: () => Promise<void>,
     private readonly log: FastifyBaseLogger,
+    /** Where a write refused for a full storage goes instead: it has its own one warning. */
+    private readonly storage?: Pick<StorageFull, 'refused'>,
   ) {}
 
   /** Whether an outage is under way (from the first failure until a probe succeeds). */
@@ -41,7 +47,7 @@ export class DatabaseOutage implements FailureLog {
 
   failed(err: unknown, message: string, fields: Record<string, unknown> = {}): void {
     if (isDatabaseUnavailable(err)) this.report(err)
-    else this.log.warn({ ...fields, err }, message)
+    else if (!this.storage?.refused(err)) this.log.warn({ ...fields, err }, message)
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/errors.js'
 import type { DatabaseOutage } from '../db/outage.js'
+import type { StorageFull } from '../db/storage-full.js'
 import { ApiError, toApiError } from '../errors.js'
 import { setDefaultResponseHeaders } from './caching.js'
 
@@ -9,12 +10,19 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(error.toBody())
 }
 
-export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: number }, outage?: DatabaseOutage): void {
+/** The watches that log an outage once, however many requests meet it. */
+export interface OutageWatches {
+  outage: Pick<DatabaseOutage, 'report'>
+  storage: Pick<StorageFull, 'refused'>
+}
+
+export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: number }, watches?: OutageWatches): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // The service's own refusals first: they need no classifying.
     if (error instanceof ApiError) return sendError(reply, error)
-    // An unavailable database is logged once per outage, not once per request it fails.
-    if (isDatabaseUnavailable(error)) outage?.report(error)
+    // An unavailable database, or a full storage, is logged once per outage, not once per request it fails.
+    if (isDatabaseUnavailable(error)) watches?.outage.report(error)
+    else watches?.storage.refused(error)
     const known = toApiError(error, limits)
     if (known) return sendError(reply, known)
     return sendError(reply, unexpected(error, request))

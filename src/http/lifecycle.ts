@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
-import type { DatabaseOutage } from '../db/outage.js'
 import { ApiError } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { setDefaultResponseHeaders } from './caching.js'
 import { installCompression } from './compression.js'
-import { installErrorHandling } from './error-handler.js'
+import { installErrorHandling, type OutageWatches } from './error-handler.js'
 import { answerHeadLikeGet } from './head.js'
 import { installJsonBodyParser } from './json-body.js'
 import { checkUrlLength } from './request-limits.js'
@@ -24,7 +23,7 @@ export interface Part {
  * compression and HEAD (both equip each route as it is added), the error envelope, JSON bodies
  * only, the request id and default headers, the URL length limit and the shutdown refusal.
  */
-export async function installRequestPipeline(app: FastifyInstance, config: Config, outage: DatabaseOutage): Promise<void> {
+export async function installRequestPipeline(app: FastifyInstance, config: Config, watches: OutageWatches): Promise<void> {
   await installCompression(app)
   answerHeadLikeGet(app)
   // Any operation may be refused for the length of its URL (414, checked below): each says so.
@@ -32,7 +31,7 @@ export async function installRequestPipeline(app: FastifyInstance, config: Confi
     if (route.schema?.hide || !route.schema?.response) return
     route.schema = { ...route.schema, response: { ...(route.schema.response as object), ...errorResponses(414) } }
   })
-  installErrorHandling(app, config, outage)
+  installErrorHandling(app, config, watches)
   // Only JSON bodies: anything else is 415, not a string that fails validation.
   installJsonBodyParser(app)
 

@@ -27,6 +27,12 @@ const ERROR_HEADERS: Record<number, HeaderDocs> = {
   429: {
     'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying (at least 1); then back off exponentially' },
   },
+  503: {
+    'Retry-After': {
+      type: 'integer',
+      description: "Seconds to wait before retrying: 1 while the database cannot be reached or the instance shuts down, 30 while the service's storage is full (writes only)",
+    },
+  },
 }
 
 /** The documented error responses of an operation, with the codes each status can carry. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { StorageObserver } from '../db/storage-full.js'
 import type { FailoverEvents } from '../limits/failover.store.js'
 
 /**
@@ -48,6 +49,21 @@ export class Metrics {
     help: '1 while rate limits are kept per instance because Redis is unavailable',
     registers: [this.own],
   })
+
+  readonly storageFull = new Gauge({
+    name: 'adoption_store_storage_full',
+    help: "1 while a storage has no room and writes to it answer 503, by storage (database: the database's disk; files: the file system of photos and other files)",
+    labelNames: ['storage'] as const,
+    registers: [this.own],
+  })
+
+  readonly storageRefusals = counter(this.own, 'adoption_store_storage_full_refusals_total', 'Writes refused because their storage is full (requests answered 503, and background work), by storage', ['storage'])
+
+  /** Counts what the storage-full watch (db/storage-full.ts) sees. */
+  readonly storageObserver: StorageObserver = {
+    full: (storage, full) => this.storageFull.set({ storage }, full ? 1 : 0),
+    refused: (storage) => this.storageRefusals.inc({ storage }),
+  }
 
   readonly responseCache = counter(this.own, 'adoption_store_response_cache_total', 'Reads of /v1 animals and orders answered from the response cache (hit) or the database (miss)', ['result'])
 

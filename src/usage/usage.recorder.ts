@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
+import type { FailureLog } from '../db/outage.js'
 import type { UsageMinuteTable } from '../db/schema.js'
 import { addUsage, deleteUsageBefore } from './usage.repository.js'
 
@@ -37,6 +38,8 @@ export class UsageRecorder {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    /** Where a failed flush is told: an outage (a database away, a full disk) once, not every 10 seconds. */
+    private readonly failures: FailureLog,
   ) {}
 
   /** A `/v1` request of the project was answered; `limited` when with a 429. */
@@ -63,7 +66,7 @@ export class UsageRecorder {
   start(): void {
     if (this.timer) return
     this.timer = setInterval(() => {
-      this.flush().catch((err: unknown) => this.log.warn({ err }, 'usage flush failed: the counts are kept for the next one'))
+      this.flush().catch((err: unknown) => this.failures.failed(err, 'usage flush failed: the counts are kept for the next one'))
     }, USAGE_FLUSH_INTERVAL_MS)
     this.timer.unref()
   }
