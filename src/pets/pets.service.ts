@@ -196,17 +196,7 @@ export class PetsService {
     const reported = await this.deps.outbox.wants(projectId, 'pet.created')
     const createdAt = this.now()
     const results = await Promise.all(
-      pets.map(async ({ profile, ...write }): Promise<PetChangeResult> => {
-        const pet = { ...write, createdAt }
-        try {
-          const created = reported ? await this.insertReported(projectId, pet) : await insertPet(this.deps.db, projectId, pet)
-          return { ok: true, pet: toPet(created), replayed: false }
-        } catch (error) {
-          const failure = writeFailure(error, profile)
-          if (failure) return failure
-          throw error
-        }
-      }),
+      pets.map(({ profile, ...write }) => this.insertNew(projectId, { ...write, createdAt }, profile, reported)),
     )
     await this.deps.generations.dataChanged(projectId)
     return results
@@ -223,16 +213,9 @@ export class PetsService {
     if (options.idempotencyKey === undefined && options.change === undefined) {
       // The common /v1 create needs nothing else in its transaction: it joins the group commit,
       // with its event when there is one.
-      let created: PetRecord
-      try {
-        created = reported ? await this.insertReported(projectId, pet) : await insertPet(this.deps.db, projectId, pet)
-      } catch (error) {
-        const failure = writeFailure(error, written.profile)
-        if (failure) return failure
-        throw error
-      }
+      const result = await this.insertNew(projectId, pet, written.profile, reported)
       await this.deps.generations.dataChanged(projectId)
-      return { ok: true, pet: toPet(created), replayed: false }
+      return result
     }
     return this.changed(projectId, { key: options.idempotencyKey, sent: { operation: 'createPet', body: input }, status: 201 }, written.profile, async (trx) => {
       const created = toPet(await insertPet(trx, projectId, pet))
@@ -240,6 +223,22 @@ export class PetsService {
       if (reported) await this.deps.outbox.write(trx, projectId, 'pet.created', created)
       return created
     })
+  }
+
+  /**
+   * A checked animal written on its own (in the group commit where there is one), with its
+   * pet.created event when `reported`; a refusal of the database (a duplicate external id, a
+   * missing location) answered as the create's failure.
+   */
+  private async insertNew(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, profile: Profile, reported: boolean): Promise<PetChangeResult> {
+    try {
+      const created = reported ? await this.insertReported(projectId, pet) : await insertPet(this.deps.db, projectId, pet)
+      return { ok: true, pet: toPet(created), replayed: false }
+    } catch (error) {
+      const failure = writeFailure(error, profile)
+      if (failure) return failure
+      throw error
+    }
   }
 
   /** An animal and its pet.created event, committed together (in the group commit where there is one). */
