@@ -171,7 +171,7 @@ export interface PetChangeTable {
 
 /**
  * PostgreSQL only: every word the animals of a project have had (their `search_text`), written by
- * a trigger on `pets` (migration 0015). A search asks the full-text index for the words a query
+ * triggers on `pets` (migration 0015). A search asks the full-text index for the words a query
  * word starts; see src/pets/pets.repository.ts. A word may be listed twice.
  */
 export interface PetSearchWordTable {
