@@ -78,6 +78,8 @@ describe('webhooks with DNS and a CA', { skip: pebbleMissing, timeout: 180_000 }
         ['certificate.issued', name],
       ],
     )
+    // Each matches its schema in openapi.json (the receiver checks every event it gets).
+    assert.deepEqual([...receiver.validTypes].sort(), ['certificate.failing', 'certificate.issued', 'domain.failed', 'domain.verified'])
     assert.match(String(receiver.of('domain.failed')[0]!.event.data.reason), /CNAME/)
     for (const event of receiver.received) assertSigned(event, endpoint.secret)
   })

@@ -8,10 +8,13 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../src/webhooks/events.js'
 import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../src/webhooks/worker.js'
 import { admin } from './helpers/admin.js'
 import { bearer, ManualClock, type TestApp } from './helpers/app.js'
 import { assertSigned, type Received, Receiver, validSignatures } from './helpers/receiver.js'
+import { eventually } from './helpers/wait.js'
+import { eventSchemaError } from './helpers/webhook-events.js'
 import { addEndpoint, createWebhooksApp, deliverAll, deliveriesOf } from './helpers/webhooks.js'
 
 const DAY_MS = 86_400_000
@@ -258,6 +261,55 @@ describe('events from their triggers', () => {
     assert.equal(started[0]!.event.data.keyId, keyId.id)
     assert.equal(started[0]!.event.data.until, keyId.bannedUntil)
     assert.equal(receiver.of('ban.lifted')[0]?.event.data.keyId, keyId.id)
+  })
+})
+
+describe('the published document', () => {
+  test('every event type the service emits, produced by its real trigger, matches its schema in openapi.json', async () => {
+    // domain.* and certificate.* need the test DNS and CA: webhooks-domains.test.ts checks them the same way.
+    const emittedHere = WEBHOOK_EVENT_TYPES.filter((type) => !type.startsWith('domain.') && !type.startsWith('certificate.'))
+    const project = await t.project({ plan: 'enterprise', perMinute: 1000, perDay: 12 })
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['*'])
+    const rex = (await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })).json<{ id: number }>()
+    const tom = (await post('/v1/pets', project.key, { name: 'Tom', categoryId: 1 })).json<{ id: number }>()
+    await t.request({ method: 'PATCH', url: `/v1/pets/${rex.id}`, headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: { name: 'Rexy' } })
+    const first = (await post('/v1/store/orders', project.key, { petId: rex.id })).json<{ id: number }>()
+    await post(`/v1/store/orders/${first.id}/approve`, project.key)
+    await post(`/v1/store/orders/${first.id}/deliver`, project.key)
+    const second = (await post('/v1/store/orders', project.key, { petId: tom.id })).json<{ id: number }>()
+    await post(`/v1/store/orders/${second.id}/cancel`, project.key)
+    await t.request({ method: 'DELETE', url: `/v1/pets/${tom.id}`, headers: bearer(project.key) })
+    const created = (await admin(t, 'POST', `/projects/${project.slug}/keys`, { name: 'ci', expiresInDays: 3 })).json<{ id: string }>()
+    assert.equal(await t.app.services.keys.noticeExpiringKeys(), 1)
+    await admin(t, 'DELETE', `/projects/${project.slug}/keys/${created.id}`)
+    // The rest of the day's requests: the warning, then the exhaustion.
+    for (let i = 0; i < 8; i++) await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(project.key) })
+    assert.equal((await admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/test`)).statusCode, 202)
+
+    const banned = await t.project({ plan: 'enterprise', perMinute: 1, perDay: 1000 })
+    await addEndpoint(t, banned.slug, receiver.url, ['ban.started', 'ban.lifted'])
+    for (let i = 0; i < 40; i++) {
+      if ((await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(banned.key) })).json<{ code?: string }>().code === 'api_key_banned') break
+    }
+    const [bannedKey] = (await admin(t, 'GET', `/projects/${banned.slug}/keys`)).json<{ id: string }[]>()
+    assert.equal((await admin(t, 'DELETE', `/projects/${banned.slug}/keys/${bannedKey!.id}/ban`)).statusCode, 204)
+    await eventually('quota.exhausted written', async () => {
+      const { rows } = await sql<{ n: number | string }>`select count(*) as n from webhook_events where type = 'quota.exhausted'`.execute(t.database.db)
+      return Number(rows[0]?.n) === 1
+    })
+    await deliverAll(t)
+
+    assert.deepEqual(receiver.invalid, [])
+    assert.deepEqual([...receiver.validTypes].sort(), [...emittedHere, TEST_EVENT_TYPE].sort())
+  })
+
+  test('an event that differs from its schema is caught: the check can fail', () => {
+    const body = (data: unknown) => JSON.stringify({ type: 'key.expiring', timestamp: new Date().toISOString(), data })
+    const key = { id: 'key_1', project: 'acme', prefix: 'as_live_ab', name: null, createdAt: new Date().toISOString(), lastUsedAt: null, expiresAt: null, revokedAt: null, bannedUntil: null }
+    assert.equal(eventSchemaError(body({ ...key, noticeDays: 7 })), undefined)
+    assert.match(eventSchemaError(body({ ...key, noticeDays: 3 })) ?? '', /noticeDays/)
+    assert.match(eventSchemaError(body({ ...key, noticeDays: 7, secret: 'x' })) ?? '', /additional/)
+    assert.match(eventSchemaError(body(key)) ?? '', /noticeDays/)
   })
 })
 

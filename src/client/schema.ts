@@ -1484,10 +1484,31 @@ export interface components {
              * @description When the event happened
              */
             timestamp: string;
-            data: components["schemas"]["WebhookApiKey"] & {
+            /** @description The API key (never its secret) and the notice */
+            data: {
+                /** @description The key's id */
+                id: string;
+                /** @description The project's slug */
+                project: string;
+                /** @description The first characters of the secret (never the secret) */
+                prefix: string;
+                name: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was created
+                 */
+                createdAt: string;
+                /** @description When it was last used */
+                lastUsedAt: string | null;
+                /** @description When it stops working; null: never */
+                expiresAt: string | null;
+                /** @description When it was revoked */
+                revokedAt: string | null;
+                /** @description The end of a running ban */
+                bannedUntil: string | null;
                 /**
                  * @description The notice: 7 days or 1 day before
-                 * @enum {number}
+                 * @enum {integer}
                  */
                 noticeDays: 7 | 1;
             };
