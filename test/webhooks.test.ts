@@ -494,7 +494,32 @@ describe('addresses', () => {
     await t.close()
     t = await createWebhooksApp({ webhookAllowedNetworks: [] }, { clock })
     const project = await t.project()
-    for (const url of ['https://127.0.0.1/hooks', 'https://[::1]/hooks', 'https://10.1.2.3/', 'https://169.254.169.254/latest/meta-data', 'https://[fd00:ec2::254]/', 'https://[::ffff:127.0.0.1]/']) {
+    const refusedSpellings = [
+      'https://127.0.0.1/hooks',
+      'https://[::1]/hooks',
+      'https://10.1.2.3/',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[fd00:ec2::254]/',
+      // IPv4 inside IPv6: mapped (::ffff:0:0/96), compatible (::/96), translated (::ffff:0:0:0/96),
+      // NAT64 (64:ff9b::/96, 64:ff9b:1::/48), 6to4 (2002::/16) and Teredo (2001::/32, the client inverted).
+      'https://[::ffff:127.0.0.1]/',
+      'https://[::ffff:7f00:1]/',
+      'https://[::127.0.0.1]/',
+      'https://[::7f00:1]/',
+      'https://[::10.0.0.1]/',
+      'https://[::169.254.169.254]/',
+      'https://[::ffff:0:127.0.0.1]/',
+      'https://[::ffff:0:a00:1]/',
+      'https://[64:ff9b::127.0.0.1]/',
+      'https://[64:ff9b::a9fe:a9fe]/',
+      'https://[64:ff9b:1::a00:1]/',
+      'https://[2002:7f00:1::1]/',
+      'https://[2002:a9fe:a9fe::]/',
+      'https://[2002:c0a8:101::]/',
+      'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+      'https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/',
+    ]
+    for (const url of refusedSpellings) {
       const refused = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url, types: ['pet.created'] })
       assert.equal(refused.statusCode, 400, url)
       assert.match(refused.json<{ message: string }>().message, /refused: .* (loopback|private|linkLocal|uniqueLocal) address/, url)
