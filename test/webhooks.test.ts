@@ -428,6 +428,42 @@ describe('delivery', () => {
     assert.deepEqual(signatures(await sentAfterCreating('B')), [1, 1, 0], 'the new one alone after it')
   })
 
+  test('a second rotation during an overlap is refused, naming when it ends, unless it ends the overlap at once; after it, rotation works again', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    const rotate = (overlapHours?: number) => admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/rotate-secret`, overlapHours === undefined ? {} : { overlapHours })
+    const first = await rotate(2)
+    assert.equal(first.statusCode, 200, first.body)
+    const { secret, previousSecretExpiresAt } = first.json<{ secret: string; previousSecretExpiresAt: string }>()
+
+    clock.advance(3_600_000)
+    const again = await rotate()
+    assert.equal(again.statusCode, 409, again.body)
+    assert.equal(again.json<{ code: string }>().code, 'rotation_in_progress')
+    assert.ok(again.json<{ message: string }>().message.includes(previousSecretExpiresAt), 'the answer names when the overlap ends')
+    assert.match(again.json<{ message: string }>().message, /"overlapHours": 0/)
+    // Nothing changed: both secrets still sign.
+    await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+    await deliverAll(t)
+    const during = receiver.received[receiver.received.length - 1]!
+    assert.deepEqual([validSignatures(during, secret).length, validSignatures(during, endpoint.secret).length], [1, 1])
+    const audited = (await admin(t, 'GET', `/audit?targetId=${endpoint.id}&action=webhook.secret_rotated`)).json<unknown[]>()
+    assert.equal(audited.length, 1, 'the refused rotation is not recorded')
+
+    // After a leak: a new secret alone, at once.
+    const now = await rotate(0)
+    assert.equal(now.statusCode, 200, now.body)
+    const replaced = now.json<{ secret: string; previousSecretExpiresAt: string | null }>()
+    assert.equal(replaced.previousSecretExpiresAt, null)
+    await post('/v1/pets', project.key, { name: 'B', categoryId: 1 })
+    await deliverAll(t)
+    const alone = receiver.received[receiver.received.length - 1]!
+    assert.deepEqual([alone.signature.split(' ').length, validSignatures(alone, replaced.secret).length], [1, 1])
+
+    // No overlap running: an overlap may start again.
+    assert.equal((await rotate(1)).statusCode, 200)
+  })
+
   test('two instances never both send an attempt', async () => {
     const project = await t.project()
     await addEndpoint(t, project.slug, receiver.url, ['pet.created'])

@@ -117,10 +117,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         'x-audit-action': 'webhook.secret_rotated',
         summary: "Rotate a webhook endpoint's signing secret",
         description:
-          'A new secret, shown this once. During the overlap (default 24 hours) every attempt carries two signatures in `webhook-signature`, one per secret, so the receiver can switch secrets without losing an event.',
+          'A new secret, shown this once. During the overlap (default 24 hours) every attempt carries two signatures in `webhook-signature`, one per secret, so the receiver can switch secrets without losing an event. One rotation at a time: while a previous secret still signs, a rotation with an overlap is refused (409 `rotation_in_progress`, naming when the overlap ends); `overlapHours: 0` is accepted then and leaves the new secret signing alone (after a leak).',
         params: WebhookParamsSchema,
         body: Type.Optional(RotateSecretSchema),
-        response: { 200: { description: 'The endpoint, with its new secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS) },
+        response: { 200: { description: 'The endpoint, with its new secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS, 409) },
       },
     },
     async (request, reply) => {

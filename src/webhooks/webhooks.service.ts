@@ -29,7 +29,7 @@ import {
 import type { WebhookDelivery, WebhookEndpoint } from './webhooks.schemas.js'
 import { secretContext } from './worker.js'
 
-export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable'>
+export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable' | 'rotation_in_progress'>
 
 export interface EndpointInput {
   url: string
@@ -188,13 +188,26 @@ export class WebhooksService {
     return { ok: true, id }
   }
 
-  /** A new secret, shown this once; the previous one keeps signing too for `overlapHours`. */
+  /**
+   * A new secret, shown this once; the previous one keeps signing too for `overlapHours`. One
+   * previous secret at most: during an overlap, a rotation with an overlap is refused (it would
+   * stop the previous secret signing before the end it was given), and one without (0 hours,
+   * after a leak) leaves the new secret signing alone.
+   */
   async rotateSecret(slug: string, id: string, overlapHours: number, change: Change): Promise<WebhookResult<{ endpoint: WebhookEndpoint; secret: string }>> {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
     const box = this.sealer()
     if (!box.ok) return box
     const now = this.clock.now()
+    const overlapEnds = found.endpoint.previous_secret ? found.endpoint.previous_secret_until : null
+    if (overlapHours > 0 && overlapEnds !== null && Date.parse(overlapEnds) > now) {
+      return {
+        ok: false,
+        error: 'rotation_in_progress',
+        message: `The previous secret of webhook endpoint ${id} signs until ${overlapEnds}, the end of the last rotation's overlap: rotate again after that, or now with "overlapHours": 0 to sign with the new secret alone at once (both older secrets stop signing).`,
+      }
+    }
     const secret = newSigningSecret()
     const until = overlapHours > 0 ? new Date(now + overlapHours * HOUR_MS).toISOString() : null
     const changes = {
