@@ -567,6 +567,28 @@ describe('addresses', () => {
     const none = await admin(t, 'GET', `/projects/${project.slug}/webhooks`)
     assert.deepEqual(none.json(), [])
   })
+
+  test('a name that resolves only to refused addresses is a 400 naming the field, when added and when the URL changes; one that does not resolve yet is accepted', async () => {
+    for (const resolvers of [[], ['127.0.0.1:9']]) {
+      await t.close()
+      // The system's resolver (localhost from the hosts file), then DNS_RESOLVERS that know nothing.
+      t = await createWebhooksApp({ webhookAllowedNetworks: [], dnsResolvers: resolvers }, { clock })
+      const project = await t.project()
+      for (const url of ['https://localhost/hooks', 'https://LOCALHOST./hooks', 'https://api.localhost:8443/']) {
+        const refused = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url, types: ['pet.created'] })
+        assert.equal(refused.statusCode, 400, `${url} with resolvers ${resolvers.join()}`)
+        assert.match(refused.json<{ message: string }>().message, /^"url" is refused: .*localhost\.? resolves only to refused addresses: .* loopback address/, url)
+      }
+      // No record yet (the test's resolvers know no name): accepted, and judged again at each attempt.
+      const later = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: 'https://hooks.not-yet.test/in', types: ['pet.created'] })
+      assert.equal(later.statusCode, 201, later.body)
+      const { id } = later.json<{ id: string }>()
+      const moved = await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${id}`, { url: 'https://localhost/hooks' })
+      assert.equal(moved.statusCode, 400)
+      assert.match(moved.json<{ message: string }>().message, /^"url" is refused: localhost resolves only to refused addresses/)
+      assert.equal((await admin(t, 'GET', `/projects/${project.slug}/webhooks/${id}`)).json<{ url: string }>().url, 'https://hooks.not-yet.test/in')
+    }
+  })
 })
 
 describe('without a sealing key', () => {

@@ -81,26 +81,57 @@ export class BlockedAddressError extends Error {
  * and the connection (DNS rebinding) cannot get through.
  */
 export function guardedLookup(policy: AddressPolicy, servers: readonly string[], plainHttp: boolean): LookupFunction {
-  const resolver = servers.length > 0 ? new Resolver({ timeout: 2_000, tries: 2 }) : undefined
-  if (resolver) resolver.setServers([...servers])
-  const resolve = async (hostname: string): Promise<{ address: string; family: number }[]> => {
-    if (!resolver) return systemLookup(hostname, { all: true, verbatim: true })
-    const [v4, v6] = await Promise.all([resolver.resolve4(hostname).catch(() => []), resolver.resolve6(hostname).catch(() => [])])
-    return [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))]
-  }
+  const resolve = hostResolver(servers)
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (found) => {
         if (found.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 4)
         const usable = found.filter(({ address }) => policy.refusal(address, plainHttp) === undefined)
         const first = usable[0]
-        if (!first) return callback(new BlockedAddressError(`${hostname} resolves only to refused addresses: ${policy.refusal(found[0]!.address, plainHttp)}`), '', 4)
+        if (!first) return callback(new BlockedAddressError(onlyRefused(policy, hostname, found, plainHttp)), '', 4)
         if (options.all) return callback(null, usable)
         callback(null, first.address, first.family)
       },
       (error: unknown) => callback(error as NodeJS.ErrnoException, '', 4),
     )
   }
+}
+
+export type ResolveHost = (hostname: string) => Promise<{ address: string; family: number }[]>
+
+/**
+ * Resolves a host name to its addresses: through DNS_RESOLVERS when set, else the system's
+ * resolver. `localhost` and names under it are loopback whatever DNS says (RFC 6761), so a
+ * resolver that does not know them cannot make them look unresolved.
+ */
+export function hostResolver(servers: readonly string[]): ResolveHost {
+  const resolver = servers.length > 0 ? new Resolver({ timeout: 2_000, tries: 2 }) : undefined
+  if (resolver) resolver.setServers([...servers])
+  return async (hostname) => {
+    const name = hostname.toLowerCase().replace(/\.$/, '')
+    if (name === 'localhost' || name.endsWith('.localhost')) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]
+    if (!resolver) return systemLookup(hostname, { all: true, verbatim: true })
+    const [v4, v6] = await Promise.all([resolver.resolve4(hostname).catch(() => []), resolver.resolve6(hostname).catch(() => [])])
+    return [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))]
+  }
+}
+
+function onlyRefused(policy: AddressPolicy, hostname: string, found: readonly { address: string }[], plainHttp: boolean): string {
+  return `${hostname} resolves only to refused addresses: ${policy.refusal(found[0]!.address, plainHttp)}`
+}
+
+/**
+ * For a URL whose host is a name, when an endpoint is added or its URL changed: why it is refused
+ * (it resolves now, and only to refused addresses), or undefined. A name that does not resolve
+ * now, or that DNS cannot answer for, is not refused: its record may not be created yet, and every
+ * attempt judges what DNS answers then.
+ */
+export async function nameRefusal(policy: AddressPolicy, resolve: ResolveHost, host: string, plainHttp: boolean): Promise<string | undefined> {
+  const bare = host.startsWith('[') ? host.slice(1, -1) : host
+  if (net.isIP(bare)) return undefined
+  const found = await resolve(bare).catch(() => [])
+  if (found.length === 0) return undefined
+  return found.some(({ address }) => policy.refusal(address, plainHttp) === undefined) ? undefined : onlyRefused(policy, bare, found, plainHttp)
 }
 
 /** For a URL whose host is an IP address (no lookup happens): why it is refused, or undefined. */

@@ -47,7 +47,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         'x-audit-action': 'webhook.created',
         summary: 'Add a webhook endpoint',
         description:
-          'Events of the given types are POSTed to the URL, signed per Standard Webhooks. The answer carries the signing secret (`secret`, `whsec_…`) this once, with `Cache-Control: no-store`; it is stored sealed and never shown again (rotate it to get a new one). The URL must be https, and must not point at a loopback, private, link-local or metadata address unless the operator allows that network (`WEBHOOK_ALLOWED_NETWORKS`; plain http only there).',
+          'Events of the given types are POSTed to the URL, signed per Standard Webhooks. The answer carries the signing secret (`secret`, `whsec_…`) this once, with `Cache-Control: no-store`; it is stored sealed and never shown again (rotate it to get a new one). The URL must be https, and must not point at a loopback, private, link-local or metadata address unless the operator allows that network (`WEBHOOK_ALLOWED_NETWORKS`; plain http only there); a host name that resolves now only to such addresses is refused (400), one that does not resolve yet is accepted and judged at each attempt.',
         params: ProjectParamsSchema,
         body: CreateWebhookSchema,
         response: { 201: { description: 'The endpoint, with its secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS) },

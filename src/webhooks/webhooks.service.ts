@@ -8,7 +8,7 @@ import type { Outcome } from '../errors.js'
 import { type Page, pageOf } from '../shapes.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import type { SecretBox } from '../secret-box.js'
-import { type AddressPolicy, literalRefusal } from './address-guard.js'
+import { type AddressPolicy, literalRefusal, nameRefusal, type ResolveHost } from './address-guard.js'
 import { TEST_EVENT_TYPE } from './events.js'
 import { newEventId } from './outbox.js'
 import { newSigningSecret } from './signing.js'
@@ -87,6 +87,8 @@ export interface WebhookSettings {
   /** Whether any network is allowed despite being private: plain http is accepted only then. */
   allowsPlainHttp: boolean
   policy: AddressPolicy
+  /** How an endpoint's host name is resolved when it is added or its URL changed (as attempts resolve it). */
+  resolve: ResolveHost
 }
 
 /**
@@ -121,7 +123,7 @@ export class WebhooksService {
     const project = await this.project(slug)
     if (!project.ok) return project
     // What was sent is judged first: a bad request is a 400 even where webhooks are not configured.
-    const checked = this.checkInput(input)
+    const checked = await this.checkResolved(this.checkInput(input))
     if (!checked.ok) return checked
     const box = this.sealer()
     if (!box.ok) return box
@@ -153,7 +155,9 @@ export class WebhooksService {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
     const before = found.endpoint
-    const checked = this.checkInput({ url: changes.url ?? before.url, types: changes.types ?? before.types, description: changes.description ?? undefined })
+    const input = this.checkInput({ url: changes.url ?? before.url, types: changes.types ?? before.types, description: changes.description ?? undefined })
+    // The host is judged again only when the URL changes: an endpoint kept as it is stays as it was.
+    const checked = changes.url === undefined ? input : await this.checkResolved(input)
     if (!checked.ok) return checked
     const at = new Date(this.clock.now()).toISOString()
     const row = {
@@ -311,6 +315,14 @@ export class WebhooksService {
     const description = input.description?.trim() || null
     if (description !== null && /\p{Cc}/u.test(description)) return refuse('"description" must not contain control characters.')
     return { ok: true, url: url.toString(), description }
+  }
+
+  /** A checked URL whose host name resolves now only to refused addresses is refused too. */
+  private async checkResolved<T extends { ok: true; url: string } | { ok: false }>(checked: T): Promise<T | { ok: false; error: 'invalid_request'; message: string }> {
+    if (!checked.ok) return checked
+    const url = new URL(checked.url)
+    const refused = await nameRefusal(this.settings.policy, this.settings.resolve, url.hostname, url.protocol === 'http:')
+    return refused ? { ok: false, error: 'invalid_request', message: `"url" is refused: ${refused}.` } : checked
   }
 
   private sealer(): { ok: true; box: SecretBox } | { ok: false; error: 'service_unavailable'; message: string } {
