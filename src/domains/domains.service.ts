@@ -249,6 +249,9 @@ export class DomainsService {
       id = found.domain.id
       primary = found.domain.name
     }
+    // The primary it has (or none, as it has none): the settings as they are, with no audit entry.
+    const current = await this.settingsOf(project.project)
+    if (current.primary === primary) return { ok: true, settings: current }
     await this.change((trx) => setPrimaryDomain(trx, project.project.id, id), change, {
       action: 'domain.primary_set',
       target: { type: 'project', id: slug },

@@ -172,6 +172,10 @@ export class WebhooksService {
       }),
     }
     const types = changes.types ? [...new Set(changes.types)].sort() : before.types
+    const unchanged =
+      row.url === before.url && row.description === before.description && types.join() === before.types.join() && (changes.enabled === undefined || (changes.enabled ? 1 : 0) === before.enabled)
+    // The values it has: the endpoint as it is, with no write, audit entry or new subscriptions to read.
+    if (unchanged) return { ok: true, endpoint: toEndpoint(before) }
     const details = Object.fromEntries(
       Object.entries({ url: changes.url && checked.url, types: changes.types && types, description: changes.description, enabled: changes.enabled }).filter(([, value]) => value !== undefined),
     )
