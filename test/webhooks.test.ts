@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
+import { WEBHOOK_ENDPOINT_LIMITS } from '../src/limits/plans.js'
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../src/webhooks/events.js'
 import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../src/webhooks/worker.js'
 import { admin } from './helpers/admin.js'
@@ -588,6 +589,28 @@ describe('addresses', () => {
       assert.match(moved.json<{ message: string }>().message, /^"url" is refused: localhost resolves only to refused addresses/)
       assert.equal((await admin(t, 'GET', `/projects/${project.slug}/webhooks/${id}`)).json<{ url: string }>().url, 'https://hooks.not-yet.test/in')
     }
+  })
+})
+
+describe('endpoints per plan', () => {
+  test('a project has at most its plan\'s number of endpoints: one more is a 409 limit_reached naming the limit; a larger plan allows more', async () => {
+    const project = await t.project({ plan: 'free' })
+    const add = (i: number) => admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: `${receiver.url}/${i}`, types: ['pet.created'] })
+    for (let i = 0; i < WEBHOOK_ENDPOINT_LIMITS.free; i++) assert.equal((await add(i)).statusCode, 201)
+    const over = await add(WEBHOOK_ENDPOINT_LIMITS.free)
+    assert.equal(over.statusCode, 409, over.body)
+    const { code, message } = over.json<{ code: string; message: string }>()
+    assert.equal(code, 'limit_reached')
+    assert.ok(message.includes(`${WEBHOOK_ENDPOINT_LIMITS.free} webhook endpoints`) && message.includes('free') && message.includes(`pro allows ${WEBHOOK_ENDPOINT_LIMITS.pro}`), message)
+    assert.equal((await admin(t, 'GET', `/projects/${project.slug}/webhooks`)).json<unknown[]>().length, WEBHOOK_ENDPOINT_LIMITS.free)
+
+    // Removing one makes room; so does a larger plan.
+    const [first] = (await admin(t, 'GET', `/projects/${project.slug}/webhooks`)).json<{ id: string }[]>()
+    assert.equal((await admin(t, 'DELETE', `/projects/${project.slug}/webhooks/${first!.id}`)).statusCode, 204)
+    assert.equal((await add(100)).statusCode, 201)
+    assert.equal((await admin(t, 'PUT', `/projects/${project.slug}/plan`, { plan: 'pro' })).statusCode, 200)
+    for (let i = WEBHOOK_ENDPOINT_LIMITS.free; i < WEBHOOK_ENDPOINT_LIMITS.pro; i++) assert.equal((await add(200 + i)).statusCode, 201)
+    assert.equal((await add(300)).statusCode, 409)
   })
 })
 

@@ -3,8 +3,9 @@ import { randomBase62 } from '../auth/api-key.js'
 import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import type { ProjectRow } from '../db/schema.js'
-import type { Outcome } from '../errors.js'
+import { PLANS, type ProjectRow } from '../db/schema.js'
+import { type Outcome, Refusal, refuse } from '../errors.js'
+import { WEBHOOK_ENDPOINT_LIMITS } from '../limits/plans.js'
 import { type Page, pageOf } from '../shapes.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import type { SecretBox } from '../secret-box.js'
@@ -13,6 +14,7 @@ import { TEST_EVENT_TYPE } from './events.js'
 import { newEventId } from './outbox.js'
 import { newSigningSecret } from './signing.js'
 import {
+  countEndpoints,
   deleteEndpoint,
   type DeliveryWithEvent,
   type EndpointWithTypes,
@@ -29,7 +31,7 @@ import {
 import type { WebhookDelivery, WebhookEndpoint } from './webhooks.schemas.js'
 import { secretContext } from './worker.js'
 
-export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable' | 'rotation_in_progress'>
+export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable' | 'rotation_in_progress' | 'limit_reached'>
 
 export interface EndpointInput {
   url: string
@@ -47,6 +49,13 @@ export interface EndpointChanges {
 
 export const DEFAULT_OVERLAP_HOURS = 24
 const HOUR_MS = 3_600_000
+
+/** Why one more endpoint is refused: the limit, the plan, and what the larger plans allow. */
+function endpointLimitMessage(slug: string, plan: ProjectRow['plan'], limit: number): string {
+  const larger = PLANS.slice(PLANS.indexOf(plan) + 1).map((name) => `${name} allows ${WEBHOOK_ENDPOINT_LIMITS[name]}`)
+  const upgrade = larger.length > 0 ? `, or move to a larger plan (${larger.join(', ')})` : ''
+  return `Project ${slug} has ${limit} webhook endpoints, the most its plan (${plan}) allows: remove one it no longer uses${upgrade}. One endpoint can receive several event types.`
+}
 
 export function toEndpoint(row: EndpointWithTypes): WebhookEndpoint {
   return {
@@ -146,7 +155,18 @@ export class WebhooksService {
       updated_at: at,
     }
     const types = [...new Set(input.types)].sort()
-    await this.changed(change, 'webhook.created', { id, project_id: project.project.id }, { url: checked.url, types, enabled }, (trx) => insertEndpoint(trx, row, types))
+    const { plan } = project.project
+    const limit = WEBHOOK_ENDPOINT_LIMITS[plan]
+    try {
+      await this.changed(change, 'webhook.created', { id, project_id: project.project.id }, { url: checked.url, types, enabled }, async (trx) => {
+        // Counted in the transaction of the insert, as the other per-project limits are.
+        if ((await countEndpoints(trx, project.project.id)) >= limit) refuse('limit_reached', endpointLimitMessage(slug, plan, limit))
+        await insertEndpoint(trx, row, types)
+      })
+    } catch (error) {
+      if (error instanceof Refusal) return error.failure as WebhookResult<never>
+      throw error
+    }
     await this.authChanged()
     return { ok: true, endpoint: toEndpoint({ ...row, types }), secret }
   }
