@@ -1508,7 +1508,7 @@ export interface components {
                 bannedUntil: string | null;
                 /**
                  * @description The notice: 7 days or 1 day before
-                 * @enum {integer}
+                 * @enum {number}
                  */
                 noticeDays: 7 | 1;
             };

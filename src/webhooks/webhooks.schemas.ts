@@ -165,7 +165,7 @@ const EVENT_BODIES: Record<string, { types: string[]; data: object; description:
     // The key's properties and the notice in one closed object: an `allOf` of the closed key and
     // the notice would refuse every payload (each part forbids the other's properties).
     data: Type.Object(
-      { ...apiKeyProperties, noticeDays: Type.Integer({ enum: [7, 1], description: 'The notice: 7 days or 1 day before' }) },
+      { ...apiKeyProperties, noticeDays: Type.Number({ enum: [7, 1], description: 'The notice: 7 days or 1 day before' }) },
       { additionalProperties: false, description: 'The API key (never its secret) and the notice' },
     ),
     description: 'An API key about to expire',
