@@ -592,6 +592,25 @@ describe('addresses', () => {
   })
 })
 
+describe('domain checks when the service\'s own resolvers do not answer', () => {
+  test('a background re-check keeps the domain\'s state and sends no domain.failed; it is retried a minute later', async () => {
+    // The app's DNS_RESOLVERS (createAdminApp) is an address where no DNS server answers.
+    const project = await t.project({ plan: 'pro' })
+    await addEndpoint(t, project.slug, receiver.url, ['domain.failed', 'domain.verified'])
+    const name = `shop-${process.pid}.resolver-down.test`
+    assert.equal((await admin(t, 'POST', `/projects/${project.slug}/domains`, { name })).statusCode, 201)
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 0 })
+    const domain = (await admin(t, 'GET', `/projects/${project.slug}/domains/${name}`)).json<{ status: { state: string; nextCheckAt: string | null } }>()
+    assert.equal(domain.status.state, 'pending', 'an infrastructure fault is not the domain failing')
+    assert.equal(domain.status.nextCheckAt, new Date(clock.now() + 60_000).toISOString())
+    assert.equal(await countRows('webhook_events'), 0, 'no domain.failed')
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 0, certificates: 0 }, 'not before the minute')
+    clock.advance(60_000)
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 0 })
+    assert.equal(await countRows('webhook_events'), 0)
+  })
+})
+
 describe('endpoints per plan', () => {
   test('a project has at most its plan\'s number of endpoints: one more is a 409 limit_reached naming the limit; a larger plan allows more', async () => {
     const project = await t.project({ plan: 'free' })
