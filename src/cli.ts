@@ -3,6 +3,7 @@
  * The `adoption-store` command: global options, configuration, the command groups (each a module
  * of src/cli/), and what a failure prints and exits with.
  */
+import { inspect } from 'node:util'
 import { Command, Option } from 'commander'
 import { registerAuditCommands } from './cli/audit.js'
 import { CliError } from './cli/common.js'
@@ -16,7 +17,7 @@ import { registerProjectCommands } from './cli/projects.js'
 import { registerServeCommand } from './cli/serve.js'
 import { registerUserCommands } from './cli/users.js'
 import { registerWebhookCommands } from './cli/webhooks.js'
-import { type Config, ConfigError, type ConfigOverrides, loadConfig } from './config.js'
+import { type Config, ConfigError, type ConfigOverrides, configuredSecrets, loadConfig, redactedUrl } from './config.js'
 import { describeDatabaseFailure } from './db/errors.js'
 
 const program = new Command('adoption-store')
@@ -35,8 +36,14 @@ const program = new Command('adoption-store')
 let parsedConfig: Config | undefined
 /** The configuration: environment variables, overridden by the global flags. */
 function config(): Config {
+  parsedConfig ??= loadConfig(overrides())
+  return parsedConfig
+}
+
+/** The global flags given, each overriding its environment variable. */
+function overrides(): ConfigOverrides {
   const flags = program.opts<Record<string, string | undefined>>()
-  const overrides: ConfigOverrides = {
+  const given: ConfigOverrides = {
     PORT: flags.port,
     HOST: flags.host,
     DATA_DIR: flags.dataDir,
@@ -46,9 +53,8 @@ function config(): Config {
     BODY_LIMIT: flags.bodyLimit,
     REDIS_URL: flags.redisUrl,
   }
-  for (const key of Object.keys(overrides) as (keyof ConfigOverrides)[]) if (overrides[key] === undefined) delete overrides[key]
-  parsedConfig ??= loadConfig(overrides)
-  return parsedConfig
+  for (const key of Object.keys(given) as (keyof ConfigOverrides)[]) if (given[key] === undefined) delete given[key]
+  return given
 }
 
 const cli = { config }
@@ -64,16 +70,6 @@ registerDomainCommands(program, cli)
 registerAuditCommands(program, cli)
 registerWebhookCommands(program, cli)
 
-/** A URL as an operator may see it in a message: without its password. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return '(unparseable URL)'
-  }
-}
 
 try {
   await program.parseAsync(process.argv)
@@ -85,9 +81,15 @@ try {
   const database = describeDatabaseFailure(error)
   if (database !== undefined) {
     const { databaseUrl } = config()
-    const where = databaseUrl ? `the PostgreSQL database of DATABASE_URL (${redactUrl(databaseUrl)})` : `the SQLite database in DATA_DIR (${config().dataDir})`
-    process.stderr.write(`adoption-store: cannot use ${where}: ${database}\n`)
+    const where = databaseUrl ? `the PostgreSQL database of DATABASE_URL (${redactedUrl(databaseUrl)})` : `the SQLite database in DATA_DIR (${config().dataDir})`
+    process.stderr.write(`adoption-store: cannot use ${where}: ${withoutSecrets(database)}\n`)
     process.exit(1)
   }
-  throw error
+  // An unexpected failure keeps its stack trace, for a bug report, without the configuration's secrets.
+  process.stderr.write(`adoption-store: ${withoutSecrets(inspect(error))}\n`)
+  process.exit(1)
+}
+
+function withoutSecrets(text: string): string {
+  return configuredSecrets(overrides()).reduce((scrubbed, secret) => scrubbed.replaceAll(secret, '***'), text)
 }

@@ -140,7 +140,86 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   } catch (error) {
     throw new ConfigError(`Invalid configuration: ${describeEnvError(error)}`)
   }
+  checkConnectionUrl('DATABASE_URL', parsed.DATABASE_URL)
+  checkConnectionUrl('REDIS_URL', parsed.REDIS_URL)
   return configFrom(parsed)
+}
+
+/**
+ * A connection URL its driver could not read would be printed by it (a TypeError carries its
+ * input, a stack trace shows it), password included; one that parses with its password cut off
+ * (an unescaped # after digits reads as a port and a fragment) would be shown by every message
+ * that names it. Each is refused here, by its name and what is wrong, never its value.
+ */
+function checkConnectionUrl(name: 'DATABASE_URL' | 'REDIS_URL', value: string | undefined): void {
+  if (value === undefined) return
+  const refuse = (what: string) => new ConfigError(`Invalid configuration: ${name} ${what} (its value is not shown: it may hold a password)`)
+  const reserved = refuse(
+    'cannot be read as a URL of user, password, host, port and database: a character that URLs reserve in its user name or password (# / ? @ : [ ] or a space) must be percent-encoded (# as %23, / as %2F, ? as %3F, @ as %40, : as %3A)',
+  )
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw reserved
+  }
+  // What follows the host never holds an @ or a fragment: those are a password cut short.
+  if (url.hash !== '' || value.includes('#') || `${url.pathname}${url.search}`.includes('@')) throw reserved
+  try {
+    decodeURIComponent(url.username)
+    decodeURIComponent(url.password)
+  } catch {
+    throw refuse('has a % in its user name or password that does not start an escape: write a % as %25')
+  }
+}
+
+/** A connection URL as a message may show it: its password, and any password-like query parameter, masked. */
+export function redactedUrl(value: string): string {
+  try {
+    const url = new URL(value)
+    if (url.password) url.password = '***'
+    for (const key of [...url.searchParams.keys()]) if (/pass|secret|token/i.test(key)) url.searchParams.set(key, '***')
+    return url.toString()
+  } catch {
+    return '(a URL that cannot be read)'
+  }
+}
+
+/**
+ * The secret values of the configuration as given (environment and command-line overrides),
+ * whether or not they are valid: what an unexpected failure's message must not show. Connection
+ * URLs count whole, and their passwords alone, as written and decoded.
+ */
+export function configuredSecrets(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): string[] {
+  const value = (key: keyof Env) => {
+    const given = overrides[key] ?? env[key]
+    return given === undefined || given === '' ? undefined : String(given)
+  }
+  const secrets: string[] = []
+  for (const key of ['ADMIN_TOKEN', 'CERTIFICATE_ENCRYPTION_KEY', 'WEBHOOK_ENCRYPTION_KEY'] as const) {
+    const given = value(key)
+    if (given) secrets.push(given)
+  }
+  for (const key of ['DATABASE_URL', 'REDIS_URL'] as const) {
+    const given = value(key)
+    if (!given) continue
+    secrets.push(given)
+    // The password as written, however the URL is broken: between the scheme's user and the last @.
+    const userInfo = /^[a-z]+:\/\/([^@]*)@/i.exec(given)?.[1] ?? /^[a-z]+:\/\/(.*)@/i.exec(given)?.[1]
+    const password = userInfo?.includes(':') ? userInfo.slice(userInfo.indexOf(':') + 1) : undefined
+    if (password) secrets.push(password, safeDecode(password))
+    for (const match of given.matchAll(/[?&][^=&#]*(?:pass|secret|token)[^=&#]*=([^&#]*)/gi)) if (match[1]) secrets.push(match[1], safeDecode(match[1]))
+  }
+  // Longest first, so a secret that contains another is removed whole.
+  return [...new Set(secrets)].filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length)
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
 }
 
 /** Builds a Config from explicit values; what tests and embedding programs use. */

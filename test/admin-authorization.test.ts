@@ -53,7 +53,7 @@ interface Fixture {
   redirected: string
   /** A domain with no role yet: free to redirect. */
   spare: string
-  /** A user: an owner of the project, made for the operations on `{userId}`. */
+  /** A user: an owner of another project, made for the operations on `{userId}`. */
   userId: number
   /** A webhook endpoint of the project, and a delivery of its test event. */
   endpointId: string
@@ -221,7 +221,8 @@ describe('admin API authorization, for every operation of the admin document', (
     assert.equal(redirect.statusCode, 200, redirect.body)
     let userId = 0
     if (operation?.path.includes('{userId}')) {
-      const user = await createUser(t, { role: 'owner', projects: [project.slug] })
+      // An owner of another project: setUserProjects to this one is a change (one that changes nothing records nothing).
+      const user = await createUser(t, { role: 'owner', projects: [(await t.project()).slug] })
       const listed = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
       userId = listed.find((u) => u.email === user.email)?.id ?? assert.fail(`${user.email} is listed`)
     }

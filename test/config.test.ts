@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, test } from 'node:test'
-import { ConfigError, EnvSchema, loadConfig } from '../src/config.js'
+import { ConfigError, configuredSecrets, EnvSchema, loadConfig, redactedUrl } from '../src/config.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 
 // Opens no database (configuration parsing): its subject is the same on both back ends.
@@ -287,3 +287,21 @@ describe('loadConfig custom domains', () => {
   })
 })
 
+
+describe('secrets of the configuration', () => {
+  test('configuredSecrets finds the passwords of connection URLs however they are broken, and the tokens and keys', () => {
+    const env = {
+      DATABASE_URL: 'postgres://adoption:se#cr/et@127.0.0.1:5432/x?sslmode=require&password=other%23pw',
+      REDIS_URL: 'redis://:r3dis%40pw@127.0.0.1:6379',
+      ADMIN_TOKEN: 'a'.repeat(40),
+    }
+    const secrets = configuredSecrets({}, env)
+    for (const secret of ['se#cr/et', 'other%23pw', 'other#pw', 'r3dis%40pw', 'r3dis@pw', env.ADMIN_TOKEN, env.DATABASE_URL, env.REDIS_URL]) assert.ok(secrets.includes(secret), secret)
+    assert.deepEqual(configuredSecrets({ DATABASE_URL: 'postgres://u:flag-pw@h/x' }, {}).includes('flag-pw'), true, 'a flag counts too')
+  })
+
+  test('redactedUrl masks the password and password-like query parameters', () => {
+    assert.equal(redactedUrl('postgres://u:pw@h:5432/x?sslmode=require&password=pw2&sslpassword=pw3'), 'postgres://u:***@h:5432/x?sslmode=require&password=***&sslpassword=***')
+    assert.equal(redactedUrl('postgres://u:pw#x@h/x'), '(a URL that cannot be read)')
+  })
+})

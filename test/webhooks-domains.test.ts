@@ -78,6 +78,8 @@ describe('webhooks with DNS and a CA', { skip: pebbleMissing, timeout: 180_000 }
         ['certificate.issued', name],
       ],
     )
+    // Each matches its schema in openapi.json (the receiver checks every event it gets).
+    assert.deepEqual([...receiver.validTypes].sort(), ['certificate.failing', 'certificate.issued', 'domain.failed', 'domain.verified'])
     assert.match(String(receiver.of('domain.failed')[0]!.event.data.reason), /CNAME/)
     for (const event of receiver.received) assertSigned(event, endpoint.secret)
   })
@@ -104,9 +106,22 @@ describe('addresses as DNS answers them', { skip: pebbleMissing }, () => {
     const project = await t.project()
     const blocked = `blocked-${process.pid}.hooks.test`
     const rebinding = `rebinding-${process.pid}.hooks.test`
+    const mixed = `mixed-${process.pid}.hooks.test`
     await suite.dns.addA(blocked, ['127.0.0.2'])
     await suite.dns.addA(rebinding, ['127.0.0.1'])
+    await suite.dns.addA(mixed, ['10.0.0.1', '127.0.0.1'])
+
+    // Resolving now only to refused addresses: a 400 naming the field, at once.
+    const now = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: `http://${blocked}:${port}/hooks`, types: ['pet.created'] })
+    assert.equal(now.statusCode, 400, now.body)
+    assert.match(now.json<{ message: string }>().message, new RegExp(`^"url" is refused: ${blocked} resolves only to refused addresses`))
+    // One allowed address among them is enough (attempts connect to that one).
+    await addEndpoint(t, project.slug, `http://${mixed}:${port}/hooks`, ['order.placed'])
+
+    // A name added before its record exists, which then points at a refused address, is refused at each attempt.
+    await suite.dns.clearA(blocked)
     const refused = await addEndpoint(t, project.slug, `http://${blocked}:${port}/hooks`, ['pet.created'])
+    await suite.dns.addA(blocked, ['127.0.0.2'])
     const changing = await addEndpoint(t, project.slug, `http://${rebinding}:${port}/hooks`, ['pet.created'])
 
     const create = (name: string) =>
@@ -130,6 +145,6 @@ describe('addresses as DNS answers them', { skip: pebbleMissing }, () => {
     assert.equal(receiver.received.length, 1, 'nothing more reached the receiver')
 
     const listed = await admin(t, 'GET', `/projects/${project.slug}/webhooks`)
-    assert.equal(listed.json<unknown[]>().length, 2)
+    assert.equal(listed.json<unknown[]>().length, 3)
   })
 })

@@ -8,10 +8,14 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
+import { WEBHOOK_ENDPOINT_LIMITS } from '../src/limits/plans.js'
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../src/webhooks/events.js'
 import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../src/webhooks/worker.js'
 import { admin } from './helpers/admin.js'
 import { bearer, ManualClock, type TestApp } from './helpers/app.js'
 import { assertSigned, type Received, Receiver, validSignatures } from './helpers/receiver.js'
+import { eventually } from './helpers/wait.js'
+import { eventSchemaError } from './helpers/webhook-events.js'
 import { addEndpoint, createWebhooksApp, deliverAll, deliveriesOf } from './helpers/webhooks.js'
 
 const DAY_MS = 86_400_000
@@ -261,6 +265,55 @@ describe('events from their triggers', () => {
   })
 })
 
+describe('the published document', () => {
+  test('every event type the service emits, produced by its real trigger, matches its schema in openapi.json', async () => {
+    // domain.* and certificate.* need the test DNS and CA: webhooks-domains.test.ts checks them the same way.
+    const emittedHere = WEBHOOK_EVENT_TYPES.filter((type) => !type.startsWith('domain.') && !type.startsWith('certificate.'))
+    const project = await t.project({ plan: 'enterprise', perMinute: 1000, perDay: 12 })
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['*'])
+    const rex = (await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })).json<{ id: number }>()
+    const tom = (await post('/v1/pets', project.key, { name: 'Tom', categoryId: 1 })).json<{ id: number }>()
+    await t.request({ method: 'PATCH', url: `/v1/pets/${rex.id}`, headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: { name: 'Rexy' } })
+    const first = (await post('/v1/store/orders', project.key, { petId: rex.id })).json<{ id: number }>()
+    await post(`/v1/store/orders/${first.id}/approve`, project.key)
+    await post(`/v1/store/orders/${first.id}/deliver`, project.key)
+    const second = (await post('/v1/store/orders', project.key, { petId: tom.id })).json<{ id: number }>()
+    await post(`/v1/store/orders/${second.id}/cancel`, project.key)
+    await t.request({ method: 'DELETE', url: `/v1/pets/${tom.id}`, headers: bearer(project.key) })
+    const created = (await admin(t, 'POST', `/projects/${project.slug}/keys`, { name: 'ci', expiresInDays: 3 })).json<{ id: string }>()
+    assert.equal(await t.app.services.keys.noticeExpiringKeys(), 1)
+    await admin(t, 'DELETE', `/projects/${project.slug}/keys/${created.id}`)
+    // The rest of the day's requests: the warning, then the exhaustion.
+    for (let i = 0; i < 8; i++) await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(project.key) })
+    assert.equal((await admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/test`)).statusCode, 202)
+
+    const banned = await t.project({ plan: 'enterprise', perMinute: 1, perDay: 1000 })
+    await addEndpoint(t, banned.slug, receiver.url, ['ban.started', 'ban.lifted'])
+    for (let i = 0; i < 40; i++) {
+      if ((await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(banned.key) })).json<{ code?: string }>().code === 'api_key_banned') break
+    }
+    const [bannedKey] = (await admin(t, 'GET', `/projects/${banned.slug}/keys`)).json<{ id: string }[]>()
+    assert.equal((await admin(t, 'DELETE', `/projects/${banned.slug}/keys/${bannedKey!.id}/ban`)).statusCode, 204)
+    await eventually('quota.exhausted written', async () => {
+      const { rows } = await sql<{ n: number | string }>`select count(*) as n from webhook_events where type = 'quota.exhausted'`.execute(t.database.db)
+      return Number(rows[0]?.n) === 1
+    })
+    await deliverAll(t)
+
+    assert.deepEqual(receiver.invalid, [])
+    assert.deepEqual([...receiver.validTypes].sort(), [...emittedHere, TEST_EVENT_TYPE].sort())
+  })
+
+  test('an event that differs from its schema is caught: the check can fail', () => {
+    const body = (data: unknown) => JSON.stringify({ type: 'key.expiring', timestamp: new Date().toISOString(), data })
+    const key = { id: 'key_1', project: 'acme', prefix: 'as_live_ab', name: null, createdAt: new Date().toISOString(), lastUsedAt: null, expiresAt: null, revokedAt: null, bannedUntil: null }
+    assert.equal(eventSchemaError(body({ ...key, noticeDays: 7 })), undefined)
+    assert.match(eventSchemaError(body({ ...key, noticeDays: 3 })) ?? '', /noticeDays/)
+    assert.match(eventSchemaError(body({ ...key, noticeDays: 7, secret: 'x' })) ?? '', /additional/)
+    assert.match(eventSchemaError(body(key)) ?? '', /noticeDays/)
+  })
+})
+
 async function waitForRows(count: number): Promise<void> {
   const deadline = Date.now() + 5_000
   while ((await countRows('webhook_events')) < count) {
@@ -376,6 +429,42 @@ describe('delivery', () => {
     assert.deepEqual(signatures(await sentAfterCreating('B')), [1, 1, 0], 'the new one alone after it')
   })
 
+  test('a second rotation during an overlap is refused, naming when it ends, unless it ends the overlap at once; after it, rotation works again', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    const rotate = (overlapHours?: number) => admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/rotate-secret`, overlapHours === undefined ? {} : { overlapHours })
+    const first = await rotate(2)
+    assert.equal(first.statusCode, 200, first.body)
+    const { secret, previousSecretExpiresAt } = first.json<{ secret: string; previousSecretExpiresAt: string }>()
+
+    clock.advance(3_600_000)
+    const again = await rotate()
+    assert.equal(again.statusCode, 409, again.body)
+    assert.equal(again.json<{ code: string }>().code, 'rotation_in_progress')
+    assert.ok(again.json<{ message: string }>().message.includes(previousSecretExpiresAt), 'the answer names when the overlap ends')
+    assert.match(again.json<{ message: string }>().message, /"overlapHours": 0/)
+    // Nothing changed: both secrets still sign.
+    await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+    await deliverAll(t)
+    const during = receiver.received[receiver.received.length - 1]!
+    assert.deepEqual([validSignatures(during, secret).length, validSignatures(during, endpoint.secret).length], [1, 1])
+    const audited = (await admin(t, 'GET', `/audit?targetId=${endpoint.id}&action=webhook.secret_rotated`)).json<unknown[]>()
+    assert.equal(audited.length, 1, 'the refused rotation is not recorded')
+
+    // After a leak: a new secret alone, at once.
+    const now = await rotate(0)
+    assert.equal(now.statusCode, 200, now.body)
+    const replaced = now.json<{ secret: string; previousSecretExpiresAt: string | null }>()
+    assert.equal(replaced.previousSecretExpiresAt, null)
+    await post('/v1/pets', project.key, { name: 'B', categoryId: 1 })
+    await deliverAll(t)
+    const alone = receiver.received[receiver.received.length - 1]!
+    assert.deepEqual([alone.signature.split(' ').length, validSignatures(alone, replaced.secret).length], [1, 1])
+
+    // No overlap running: an overlap may start again.
+    assert.equal((await rotate(1)).statusCode, 200)
+  })
+
   test('two instances never both send an attempt', async () => {
     const project = await t.project()
     await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
@@ -442,7 +531,32 @@ describe('addresses', () => {
     await t.close()
     t = await createWebhooksApp({ webhookAllowedNetworks: [] }, { clock })
     const project = await t.project()
-    for (const url of ['https://127.0.0.1/hooks', 'https://[::1]/hooks', 'https://10.1.2.3/', 'https://169.254.169.254/latest/meta-data', 'https://[fd00:ec2::254]/', 'https://[::ffff:127.0.0.1]/']) {
+    const refusedSpellings = [
+      'https://127.0.0.1/hooks',
+      'https://[::1]/hooks',
+      'https://10.1.2.3/',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[fd00:ec2::254]/',
+      // IPv4 inside IPv6: mapped (::ffff:0:0/96), compatible (::/96), translated (::ffff:0:0:0/96),
+      // NAT64 (64:ff9b::/96, 64:ff9b:1::/48), 6to4 (2002::/16) and Teredo (2001::/32, the client inverted).
+      'https://[::ffff:127.0.0.1]/',
+      'https://[::ffff:7f00:1]/',
+      'https://[::127.0.0.1]/',
+      'https://[::7f00:1]/',
+      'https://[::10.0.0.1]/',
+      'https://[::169.254.169.254]/',
+      'https://[::ffff:0:127.0.0.1]/',
+      'https://[::ffff:0:a00:1]/',
+      'https://[64:ff9b::127.0.0.1]/',
+      'https://[64:ff9b::a9fe:a9fe]/',
+      'https://[64:ff9b:1::a00:1]/',
+      'https://[2002:7f00:1::1]/',
+      'https://[2002:a9fe:a9fe::]/',
+      'https://[2002:c0a8:101::]/',
+      'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+      'https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/',
+    ]
+    for (const url of refusedSpellings) {
       const refused = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url, types: ['pet.created'] })
       assert.equal(refused.statusCode, 400, url)
       assert.match(refused.json<{ message: string }>().message, /refused: .* (loopback|private|linkLocal|uniqueLocal) address/, url)
@@ -453,6 +567,69 @@ describe('addresses', () => {
     // Names are judged by what DNS answers when connecting: see webhooks-domains.test.ts.
     const none = await admin(t, 'GET', `/projects/${project.slug}/webhooks`)
     assert.deepEqual(none.json(), [])
+  })
+
+  test('a name that resolves only to refused addresses is a 400 naming the field, when added and when the URL changes; one that does not resolve yet is accepted', async () => {
+    for (const resolvers of [[], ['127.0.0.1:9']]) {
+      await t.close()
+      // The system's resolver (localhost from the hosts file), then DNS_RESOLVERS that know nothing.
+      t = await createWebhooksApp({ webhookAllowedNetworks: [], dnsResolvers: resolvers }, { clock })
+      const project = await t.project()
+      for (const url of ['https://localhost/hooks', 'https://LOCALHOST./hooks', 'https://api.localhost:8443/']) {
+        const refused = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url, types: ['pet.created'] })
+        assert.equal(refused.statusCode, 400, `${url} with resolvers ${resolvers.join()}`)
+        assert.match(refused.json<{ message: string }>().message, /^"url" is refused: .*localhost\.? resolves only to refused addresses: .* loopback address/, url)
+      }
+      // No record yet (the test's resolvers know no name): accepted, and judged again at each attempt.
+      const later = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: 'https://hooks.not-yet.test/in', types: ['pet.created'] })
+      assert.equal(later.statusCode, 201, later.body)
+      const { id } = later.json<{ id: string }>()
+      const moved = await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${id}`, { url: 'https://localhost/hooks' })
+      assert.equal(moved.statusCode, 400)
+      assert.match(moved.json<{ message: string }>().message, /^"url" is refused: localhost resolves only to refused addresses/)
+      assert.equal((await admin(t, 'GET', `/projects/${project.slug}/webhooks/${id}`)).json<{ url: string }>().url, 'https://hooks.not-yet.test/in')
+    }
+  })
+})
+
+describe('domain checks when the service\'s own resolvers do not answer', () => {
+  test('a background re-check keeps the domain\'s state and sends no domain.failed; it is retried a minute later', async () => {
+    // The app's DNS_RESOLVERS (createAdminApp) is an address where no DNS server answers.
+    const project = await t.project({ plan: 'pro' })
+    await addEndpoint(t, project.slug, receiver.url, ['domain.failed', 'domain.verified'])
+    const name = `shop-${process.pid}.resolver-down.test`
+    assert.equal((await admin(t, 'POST', `/projects/${project.slug}/domains`, { name })).statusCode, 201)
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 0 })
+    const domain = (await admin(t, 'GET', `/projects/${project.slug}/domains/${name}`)).json<{ status: { state: string; nextCheckAt: string | null } }>()
+    assert.equal(domain.status.state, 'pending', 'an infrastructure fault is not the domain failing')
+    assert.equal(domain.status.nextCheckAt, new Date(clock.now() + 60_000).toISOString())
+    assert.equal(await countRows('webhook_events'), 0, 'no domain.failed')
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 0, certificates: 0 }, 'not before the minute')
+    clock.advance(60_000)
+    assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 0 })
+    assert.equal(await countRows('webhook_events'), 0)
+  })
+})
+
+describe('endpoints per plan', () => {
+  test('a project has at most its plan\'s number of endpoints: one more is a 409 limit_reached naming the limit; a larger plan allows more', async () => {
+    const project = await t.project({ plan: 'free' })
+    const add = (i: number) => admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: `${receiver.url}/${i}`, types: ['pet.created'] })
+    for (let i = 0; i < WEBHOOK_ENDPOINT_LIMITS.free; i++) assert.equal((await add(i)).statusCode, 201)
+    const over = await add(WEBHOOK_ENDPOINT_LIMITS.free)
+    assert.equal(over.statusCode, 409, over.body)
+    const { code, message } = over.json<{ code: string; message: string }>()
+    assert.equal(code, 'limit_reached')
+    assert.ok(message.includes(`${WEBHOOK_ENDPOINT_LIMITS.free} webhook endpoints`) && message.includes('free') && message.includes(`pro allows ${WEBHOOK_ENDPOINT_LIMITS.pro}`), message)
+    assert.equal((await admin(t, 'GET', `/projects/${project.slug}/webhooks`)).json<unknown[]>().length, WEBHOOK_ENDPOINT_LIMITS.free)
+
+    // Removing one makes room; so does a larger plan.
+    const [first] = (await admin(t, 'GET', `/projects/${project.slug}/webhooks`)).json<{ id: string }[]>()
+    assert.equal((await admin(t, 'DELETE', `/projects/${project.slug}/webhooks/${first!.id}`)).statusCode, 204)
+    assert.equal((await add(100)).statusCode, 201)
+    assert.equal((await admin(t, 'PUT', `/projects/${project.slug}/plan`, { plan: 'pro' })).statusCode, 200)
+    for (let i = WEBHOOK_ENDPOINT_LIMITS.free; i < WEBHOOK_ENDPOINT_LIMITS.pro; i++) assert.equal((await add(200 + i)).statusCode, 201)
+    assert.equal((await add(300)).statusCode, 409)
   })
 })
 

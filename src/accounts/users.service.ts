@@ -225,6 +225,9 @@ export class UsersService {
     return this.changeUser(ref, change, 'projects', async (trx, row) => {
       if (row.role !== 'owner') return { ok: false, error: 'invalid_request', message: `${row.email} is an operator, who sees every project: only owners have projects.` }
       const from = (await listUserProjects(trx, [row.id])).map((m) => m.slug)
+      // The projects they have: the user as they are, with no write or audit entry.
+      const to = projects.rows.map((p) => p.slug)
+      if ([...new Set(from)].sort().join() === [...new Set(to)].sort().join()) return this.present(trx, row)
       await replaceUserProjects(trx, row.id, projects.rows.map((p) => p.id))
       await this.record(trx, change, 'user.projects_changed', row, { from, to: projects.rows.map((p) => p.slug) })
       return this.present(trx, row)

@@ -53,6 +53,8 @@ export class CategoriesService {
     const added = [...unique.values()].sort(byName)
     return this.changed(projectId, async (trx) => {
       const existing = await findProjectCategory(trx, projectId, id)
+      // The name and breeds it has: the category as it is, with no write or audit entry.
+      if (existing && existing.name === name && addedBreeds(existing).join('\n') === added.join('\n')) return merged(id, existing)
       if (!existing && !DEFAULTS.has(id) && (await countProjectCategories(trx, projectId)) >= MAX_PROJECT_CATEGORIES) {
         return refuse('limit_reached', `The project has ${MAX_PROJECT_CATEGORIES} categories of its own, the most it may have.`)
       }

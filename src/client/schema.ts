@@ -1484,7 +1484,28 @@ export interface components {
              * @description When the event happened
              */
             timestamp: string;
-            data: components["schemas"]["WebhookApiKey"] & {
+            /** @description The API key (never its secret) and the notice */
+            data: {
+                /** @description The key's id */
+                id: string;
+                /** @description The project's slug */
+                project: string;
+                /** @description The first characters of the secret (never the secret) */
+                prefix: string;
+                name: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was created
+                 */
+                createdAt: string;
+                /** @description When it was last used */
+                lastUsedAt: string | null;
+                /** @description When it stops working; null: never */
+                expiresAt: string | null;
+                /** @description When it was revoked */
+                revokedAt: string | null;
+                /** @description The end of a running ban */
+                bannedUntil: string | null;
                 /**
                  * @description The notice: 7 days or 1 day before
                  * @enum {number}
@@ -2106,7 +2127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -2780,7 +2801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -3045,7 +3066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -3966,7 +3987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -4408,7 +4429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -4650,7 +4671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -4892,7 +4913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -5674,6 +5695,7 @@ export const errorCodes = {
     domain_conflict: 409,
     slug_taken: 409,
     email_taken: 409,
+    rotation_in_progress: 409,
     last_operator: 409,
     gone: 410,
     payload_too_large: 413,

@@ -64,7 +64,8 @@ export class NodeDnsLookup implements DnsLookup {
   }
 }
 
-export type CheckResult = { ok: true } | { ok: false; reason: string }
+/** `resolversDown`: the failure is the service's own DNS resolvers not answering, not the domain's records. */
+export type CheckResult = { ok: true } | { ok: false; reason: string; resolversDown?: true }
 
 function sameName(a: string, b: string): boolean {
   return a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '')
@@ -123,7 +124,20 @@ export async function checkDomainDns(dns: DnsLookup, domain: { name: string; ape
       reason: `The addresses of ${domain.name} (A ${list(a)}; AAAA ${list(aaaa)}) differ from those of ${target} (A ${list(targetA)}; AAAA ${list(targetAaaa)}): ${cause}. Use an ALIAS/ANAME record to ${target}, or exactly its addresses.`,
     }
   } catch (error) {
-    if (error instanceof DnsFailure) return { ok: false, reason: `${error.message}; the check is retried.` }
+    if (!(error instanceof DnsFailure)) throw error
+    // A lookup that fails (SERVFAIL, a timeout, a refused query) is the domain's DNS failing only
+    // if the resolvers answer for the platform's own target: otherwise they are what is down.
+    if (await answers(dns, target)) return { ok: false, reason: `${error.message}; the check is retried.` }
+    return { ok: false, resolversDown: true, reason: `${error.message}, and so does the lookup of ${target}: the service's DNS resolvers do not answer; the check is retried.` }
+  }
+}
+
+async function answers(dns: DnsLookup, name: string): Promise<boolean> {
+  try {
+    await dns.a(name)
+    return true
+  } catch (error) {
+    if (error instanceof DnsFailure) return false
     throw error
   }
 }

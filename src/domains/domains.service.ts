@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js'
 import { type CertificateRow, type DomainRow, type Plan, PLANS, type ProjectRow } from '../db/schema.js'
 import type { Failure } from '../errors.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
-import { checkDomainDns, type DnsLookup } from './dns.js'
+import { type CheckResult, checkDomainDns, type DnsLookup } from './dns.js'
 import { parseDomainName, recordToCreate } from './domain-name.js'
 import {
   bumpGeneration,
@@ -44,6 +44,14 @@ export function nextDnsCheck(since: number, now: number): number | undefined {
 export function nextCertificateAttempt(attempts: number, now: number): number {
   const delays = [5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR]
   return now + (delays[Math.min(Math.max(attempts, 1), delays.length) - 1] ?? 6 * HOUR)
+}
+
+/** How soon a background check is made again when the service's own DNS resolvers did not answer. */
+export const RESOLVERS_DOWN_RETRY_MS = 60_000
+
+/** A background check that could not be made: the service's DNS resolvers do not answer. */
+export class DnsResolversDown extends Error {
+  override name = 'DnsResolversDown'
 }
 
 export const GAVE_UP = 'Gave up re-checking after 3 days: fix the DNS record, then run Re-verify.'
@@ -164,7 +172,9 @@ export class DomainsService {
     const found = await this.domainOf(slug, name)
     if (!found.ok) return found
     const now = this.clock.now()
-    const checked = await this.check(found.domain, now, now)
+    // A person watches this check: its reason says what failed, the resolvers included.
+    const result = await checkDomainDns(this.dns, { name: found.domain.name, apex: found.domain.apex === 1 }, this.target)
+    const checked = this.checked(found.domain, result, now, now)
     const row = await this.change(async (trx) => this.reported(trx, found.domain, checked, await saveDomainCheck(trx, found.domain.id, checked)), change, {
       action: 'domain.verification_requested',
       target: { type: 'domain', id: found.domain.name },
@@ -182,7 +192,14 @@ export class DomainsService {
    */
   async recheck(row: DomainRow, holder: string): Promise<DomainRow | undefined> {
     const now = this.clock.now()
-    const checked = await this.check(row, Date.parse(row.checks_since), now)
+    const result = await checkDomainDns(this.dns, { name: row.name, apex: row.apex === 1 }, this.target)
+    if (!result.ok && result.resolversDown) {
+      // The service's fault, not the domain's: its state and schedule stay, no event is sent, and
+      // the check is made again in a minute; the worker logs the failure for the operator.
+      await releaseDomain(this.db, row.id, holder, { next_check_at: iso(now + RESOLVERS_DOWN_RETRY_MS) })
+      throw new DnsResolversDown(result.reason)
+    }
+    const checked = this.checked(row, result, Date.parse(row.checks_since), now)
     const saved = await this.change(async (trx) => this.reported(trx, row, checked, await saveDomainCheck(trx, row.id, checked, { holder, checks: row.checks })))
     if (!saved) await releaseDomain(this.db, row.id, holder, {})
     return saved
@@ -201,8 +218,7 @@ export class DomainsService {
     return saved?.row
   }
 
-  private async check(row: DomainRow, since: number, now: number) {
-    const result = await checkDomainDns(this.dns, { name: row.name, apex: row.apex === 1 }, this.target)
+  private checked(row: DomainRow, result: CheckResult, since: number, now: number) {
     const common = { checked_at: iso(now), checks: row.checks + 1, checks_since: iso(since) }
     if (result.ok) {
       const needsCertificate = row.cert_state === 'pending' || row.cert_state === 'failed'
@@ -249,6 +265,9 @@ export class DomainsService {
       id = found.domain.id
       primary = found.domain.name
     }
+    // The primary it has (or none, as it has none): the settings as they are, with no audit entry.
+    const current = await this.settingsOf(project.project)
+    if (current.primary === primary) return { ok: true, settings: current }
     await this.change((trx) => setPrimaryDomain(trx, project.project.id, id), change, {
       action: 'domain.primary_set',
       target: { type: 'project', id: slug },

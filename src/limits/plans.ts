@@ -13,6 +13,17 @@ export const PLAN_LIMITS: Readonly<Record<Exclude<Plan, 'enterprise'>, PlanLimit
   business: { perMinute: 1_000, perDay: 100_000 },
 }
 
+/**
+ * Webhook endpoints a project may have, by plan: a few receivers (an app, a queue, a chat
+ * integration) on free, more as the plan grows; each one is a delivery per event.
+ */
+export const WEBHOOK_ENDPOINT_LIMITS: Readonly<Record<Plan, number>> = {
+  free: 3,
+  pro: 10,
+  business: 25,
+  enterprise: 50,
+}
+
 export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value)
 }

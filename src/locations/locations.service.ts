@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { type Change, recordChange } from '../audit/audit.js'
 import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
@@ -86,6 +87,8 @@ export class LocationsService {
       }
       const write = writeOf(merged)
       if (!write.ok) return refuse(write.error, write.message)
+      // The values it has: the location as it is, with no write or audit entry.
+      if (isDeepStrictEqual(toLocation({ ...before, ...write.location }), current)) return before
       const row = await updateLocation(trx, projectId, id, write.location, this.now())
       if (!row) return refuse('not_found', noSuchLocation(id))
       await this.record(trx, projectId, change, 'location.updated', id, { fields: Object.keys(changes) })

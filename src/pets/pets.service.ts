@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { type Change, recordChange } from '../audit/audit.js'
 import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
@@ -264,6 +265,8 @@ export class PetsService {
       const merged = profileOf(mergePatch(profile, patch) as Record<string, unknown>)
       const written = await this.checked(projectId, name?.trim() ?? current.name, categoryId ?? current.categoryId, merged, profile.locationId)
       if (!written.ok) return refuse(written.error, written.message)
+      // The values it has: the animal as it is, with no write, audit entry or event.
+      if (written.write.name === current.name && written.write.categoryId === current.categoryId && isDeepStrictEqual(merged, profile)) return current
       let updated: PetRecord | undefined
       try {
         updated = await updatePet(trx, projectId, id, written.write, this.now())

@@ -78,8 +78,14 @@ export class ProjectsService {
   async setPlan(slug: string, choice: PlanChoice, change: Change): Promise<ProjectResult> {
     const limits = checkPlanChoice(choice)
     if (!limits.ok) return limits
+    let unchanged = false
     const row = await this.db.transaction().execute(async (trx) => {
       const before = await findProjectBySlug(trx, slug)
+      // The plan it has (and its limits): nothing to write, record or tell.
+      if (before && before.plan === choice.plan && before.per_minute === limits.custom.perMinute && before.per_day === limits.custom.perDay) {
+        unchanged = true
+        return before
+      }
       const updated = await updateProjectPlan(trx, slug, { plan: choice.plan, ...limits.custom })
       if (before && updated) {
         await recordChange(trx, this.clock, change, {
@@ -92,7 +98,7 @@ export class ProjectsService {
       return updated
     })
     if (!row) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
-    await this.authChanged()
+    if (!unchanged) await this.authChanged()
     return { ok: true, project: toProject(row) }
   }
 }

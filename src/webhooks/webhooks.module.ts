@@ -6,7 +6,7 @@ import type { Config } from '../config.js'
 import type { DatabaseHandle, Db } from '../db/database.js'
 import type { FailureLog } from '../db/outage.js'
 import { SecretBox } from '../secret-box.js'
-import { AddressPolicy } from './address-guard.js'
+import { AddressPolicy, hostResolver } from './address-guard.js'
 import { Outbox } from './outbox.js'
 import { WebhookSender } from './sender.js'
 import { webhooksRoutes } from './webhooks.routes.js'
@@ -44,7 +44,7 @@ export function createWebhooks({ config, db, dialect, clock, log, failures, gene
   // Signing secrets are sealed under their own key, else the certificates' one (each under its own context).
   const key = config.webhookEncryptionKey ?? config.certificateEncryptionKey
   const box = key ? new SecretBox(key) : undefined
-  const settings = { allowsPlainHttp: config.webhookAllowedNetworks.length > 0, policy: new AddressPolicy(config.webhookAllowedNetworks) }
+  const settings = { allowsPlainHttp: config.webhookAllowedNetworks.length > 0, policy: new AddressPolicy(config.webhookAllowedNetworks), resolve: hostResolver(config.dnsResolvers) }
   const sender = new WebhookSender({ policy: settings.policy, dnsServers: config.dnsResolvers, timeoutMs: config.webhookTimeoutMs })
   const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs })
   // New events go out at once on the instance that wrote them; the timer finds the rest.

@@ -110,6 +110,11 @@ export async function insertEndpoint(db: Db, endpoint: WebhookEndpointRow, types
   await setSubscriptions(db, endpoint.id, types)
 }
 
+export async function countEndpoints(db: Db, projectId: number): Promise<number> {
+  const row = await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number | string>().as('n')).where('project_id', '=', projectId).executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
 export async function setSubscriptions(db: Db, endpointId: string, types: readonly string[]): Promise<void> {
   await db.deleteFrom('webhook_subscriptions').where('endpoint_id', '=', endpointId).execute()
   if (types.length > 0) await db.insertInto('webhook_subscriptions').values(types.map((type) => ({ endpoint_id: endpointId, event_type: type }))).execute()

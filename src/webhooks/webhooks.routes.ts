@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { changeOf } from '../audit/audit.http.js'
 import { orThrow } from '../errors.js'
+import { WEBHOOK_ENDPOINT_LIMITS } from '../limits/plans.js'
 import { NEXT_LINK_DOC, sendPage } from '../http/pagination.js'
 import { errorResponses, noContent, sendNoContent } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
@@ -20,6 +21,9 @@ import { DEFAULT_OVERLAP_HOURS, type WebhooksService } from './webhooks.service.
 const WEBHOOKS = { tags: ['webhooks'] } as const
 const NO_STORE = { 'Cache-Control': { type: 'string', description: '`no-store`: the secret must not be kept by any cache' } } as const
 const CHANGE_ERRORS = [400, 401, 403, 404, 413, 415, 500, 503] as const
+const ENDPOINT_LIMITS = Object.entries(WEBHOOK_ENDPOINT_LIMITS)
+  .map(([plan, limit]) => `${limit} on ${plan}`)
+  .join(', ')
 
 /** A project's webhook endpoints and their delivery logs (admin API, `/admin/v1`). */
 export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
@@ -47,10 +51,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         'x-audit-action': 'webhook.created',
         summary: 'Add a webhook endpoint',
         description:
-          'Events of the given types are POSTed to the URL, signed per Standard Webhooks. The answer carries the signing secret (`secret`, `whsec_…`) this once, with `Cache-Control: no-store`; it is stored sealed and never shown again (rotate it to get a new one). The URL must be https, and must not point at a loopback, private, link-local or metadata address unless the operator allows that network (`WEBHOOK_ALLOWED_NETWORKS`; plain http only there).',
+          'Events of the given types are POSTed to the URL, signed per Standard Webhooks. The answer carries the signing secret (`secret`, `whsec_…`) this once, with `Cache-Control: no-store`; it is stored sealed and never shown again (rotate it to get a new one). The URL must be https, and must not point at a loopback, private, link-local or metadata address unless the operator allows that network (`WEBHOOK_ALLOWED_NETWORKS`; plain http only there); a host name that resolves now only to such addresses is refused (400), one that does not resolve yet is accepted and judged at each attempt. A project has at most ' +
+          `${ENDPOINT_LIMITS} endpoints (409 \`limit_reached\`).`,
         params: ProjectParamsSchema,
         body: CreateWebhookSchema,
-        response: { 201: { description: 'The endpoint, with its secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS) },
+        response: { 201: { description: 'The endpoint, with its secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS, 409) },
       },
     },
     async (request, reply) => {
@@ -117,10 +122,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         'x-audit-action': 'webhook.secret_rotated',
         summary: "Rotate a webhook endpoint's signing secret",
         description:
-          'A new secret, shown this once. During the overlap (default 24 hours) every attempt carries two signatures in `webhook-signature`, one per secret, so the receiver can switch secrets without losing an event.',
+          'A new secret, shown this once. During the overlap (default 24 hours) every attempt carries two signatures in `webhook-signature`, one per secret, so the receiver can switch secrets without losing an event. One rotation at a time: while a previous secret still signs, a rotation with an overlap is refused (409 `rotation_in_progress`, naming when the overlap ends); `overlapHours: 0` is accepted then and leaves the new secret signing alone (after a leak).',
         params: WebhookParamsSchema,
         body: Type.Optional(RotateSecretSchema),
-        response: { 200: { description: 'The endpoint, with its new secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS) },
+        response: { 200: { description: 'The endpoint, with its new secret', headers: NO_STORE, ...Type.Ref('NewWebhookEndpoint') }, ...errorResponses(...CHANGE_ERRORS, 409) },
       },
     },
     async (request, reply) => {

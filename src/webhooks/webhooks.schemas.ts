@@ -120,20 +120,19 @@ export const WebhookDeliveriesSchema = Type.Array(Type.Ref('WebhookDelivery'), {
 const dateTime = (description: string) => Type.String({ format: 'date-time', description })
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` })
 
-const ApiKeyData = Type.Object(
-  {
-    id: Type.String({ description: "The key's id" }),
-    project: Type.String({ description: "The project's slug" }),
-    prefix: Type.String({ description: 'The first characters of the secret (never the secret)' }),
-    name: Type.Union([Type.String(), Type.Null()]),
-    createdAt: dateTime('When it was created'),
-    lastUsedAt: timestamp('When it was last used'),
-    expiresAt: timestamp('When it stops working; null: never'),
-    revokedAt: timestamp('When it was revoked'),
-    bannedUntil: timestamp('The end of a running ban'),
-  },
-  { additionalProperties: false, description: 'An API key, never its secret' },
-)
+const apiKeyProperties = {
+  id: Type.String({ description: "The key's id" }),
+  project: Type.String({ description: "The project's slug" }),
+  prefix: Type.String({ description: 'The first characters of the secret (never the secret)' }),
+  name: Type.Union([Type.String(), Type.Null()]),
+  createdAt: dateTime('When it was created'),
+  lastUsedAt: timestamp('When it was last used'),
+  expiresAt: timestamp('When it stops working; null: never'),
+  revokedAt: timestamp('When it was revoked'),
+  bannedUntil: timestamp('The end of a running ban'),
+}
+
+const ApiKeyData = Type.Object(apiKeyProperties, { additionalProperties: false, description: 'An API key, never its secret' })
 
 const DomainData = Type.Object(
   {
@@ -163,7 +162,12 @@ const EVENT_BODIES: Record<string, { types: string[]; data: object; description:
   ApiKeyEvent: { types: ['key.created', 'key.revoked'], data: ref('WebhookApiKey'), description: 'An API key created or revoked' },
   KeyExpiringEvent: {
     types: ['key.expiring'],
-    data: Type.Intersect([ref('WebhookApiKey') as never, Type.Object({ noticeDays: Type.Number({ enum: [7, 1], description: 'The notice: 7 days or 1 day before' }) })]),
+    // The key's properties and the notice in one closed object: an `allOf` of the closed key and
+    // the notice would refuse every payload (each part forbids the other's properties).
+    data: Type.Object(
+      { ...apiKeyProperties, noticeDays: Type.Number({ enum: [7, 1], description: 'The notice: 7 days or 1 day before' }) },
+      { additionalProperties: false, description: 'The API key (never its secret) and the notice' },
+    ),
     description: 'An API key about to expire',
   },
   QuotaEvent: { types: ['quota.warning', 'quota.exhausted'], data: QuotaData, description: "The project's daily limit 80 % used, or used up" },

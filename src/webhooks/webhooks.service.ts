@@ -3,16 +3,18 @@ import { randomBase62 } from '../auth/api-key.js'
 import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import type { ProjectRow } from '../db/schema.js'
-import type { Outcome } from '../errors.js'
+import { PLANS, type ProjectRow } from '../db/schema.js'
+import { type Outcome, Refusal, refuse } from '../errors.js'
+import { WEBHOOK_ENDPOINT_LIMITS } from '../limits/plans.js'
 import { type Page, pageOf } from '../shapes.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import type { SecretBox } from '../secret-box.js'
-import { type AddressPolicy, literalRefusal } from './address-guard.js'
+import { type AddressPolicy, literalRefusal, nameRefusal, type ResolveHost } from './address-guard.js'
 import { TEST_EVENT_TYPE } from './events.js'
 import { newEventId } from './outbox.js'
 import { newSigningSecret } from './signing.js'
 import {
+  countEndpoints,
   deleteEndpoint,
   type DeliveryWithEvent,
   type EndpointWithTypes,
@@ -29,7 +31,7 @@ import {
 import type { WebhookDelivery, WebhookEndpoint } from './webhooks.schemas.js'
 import { secretContext } from './worker.js'
 
-export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable'>
+export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable' | 'rotation_in_progress' | 'limit_reached'>
 
 export interface EndpointInput {
   url: string
@@ -47,6 +49,13 @@ export interface EndpointChanges {
 
 export const DEFAULT_OVERLAP_HOURS = 24
 const HOUR_MS = 3_600_000
+
+/** Why one more endpoint is refused: the limit, the plan, and what the larger plans allow. */
+function endpointLimitMessage(slug: string, plan: ProjectRow['plan'], limit: number): string {
+  const larger = PLANS.slice(PLANS.indexOf(plan) + 1).map((name) => `${name} allows ${WEBHOOK_ENDPOINT_LIMITS[name]}`)
+  const upgrade = larger.length > 0 ? `, or move to a larger plan (${larger.join(', ')})` : ''
+  return `Project ${slug} has ${limit} webhook endpoints, the most its plan (${plan}) allows: remove one it no longer uses${upgrade}. One endpoint can receive several event types.`
+}
 
 export function toEndpoint(row: EndpointWithTypes): WebhookEndpoint {
   return {
@@ -87,6 +96,8 @@ export interface WebhookSettings {
   /** Whether any network is allowed despite being private: plain http is accepted only then. */
   allowsPlainHttp: boolean
   policy: AddressPolicy
+  /** How an endpoint's host name is resolved when it is added or its URL changed (as attempts resolve it). */
+  resolve: ResolveHost
 }
 
 /**
@@ -121,7 +132,7 @@ export class WebhooksService {
     const project = await this.project(slug)
     if (!project.ok) return project
     // What was sent is judged first: a bad request is a 400 even where webhooks are not configured.
-    const checked = this.checkInput(input)
+    const checked = await this.checkResolved(this.checkInput(input))
     if (!checked.ok) return checked
     const box = this.sealer()
     if (!box.ok) return box
@@ -144,7 +155,18 @@ export class WebhooksService {
       updated_at: at,
     }
     const types = [...new Set(input.types)].sort()
-    await this.changed(change, 'webhook.created', { id, project_id: project.project.id }, { url: checked.url, types, enabled }, (trx) => insertEndpoint(trx, row, types))
+    const { plan } = project.project
+    const limit = WEBHOOK_ENDPOINT_LIMITS[plan]
+    try {
+      await this.changed(change, 'webhook.created', { id, project_id: project.project.id }, { url: checked.url, types, enabled }, async (trx) => {
+        // Counted in the transaction of the insert, as the other per-project limits are.
+        if ((await countEndpoints(trx, project.project.id)) >= limit) refuse('limit_reached', endpointLimitMessage(slug, plan, limit))
+        await insertEndpoint(trx, row, types)
+      })
+    } catch (error) {
+      if (error instanceof Refusal) return error.failure as WebhookResult<never>
+      throw error
+    }
     await this.authChanged()
     return { ok: true, endpoint: toEndpoint({ ...row, types }), secret }
   }
@@ -153,7 +175,9 @@ export class WebhooksService {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
     const before = found.endpoint
-    const checked = this.checkInput({ url: changes.url ?? before.url, types: changes.types ?? before.types, description: changes.description ?? undefined })
+    const input = this.checkInput({ url: changes.url ?? before.url, types: changes.types ?? before.types, description: changes.description ?? undefined })
+    // The host is judged again only when the URL changes: an endpoint kept as it is stays as it was.
+    const checked = changes.url === undefined ? input : await this.checkResolved(input)
     if (!checked.ok) return checked
     const at = new Date(this.clock.now()).toISOString()
     const row = {
@@ -168,6 +192,10 @@ export class WebhooksService {
       }),
     }
     const types = changes.types ? [...new Set(changes.types)].sort() : before.types
+    const unchanged =
+      row.url === before.url && row.description === before.description && types.join() === before.types.join() && (changes.enabled === undefined || (changes.enabled ? 1 : 0) === before.enabled)
+    // The values it has: the endpoint as it is, with no write, audit entry or new subscriptions to read.
+    if (unchanged) return { ok: true, endpoint: toEndpoint(before) }
     const details = Object.fromEntries(
       Object.entries({ url: changes.url && checked.url, types: changes.types && types, description: changes.description, enabled: changes.enabled }).filter(([, value]) => value !== undefined),
     )
@@ -188,13 +216,26 @@ export class WebhooksService {
     return { ok: true, id }
   }
 
-  /** A new secret, shown this once; the previous one keeps signing too for `overlapHours`. */
+  /**
+   * A new secret, shown this once; the previous one keeps signing too for `overlapHours`. One
+   * previous secret at most: during an overlap, a rotation with an overlap is refused (it would
+   * stop the previous secret signing before the end it was given), and one without (0 hours,
+   * after a leak) leaves the new secret signing alone.
+   */
   async rotateSecret(slug: string, id: string, overlapHours: number, change: Change): Promise<WebhookResult<{ endpoint: WebhookEndpoint; secret: string }>> {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
     const box = this.sealer()
     if (!box.ok) return box
     const now = this.clock.now()
+    const overlapEnds = found.endpoint.previous_secret ? found.endpoint.previous_secret_until : null
+    if (overlapHours > 0 && overlapEnds !== null && Date.parse(overlapEnds) > now) {
+      return {
+        ok: false,
+        error: 'rotation_in_progress',
+        message: `The previous secret of webhook endpoint ${id} signs until ${overlapEnds}, the end of the last rotation's overlap: rotate again after that, or now with "overlapHours": 0 to sign with the new secret alone at once (both older secrets stop signing).`,
+      }
+    }
     const secret = newSigningSecret()
     const until = overlapHours > 0 ? new Date(now + overlapHours * HOUR_MS).toISOString() : null
     const changes = {
@@ -298,6 +339,14 @@ export class WebhooksService {
     const description = input.description?.trim() || null
     if (description !== null && /\p{Cc}/u.test(description)) return refuse('"description" must not contain control characters.')
     return { ok: true, url: url.toString(), description }
+  }
+
+  /** A checked URL whose host name resolves now only to refused addresses is refused too. */
+  private async checkResolved<T extends { ok: true; url: string } | { ok: false }>(checked: T): Promise<T | { ok: false; error: 'invalid_request'; message: string }> {
+    if (!checked.ok) return checked
+    const url = new URL(checked.url)
+    const refused = await nameRefusal(this.settings.policy, this.settings.resolve, url.hostname, url.protocol === 'http:')
+    return refused ? { ok: false, error: 'invalid_request', message: `"url" is refused: ${refused}.` } : checked
   }
 
   private sealer(): { ok: true; box: SecretBox } | { ok: false; error: 'service_unavailable'; message: string } {

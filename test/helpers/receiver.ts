@@ -9,6 +9,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { eventually } from './wait.js'
+import { eventSchemaError } from './webhook-events.js'
 
 export interface Received {
   id: string
@@ -24,6 +25,10 @@ export type Answer = { status: number; body?: string; headers?: Record<string, s
 
 export class Receiver {
   readonly received: Received[] = []
+  /** Why each event that did not match its schema in openapi.json did not; `close()` fails when any did not. */
+  readonly invalid: string[] = []
+  /** The types of the events that matched their schema. */
+  readonly validTypes = new Set<string>()
   /** Answers for the next requests, in order; then `fallback`. */
   readonly answers: Answer[] = []
   fallback: Answer = { status: 204 }
@@ -57,6 +62,9 @@ export class Receiver {
       body,
       event: JSON.parse(body) as Received['event'],
     })
+    const invalid = eventSchemaError(body)
+    if (invalid) this.invalid.push(invalid)
+    else this.validTypes.add(this.received[this.received.length - 1]!.event.type)
     const answer = this.answers.shift() ?? this.fallback
     if (answer === 'hang') {
       this.hanging.add(response)
@@ -76,10 +84,12 @@ export class Receiver {
     return this.of(type)
   }
 
+  /** Stops; fails when an event received did not match its schema in the published document. */
   async close(): Promise<void> {
     for (const response of this.hanging) response.destroy()
     this.server.closeAllConnections()
     await new Promise((resolve) => this.server.close(resolve))
+    assert.deepEqual(this.invalid, [], 'every event matches its schema in openapi.json')
   }
 }
 
