@@ -21,7 +21,7 @@ const FOUNDATION = '^src/(config|clock|lazy|errors|secret-box|shapes)[.]ts$|^src
 const HTTP = '^src/(http|openapi)/|[.](routes|hook|scope|http|listener)[.]ts$'
 const COMPOSITION = '^src/app[.]ts$|[.]module[.]ts$|^src/(admin|v1|web)/'
 const PROCESS = '^src/(server|cli|bootstrap)[.]ts$|^src/cli/'
-const SHARED = `${FOUNDATION}|^src/(http|auth|limits|cache|redis|openapi|ops|jobs)/`
+const SHARED = `${FOUNDATION}|^src/(http|auth|limits|cache|redis|openapi|ops|jobs|storage)/`
 
 module.exports = {
   forbidden: [
