@@ -4165,9 +4165,51 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is larger than the limit (code: payload_too_large or image_too_large) */
+            413: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
             414: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (code: unsupported_media_type or unsupported_image_type) */
+            415: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

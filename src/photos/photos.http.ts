@@ -36,11 +36,17 @@ export async function uploadedBytes(request: FastifyRequest, maxBytes: number): 
   if (request.isMultipart()) {
     // The form's boundaries and headers come on top of the file: a little room for them.
     if (declared > maxBytes + 65536) throw tooLarge()
-    const part = await request.file({ limits: { fileSize: maxBytes, files: 1, fields: 0, parts: 2 } })
-    if (!part) throw new ApiError('invalid_request', `The form has no file: send the photo (${ACCEPTED_IMAGES}) as the form's file field "file".`)
-    const bytes = await readAll(part.file, maxBytes, tooLarge)
-    if (part.file.truncated) throw tooLarge()
-    return bytes
+    try {
+      const part = await request.file({ limits: { fileSize: maxBytes, files: 1, fields: 0, parts: 2 } })
+      if (!part) throw new ApiError('invalid_request', `The form has no file: send the photo (${ACCEPTED_IMAGES}) as the form's file field "file".`)
+      const bytes = await readAll(part.file, maxBytes, tooLarge)
+      if (part.file.truncated) throw tooLarge()
+      return bytes
+    } catch (error) {
+      if (error instanceof ApiError || request.raw.destroyed) throw error
+      // A form that does not parse (no boundary, cut short, a field where the file should be).
+      throw new ApiError('invalid_request', `The multipart/form-data body is malformed (${error instanceof Error ? error.message : String(error)}): send one file field "file" holding the photo.`)
+    }
   }
   // Refused unread: Node discards the body after the answer.
   if (declared > maxBytes) throw tooLarge()

@@ -98,7 +98,8 @@ export const photosRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async
         summary: 'Remove a photo of an animal',
         description: "Removes the photo: its addresses stop working at once, on every instance, and its files are deleted. The next photo becomes the main one when it was the main one.",
         params: PetPhotoParamsSchema,
-        response: { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 500, 503) },
+        // No body is taken, but one sent is still read: 413 and 415 as for any request with a body.
+        response: { 204: { description: 'Removed', type: 'null' }, ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
       },
     },
     async (request, reply) => {
