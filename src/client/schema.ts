@@ -107,7 +107,7 @@ export interface paths {
          * Add a photo of an animal
          * @description Adds a photo as the animal's last (its first photo is its main one). Send the image as the body (any Content-Type, e.g. `image/jpeg`), or as the file of a `multipart/form-data` form. Accepted: JPEG, PNG, WebP, AVIF or GIF (its first frame is kept); the type is read from the bytes, so a PNG named `.jpg` works, and anything else (HEIC, SVG, an archive) is 415 `unsupported_image_type`.
          *
-         *     Limits: 20 MB per photo (413 `payload_too_large`), the pixels of its header (413 `image_too_large`, before it is decoded), 20 photos per animal (409 `limit_reached`). A truncated or corrupt image is 422 `invalid_image`. The photo is turned upright, converted to sRGB and stripped of all metadata (EXIF, GPS, XMP, comments), then stored at widths 100, 300, 600, 1200 and its full size (longer side at most 2048 pixels), in WebP and JPEG. It is in the animal's answers (`photos`) once every file is stored; a refused upload leaves nothing behind.
+         *     Limits: 20 MB per photo (413 `payload_too_large`), the pixels of its header (413 `image_too_large`, before it is decoded), 20 photos per animal (409 `limit_reached`). A truncated or corrupt image is 422 `invalid_image`. The photo is turned upright, converted to sRGB and stripped of all metadata (EXIF, GPS, XMP, comments), then stored at widths 100, 300, 600, 1200 and its full size (longer side at most 2048 pixels), in WebP and JPEG. It is in the animal's answers (`photos`) once every file is stored; a refused upload leaves nothing behind. An animal of another project is 404, as one that does not exist.
          */
         post: operations["uploadPetPhoto"];
         delete?: never;
@@ -148,7 +148,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a photo of an animal
-         * @description Removes the photo: its addresses stop working at once, on every instance, and its files are deleted. The next photo becomes the main one when it was the main one.
+         * @description Removes the photo: its addresses stop working at once, on every instance, and its files are deleted. When it was the main photo, the next one becomes the main one.
          */
         delete: operations["deletePetPhoto"];
         options?: never;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.js'
 import type { ObjectStore } from '../storage/store.js'
 import { mediaRoutes } from './media.routes.js'
-import { photosRoutes } from './photos.routes.js'
+import { photosAdminRoutes, photosRoutes } from './photos.routes.js'
 import { type PhotosDeps, PhotosService } from './photos.service.js'
 import { PhotoSweeper } from './sweeper.js'
 
@@ -14,6 +14,8 @@ export interface Photos {
   routes: {
     /** `/v1/pets/{petId}/photos…`. */
     v1: FastifyPluginAsyncTypebox
+    /** `/admin/v1/projects/{slug}/animals/{petId}/photos…`. */
+    admin: FastifyPluginAsyncTypebox
     /** `/media/photos/…`, outside the API's scopes: no key. */
     media: FastifyPluginAsyncTypebox
   }
@@ -26,6 +28,7 @@ export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config'> & {
     sweeper: new PhotoSweeper(service, deps.store, deps.clock, config.photoSweepIntervalMs, deps.log),
     routes: {
       v1: (app) => photosRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),
+      admin: (app) => photosAdminRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),
       media: (app) => mediaRoutes(app, { photos: service, store: deps.store }),
     },
   }

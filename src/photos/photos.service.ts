@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { type Change, recordChange } from '../audit/audit.js'
 import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
@@ -45,6 +46,11 @@ export interface MediaReport {
   orphans: { key: string; size: number; modifiedAt: string }[]
 }
 
+/** Who asks for a change: an admin's (the dashboard, the admin API) is recorded in the audit log. */
+export interface ChangeOptions {
+  change?: Change | undefined
+}
+
 const CONTENT_TYPES = { webp: 'image/webp', jpeg: 'image/jpeg' } as const
 const EXTENSIONS = { webp: 'webp', jpeg: 'jpg' } as const
 
@@ -75,7 +81,7 @@ export class PhotosService {
   }
 
   /** Adds a photo as the animal's last; the first photo of an animal is its main one. */
-  async add(projectId: number, petId: number, bytes: Buffer): Promise<Outcome<{ photo: Photo }>> {
+  async add(projectId: number, petId: number, bytes: Buffer, options: ChangeOptions = {}): Promise<Outcome<{ photo: Photo }>> {
     const { db, store } = this.deps
     // Refused before any work: no such animal, or no room.
     const count = await countPhotos(db, projectId, petId)
@@ -107,6 +113,7 @@ export class PhotosService {
         await insertPhoto(trx, projectId, row)
         await writePetPhotos(trx, projectId, petId)
         const added = this.photoOf(row)
+        await this.record(trx, projectId, petId, options.change, 'pet.photo_added', { photoId: id, width: row.width, height: row.height })
         if (reported) await this.deps.outbox.write(trx, projectId, 'pet.photo_added', { petId, photo: added })
         return added
       })
@@ -120,7 +127,7 @@ export class PhotosService {
   }
 
   /** Removes a photo: its files stop being served at once (no row, no file), then are deleted. */
-  async remove(projectId: number, petId: number, photoId: string): Promise<Outcome<object>> {
+  async remove(projectId: number, petId: number, photoId: string, options: ChangeOptions = {}): Promise<Outcome<object>> {
     const reported = await this.deps.outbox.wants(projectId, 'pet.photo_removed')
     let removed: PhotoRow
     try {
@@ -129,6 +136,7 @@ export class PhotosService {
         const row = await deletePhoto(trx, projectId, petId, photoId)
         if (!row) refuse('not_found', `Animal ${petId} has no photo ${photoId}.`)
         await writePetPhotos(trx, projectId, petId)
+        await this.record(trx, projectId, petId, options.change, 'pet.photo_removed', { photoId })
         if (reported) await this.deps.outbox.write(trx, projectId, 'pet.photo_removed', { petId, photo: this.photoOf(row) })
         return row
       })
@@ -142,7 +150,7 @@ export class PhotosService {
   }
 
   /** Puts the animal's photos in the order of `ids`, which names each of them once: the first is the main photo. */
-  async reorder(projectId: number, petId: number, ids: readonly string[]): Promise<Outcome<{ photos: Photo[] }>> {
+  async reorder(projectId: number, petId: number, ids: readonly string[], options: ChangeOptions = {}): Promise<Outcome<{ photos: Photo[] }>> {
     let photos: Photo[]
     try {
       photos = await this.deps.db.transaction().execute(async (trx) => {
@@ -153,6 +161,7 @@ export class PhotosService {
         if (unknown !== undefined) refuse('invalid_request', `Body field "ids" names ${unknown}, which is not a photo of animal ${petId}: list its photos (GET /v1/pets/${petId}/photos).`)
         if (ids.length !== rows.length) refuse('invalid_request', `Body field "ids" must name every photo of animal ${petId}, each once: it has ${rows.length}, you sent ${ids.length}.`)
         for (const [position, id] of ids.entries()) await setPosition(trx, projectId, id, position)
+        await this.record(trx, projectId, petId, options.change, 'pet.photos_ordered', { ids })
         return (await writePetPhotos(trx, projectId, petId)).map((photo) => toPhoto(photo, this.deps.config.mediaBaseUrl))
       })
     } catch (error) {
@@ -234,6 +243,11 @@ export class PhotosService {
       // Not served (no row names them): the sweep deletes them later.
       this.deps.log.warn({ err: error, keys: keys.length }, 'photo files not deleted; the sweep will delete them')
     }
+  }
+
+  /** An admin's change, in the audit log, in its transaction; a /v1 change (an API key's) is the shelter's data, not its administration. */
+  private async record(trx: Db, projectId: number, petId: number, change: Change | undefined, action: 'pet.photo_added' | 'pet.photo_removed' | 'pet.photos_ordered', details: Record<string, unknown>): Promise<void> {
+    if (change) await recordChange(trx, this.deps.clock, change, { action, target: { type: 'pet', id: petId }, projectId, details })
   }
 
   private photoOf(row: PhotoRow): Photo {
