@@ -31,7 +31,10 @@ export async function acceptUploads(app: FastifyInstance): Promise<void> {
 
 /** The bytes of the photo sent, read up to `maxBytes` (413 past it), from the raw body or the form's one file. */
 export async function uploadedBytes(request: FastifyRequest, maxBytes: number): Promise<Buffer> {
-  const tooLarge = () => new ApiError('payload_too_large', `The photo is larger than the limit of ${maxBytes} bytes (${Math.floor(maxBytes / 1048576)} MB): send it smaller.`)
+  // The rest of the body is not read: the connection closes after the answer, rather than Node
+  // reading and discarding what may be gigabytes to keep it open.
+  const tooLarge = () =>
+    new ApiError('payload_too_large', `The photo is larger than the limit of ${maxBytes} bytes (${Math.floor(maxBytes / 1048576)} MB): send it smaller.`, { connection: 'close' })
   const declared = Number(request.headers['content-length'])
   if (request.isMultipart()) {
     // The form's boundaries and headers come on top of the file: a little room for them.
