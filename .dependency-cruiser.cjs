@@ -14,14 +14,14 @@
  *
  * Across the layers, the shared folders (SHARED) never import a feature folder: every folder of
  * src/ that is not shared, composition, process or the client is a feature (accounts, audit,
- * categories, domains, idempotency, keys, locations, orders, pets, projects, usage, webhooks), so a
+ * categories, domains, idempotency, keys, locations, orders, pets, photos, projects, usage, webhooks), so a
  * new folder is a feature until it is named here.
  */
 const FOUNDATION = '^src/(config|clock|lazy|errors|secret-box|shapes)[.]ts$|^src/db/'
 const HTTP = '^src/(http|openapi)/|[.](routes|hook|scope|http|listener)[.]ts$'
 const COMPOSITION = '^src/app[.]ts$|[.]module[.]ts$|^src/(admin|v1|web)/'
 const PROCESS = '^src/(server|cli|bootstrap)[.]ts$|^src/cli/'
-const SHARED = `${FOUNDATION}|^src/(http|auth|limits|cache|redis|openapi|ops|jobs)/`
+const SHARED = `${FOUNDATION}|^src/(http|auth|limits|cache|redis|openapi|ops|jobs|storage)/`
 
 module.exports = {
   forbidden: [

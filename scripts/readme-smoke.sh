@@ -50,7 +50,15 @@ curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
 curl -s -D - -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets?q=gentle&sex=female&goodWithChildren=yes&sort=-createdAt&count=true" | grep -qi '^x-total-count: 1'
 curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/changes?limit=100" | grep -q '"type":"changed"'
 curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/categories/1/breeds" | grep -q '"name":"Labrador Retriever"'
-echo "smoke: README profile and search commands passed"
+# A photo of Luna (animal 2), as the README uploads it, then its smallest file, without a key.
+node -e "require('sharp')({create:{width:640,height:480,channels:3,background:'#c08040'}}).jpeg().toFile(process.argv[1])" "$DATA_DIR/luna.jpg"
+(cd "$DATA_DIR" && curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: image/jpeg' \
+  --data-binary @luna.jpg "http://127.0.0.1:$PORT/v1/pets/2/photos") >"$DATA_DIR/photo.json"
+echo "smoke: photo $(head -c 200 "$DATA_DIR/photo.json")"
+photo_url=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')).variants.webp[0].url)" "$DATA_DIR/photo.json")
+curl -s -D - -o /dev/null "$photo_url" | grep -qi '^cache-control: public, max-age=31536000, immutable'
+curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/2" | grep -q '"photos":\[{'
+echo "smoke: README profile, search and photo commands passed"
 
 # Data commands, through the client.
 export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"
@@ -149,6 +157,10 @@ npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" | g
 npx adoption-store pets export --project acme --format csv --output "$DATA_DIR/export.csv"
 grep -q '^id,externalId,name,categoryId' "$DATA_DIR/export.csv"
 npx adoption-store pets export --project acme --format json | grep -q '"externalId": *"A-1"\|"externalId":"A-1"'
+node -e "require('sharp')({create:{width:300,height:200,channels:3,background:'#4080c0'}}).png().toFile(process.argv[1])" "$DATA_DIR/luna-2.png"
+acme_pet=$(npx adoption-store pets export --project acme --format json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s)[0].id)))")
+npx adoption-store pets photos add "$acme_pet" "$DATA_DIR/luna.jpg" "$DATA_DIR/luna-2.png" --project acme --json | grep -q '"width": *300'
+npx adoption-store media verify --json | grep -q '"orphans": *\[\]'
 if npx adoption-store locations remove 1 --project acme 2>/dev/null; then echo "smoke: a location with animals was removed" >&2; exit 1; fi
 npx adoption-store categories remove 300 --project acme --json >/dev/null
 echo "smoke: README file, location and category commands passed"

@@ -26,6 +26,9 @@ import { createCategories } from './categories/categories.module.js'
 import { createLocations } from './locations/locations.module.js'
 import type { LocationsService } from './locations/locations.service.js'
 import { createPets } from './pets/pets.module.js'
+import { createPhotos } from './photos/photos.module.js'
+import type { PhotosService } from './photos/photos.service.js'
+import { createObjectStore } from './storage/backend.js'
 import type { PetsService } from './pets/pets.service.js'
 import { createProjects } from './projects/projects.module.js'
 import type { ProjectsService } from './projects/projects.service.js'
@@ -39,7 +42,7 @@ import { webhooksDocument } from './webhooks/webhooks.schemas.js'
 declare module 'fastify' {
   interface FastifyInstance {
     /** The services of projects and keys (the first start's project and key), of animals, orders and webhooks, and of the dashboard's users: for tests' fixtures. */
-    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; locations: LocationsService; orders: OrdersService; webhooks: Webhooks; accounts: UsersService }
+    services: { projects: ProjectsService; keys: KeysService; pets: PetsService; photos: PhotosService; locations: LocationsService; orders: OrdersService; webhooks: Webhooks; accounts: UsersService }
   }
 }
 
@@ -103,19 +106,21 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const accounts = createAccounts({ db, clock, passwordCost })
   const locations = createLocations({ db, clock, generations, cache: cache.responses })
   const categories = createCategories({ db, clock, generations, cache: cache.responses })
-  const pets = createPets({ db, dialect, clock, idempotency, generations, outbox, locations: locations.service, cache: cache.responses })
+  // Photos are kept in the object store configuration chooses (files, or an S3-compatible bucket).
+  const photos = createPhotos({ db, clock, store: createObjectStore(config), config, generations, outbox, log })
+  const pets = createPets({ db, dialect, clock, idempotency, generations, outbox, locations: locations.service, photos: photos.service, cache: cache.responses })
   const orders = createOrders({ db, clock, idempotency, generations, outbox, cache: cache.responses })
   const projects = createProjects({ db, clock, config, authChanged })
   // A lifted ban ends in the running limiter's store.
   const keys = createKeys({ db, clock, config, authChanged, outbox, failures: outage, store: limits.backend.store })
   // Who is calling: the authenticator reads the keys through the keys feature's lookup.
   const { authenticator } = createAuth({ keys: keys.lookup, clock, config, generations })
-  app.decorate('services', { projects: projects.service, keys: keys.service, pets: pets.service, locations: locations.service, orders: orders.service, webhooks, accounts: accounts.users })
+  app.decorate('services', { projects: projects.service, keys: keys.service, pets: pets.service, photos: photos.service, locations: locations.service, orders: orders.service, webhooks, accounts: accounts.users })
   const audit = createAudit({ db, findProject: (slug) => projects.service.find(slug) })
   const domains = await createDomains({ config, db, clock, log, failures: outage, outbox, ...domainsOptions })
   // Started when the app is ready, closed in this order: the last usage counts and the attempts in
   // flight before the database. The domains' worker is installDomains' (started with host routing).
-  runParts(app, [idempotency, outage, storage, usage.recorder, keys.service, webhooks.worker, generations, limits.limiter, database])
+  runParts(app, [idempotency, outage, storage, usage.recorder, keys.service, webhooks.worker, photos.sweeper, generations, limits.limiter, database])
 
   // The routes: every request's pipeline first, then host routing, then each API.
   await installRequestPipeline(app, config, { outage, storage })
@@ -138,6 +143,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
       audit.routes,
       accounts.routes.users,
       pets.routes.admin,
+      photos.routes.admin,
       locations.routes.admin,
       categories.routes.admin,
       orders.routes.admin,
@@ -145,6 +151,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     ],
   })
   await app.register(ops.routes)
+  await app.register(photos.routes.media)
   await installDashboard(app)
   await app.register(indexRoutes)
   await registerPublicApi(app, {
@@ -155,7 +162,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     limiter: limits.limiter,
     metrics,
     usage: usage.recorder,
-    routes: [pets.routes.v1, categories.routes.v1, locations.routes.v1, orders.routes.v1],
+    routes: [pets.routes.v1, photos.routes.v1, categories.routes.v1, locations.routes.v1, orders.routes.v1],
   })
   finishMethods()
 

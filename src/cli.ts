@@ -12,6 +12,7 @@ import { registerDatabaseCommands } from './cli/database.js'
 import { registerDomainCommands } from './cli/domains.js'
 import { registerKeyCommands } from './cli/keys.js'
 import { registerPetFileCommands } from './cli/pet-files.js'
+import { registerPhotoCommands } from './cli/photos.js'
 import { registerCatalogCommands } from './cli/catalog.js'
 import { registerProjectCommands } from './cli/projects.js'
 import { registerServeCommand } from './cli/serve.js'
@@ -65,6 +66,7 @@ registerKeyCommands(program, cli)
 registerUserCommands(program, cli)
 registerDataCommands(program)
 registerPetFileCommands(program, cli)
+registerPhotoCommands(program, cli)
 registerCatalogCommands(program, cli)
 registerDomainCommands(program, cli)
 registerAuditCommands(program, cli)

@@ -64,6 +64,25 @@ export interface Config {
   readonly webhookTimeoutMs: number
   /** How often each instance looks for due webhook deliveries (new events are also sent at once). */
   readonly webhookWorkerIntervalMs: number
+  /** The bucket photos are kept in; absent: files under `dataDir`/media. */
+  readonly s3Bucket: string | undefined
+  /** An S3-compatible endpoint (MinIO, R2…); absent: AWS S3 itself. */
+  readonly s3Endpoint: string | undefined
+  readonly s3Region: string
+  /** Path-style bucket addresses; default: on with an endpoint (what S3-compatible stores expect), off on AWS. */
+  readonly s3ForcePathStyle: boolean
+  /** Prefix of every key in the bucket, so several deployments can share one. */
+  readonly s3Prefix: string
+  /** Where photos are served from, without a trailing slash; default: PUBLIC_BASE_URL's origin + `/media`. */
+  readonly mediaBaseUrl: string
+  /** Largest photo upload, in bytes. */
+  readonly photoMaxBytes: number
+  /** Largest photo, in pixels (width × height), read from its header before it is decoded. */
+  readonly photoMaxPixels: number
+  /** Photos processed at once per instance; more wait their turn. */
+  readonly photoProcessingConcurrency: number
+  /** How often each instance sweeps stored photo files that no photo names (a crash's leftovers). */
+  readonly photoSweepIntervalMs: number
 }
 
 export type Environment = 'production' | 'staging'
@@ -112,6 +131,16 @@ export const EnvSchema = Type.Object({
   WEBHOOK_ALLOWED_NETWORKS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:/, ]+$', description: 'comma-separated CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1/32' })),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000 }),
   WEBHOOK_WORKER_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 3600000, default: 1000 }),
+  S3_BUCKET: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', description: 'an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens' })),
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+/?$', description: 'an http:// or https:// URL of the S3-compatible server, without a path (e.g. http://127.0.0.1:9000)' })),
+  S3_REGION: Type.String({ minLength: 1, maxLength: 64, default: 'us-east-1' }),
+  S3_FORCE_PATH_STYLE: Type.Optional(Type.Enum(['true', 'false'])),
+  S3_PREFIX: Type.String({ pattern: '^([A-Za-z0-9._-]+/)*$', default: '', description: 'empty, or folder names each ending in / (e.g. adoption-store/)' }),
+  MEDIA_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/]$', description: 'an http:// or https:// URL without a trailing slash' })),
+  PHOTO_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 104857600, default: 20971520 }),
+  PHOTO_MAX_PIXELS: Type.Integer({ minimum: 10000, maximum: 268402689, default: 50000000 }),
+  PHOTO_PROCESSING_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  PHOTO_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86400000, default: 3600000 }),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -262,6 +291,16 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     webhookAllowedNetworks: parseNetworks(env.WEBHOOK_ALLOWED_NETWORKS),
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     webhookWorkerIntervalMs: env.WEBHOOK_WORKER_INTERVAL_MS,
+    s3Bucket: env.S3_BUCKET,
+    s3Endpoint: env.S3_ENDPOINT?.replace(/\/$/, ''),
+    s3Region: env.S3_REGION,
+    s3ForcePathStyle: env.S3_FORCE_PATH_STYLE === undefined ? env.S3_ENDPOINT !== undefined : env.S3_FORCE_PATH_STYLE === 'true',
+    s3Prefix: env.S3_PREFIX,
+    mediaBaseUrl: env.MEDIA_BASE_URL ?? `${new URL(values.publicBaseUrl ?? env.PUBLIC_BASE_URL ?? `http://localhost:${port}/v1`).origin}/media`,
+    photoMaxBytes: env.PHOTO_MAX_BYTES,
+    photoMaxPixels: env.PHOTO_MAX_PIXELS,
+    photoProcessingConcurrency: env.PHOTO_PROCESSING_CONCURRENCY,
+    photoSweepIntervalMs: env.PHOTO_SWEEP_INTERVAL_MS,
     ...values,
   })
 }

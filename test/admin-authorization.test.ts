@@ -20,6 +20,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import sharp from 'sharp'
 import type { LightMyRequestResponse } from 'fastify'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { createUser, SESSION_COOKIE, signIn, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
@@ -42,8 +43,9 @@ interface Operation {
 interface Fixture {
   slug: string
   keyId: string
-  /** An animal without orders. */
+  /** An animal without orders, with two photos. */
   petId: number
+  photoIds: string[]
   /** A placed order, and an approved one. */
   placedOrderId: number
   approvedOrderId: number
@@ -67,9 +69,14 @@ interface RequestSpec {
   success: number
   query?: string
   body?: (fixture: Fixture) => unknown
+  /** A body of bytes instead, with its Content-Type. */
+  raw?: { payload: Buffer; type: string }
   /** Path parameters that take another value than PARAMETERS gives them. */
   params?: Record<string, (fixture: Fixture) => string | number>
 }
+
+/** The smallest photo: what uploads send. */
+const TINY_PNG = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#808080' } }).png().toBuffer()
 
 let counter = 0
 const unique = (label: string) => `${label}-${process.pid}-${++counter}`
@@ -115,6 +122,10 @@ const REQUESTS: Record<string, RequestSpec> = {
   getAnimal: { success: 200 },
   updateAnimal: { success: 200, body: () => ({ name: 'Renamed' }) },
   removeAnimal: { success: 204 },
+  addAnimalPhoto: { success: 201, raw: { payload: TINY_PNG, type: 'image/png' } },
+  listAnimalPhotos: { success: 200 },
+  orderAnimalPhotos: { success: 200, body: (f) => ({ ids: [...f.photoIds].reverse() }) },
+  removeAnimalPhoto: { success: 204 },
   listAdoptionOrders: { success: 200, query: 'status=placed' },
   approveAdoptionOrder: { success: 200 },
   deliverAdoptionOrder: { success: 200, params: { orderId: (f) => f.approvedOrderId } },
@@ -166,6 +177,7 @@ const PARAMETERS: Record<string, (fixture: Fixture) => string | number> = {
   from: (f) => f.redirected,
   userId: (f) => String(f.userId),
   petId: (f) => f.petId,
+  photoId: (f) => f.photoIds[0]!,
   orderId: (f) => f.placedOrderId,
   endpointId: (f) => f.endpointId,
   deliveryId: (f) => String(f.deliveryId),
@@ -235,13 +247,26 @@ describe('admin API authorization, for every operation of the admin document', (
     const animal = (name: string) => post(`/admin/v1/projects/${project.slug}/animals`, { name, categoryId: 1 })
     const order = async (name: string) => post('/v1/store/orders', { petId: await animal(name) }, bearer(project.key))
     const petId = await animal('free')
+    const photoIds = [await photoOf(project.slug, petId), await photoOf(project.slug, petId)]
     const placedOrderId = await order('placed')
     const approvedOrderId = await order('approved')
     await post(`/admin/v1/projects/${project.slug}/orders/${approvedOrderId}/approve`, {})
     const locationId = await post(`/admin/v1/projects/${project.slug}/locations`, { name: 'Fixture site' })
     const named = await t.request({ method: 'PUT', url: `/admin/v1/projects/${project.slug}/categories/1`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'Doggo' } })
     assert.equal(named.statusCode, 200, named.body)
-    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, locationId, ...(await webhookOf(project.slug)) }
+    return { slug: project.slug, keyId: key.id, domain, redirected, spare, userId, petId, photoIds, placedOrderId, approvedOrderId, locationId, ...(await webhookOf(project.slug)) }
+  }
+
+  /** A photo of the animal, added through the admin API. */
+  async function photoOf(slug: string, petId: number): Promise<string> {
+    const response = await t.request({
+      method: 'POST',
+      url: `/admin/v1/projects/${slug}/animals/${petId}/photos`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'image/png' },
+      payload: TINY_PNG,
+    })
+    assert.equal(response.statusCode, 201, response.body)
+    return response.json<{ id: string }>().id
   }
 
   /** A webhook endpoint of the project with the delivery of a test event. */
@@ -279,11 +304,12 @@ describe('admin API authorization, for every operation of the admin document', (
     const placedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=placed`)).json<{ id: number }[]>()[0]?.id
     const approvedOrderId = (await admin(t, 'GET', `/projects/${slug}/orders?status=approved`)).json<{ id: number }[]>()[0]?.id
     const locationId = (await admin(t, 'GET', `/projects/${slug}/locations`)).json<{ id: number }[]>()[0]?.id
+    const photoIds = petId === undefined ? [] : (await admin(t, 'GET', `/projects/${slug}/animals/${petId}/photos`)).json<{ id: string }[]>().map((photo) => photo.id)
     assert.ok(keyId && redirected && domain && spare && petId && placedOrderId && approvedOrderId && locationId, `fixture of ${slug}`)
     // Owners may call no operation on a user: any user will do, here the operator.
     const users = (await admin(t, 'GET', '/users')).json<{ id: number; email: string }[]>()
     const userId = users.find((u) => u.email === operatorAccount.email)?.id ?? assert.fail('the operator is listed')
-    return { slug, keyId, domain, redirected, spare, userId, petId, placedOrderId, approvedOrderId, locationId, ...(await webhookOf(slug)) }
+    return { slug, keyId, domain, redirected, spare, userId, petId, photoIds, placedOrderId, approvedOrderId, locationId, ...(await webhookOf(slug)) }
   }
 
   function urlOf(operation: Operation, f: Fixture): string {
@@ -300,11 +326,13 @@ describe('admin API authorization, for every operation of the admin document', (
   async function send(operation: Operation, f: Fixture, headers: Record<string, string>): Promise<LightMyRequestResponse> {
     const url = urlOf(operation, f)
     const body = REQUESTS[operation.operationId]?.body?.(f)
+    const raw = REQUESTS[operation.operationId]?.raw
     const response = await t.request({
       method: operation.method,
       url,
-      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }), ...(raw && { 'content-type': raw.type }) },
       ...(body !== undefined && { payload: JSON.stringify(body) }),
+      ...(raw && { payload: raw.payload }),
     })
     await assertMatchesAdminContract(t.app, operation.method, url, response)
     return response

@@ -1,6 +1,7 @@
 import { commandLineChange } from '../src/audit/audit.js'
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
+import sharp from 'sharp'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { API_KEY_SECURITY as SECURITY_SCHEME } from '../src/openapi/security.js'
 import type { Environment } from '../src/config.js'
@@ -34,15 +35,25 @@ interface Context {
   /** Orders of that project, one placed and one approved. */
   placedOrderId: number
   approvedOrderId: number
+  /** A pet with two photos, to list and order. */
+  photoPetId: number
+  photoIds: [string, string]
+  /** A photo of `petId`, free to remove. */
+  removablePhotoId: string
 }
 
 interface Fixture {
   /** Path parameters of a request that succeeds with a valid key. */
   params?: (context: Context) => Record<string, string | number>
   body?: object | ((context: Context) => object)
+  /** A body of bytes instead, with its Content-Type. */
+  raw?: { payload: Buffer; type: string }
   /** The status of that request with a valid key. */
   success: number
 }
+
+/** The smallest photo: what uploads send. */
+const TINY_PNG = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#808080' } }).png().toBuffer()
 
 /** How to build a valid request for each protected operation, keyed by operationId. */
 const FIXTURES: Record<string, Fixture> = {
@@ -51,6 +62,10 @@ const FIXTURES: Record<string, Fixture> = {
   getPet: { params: ({ petId }) => ({ petId }), success: 200 },
   updatePet: { params: ({ petId }) => ({ petId }), body: { name: 'Mimi' }, success: 200 },
   deletePet: { params: ({ removablePetId }) => ({ petId: removablePetId }), success: 204 },
+  uploadPetPhoto: { params: ({ availablePetId }) => ({ petId: availablePetId }), raw: { payload: TINY_PNG, type: 'image/png' }, success: 201 },
+  listPetPhotos: { params: ({ photoPetId }) => ({ petId: photoPetId }), success: 200 },
+  orderPetPhotos: { params: ({ photoPetId }) => ({ petId: photoPetId }), body: ({ photoIds }) => ({ ids: [photoIds[1], photoIds[0]] }), success: 200 },
+  deletePetPhoto: { params: ({ petId, removablePhotoId }) => ({ petId, photoId: removablePhotoId }), success: 204 },
   listPetChanges: { success: 200 },
   listCategories: { success: 200 },
   listBreeds: { params: () => ({ categoryId: 1 }), success: 200 },
@@ -104,7 +119,15 @@ async function prepareContext(t: TestApp, key: string): Promise<Context> {
   const placedOrderId = await created('/v1/store/orders', { petId })
   const approvedOrderId = await created('/v1/store/orders', { petId: secondPet })
   await created(`/v1/store/orders/${approvedOrderId}/approve`, {})
-  return { t, petId, availablePetId, removablePetId, placedOrderId, approvedOrderId }
+  const photo = async (pet: number) => {
+    const response = await t.request({ method: 'POST', url: `/v1/pets/${pet}/photos`, headers: { ...bearer(key), 'content-type': 'image/png' }, payload: TINY_PNG })
+    assert.equal(response.statusCode, 201, response.body)
+    return response.json<{ id: string }>().id
+  }
+  const photoPetId = await created('/v1/pets', { name: 'Pix', categoryId: 2 })
+  const photoIds: [string, string] = [await photo(photoPetId), await photo(photoPetId)]
+  const removablePhotoId = await photo(petId)
+  return { t, petId, availablePetId, removablePetId, placedOrderId, approvedOrderId, photoPetId, photoIds, removablePhotoId }
 }
 
 function requestFor(operation: Operation, context: Context, headers: Record<string, string>, query = ''): InjectOptions {
@@ -119,8 +142,9 @@ function requestFor(operation: Operation, context: Context, headers: Record<stri
   return {
     method: operation.method.toUpperCase() as InjectOptions['method'],
     url: `/v1${path}${query}`,
-    headers,
+    headers: fixture.raw ? { ...headers, 'content-type': fixture.raw.type } : headers,
     ...(fixture.body && { payload: typeof fixture.body === 'function' ? fixture.body(context) : fixture.body }),
+    ...(fixture.raw && { payload: fixture.raw.payload }),
   }
 }
 

@@ -22,6 +22,7 @@ import { execFileSync } from 'node:child_process'
 import type { AddressInfo } from 'node:net'
 import { afterEach, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import sharp from 'sharp'
 import { CLIENT_SCHEMA, generateClientTypes } from '../scripts/client-types.js'
 import {
   AdoptionStoreError,
@@ -486,6 +487,23 @@ describe('retry rules (scripted fetch, injected clock)', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('against the server (in process, ManualClock)', () => {
+  test("photos: upload the image's bytes, list, order and remove; the animal carries them", async () => {
+    const t = await startApp()
+    const project = await t.project({ plan: 'enterprise', perMinute: 1000, perDay: 100_000 })
+    const client = createClient({ apiKey: project.key, baseUrl: t.baseUrl })
+    const pet = await client.createPet({ name: 'Pix', categoryId: 1 })
+    const png = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#336699' } }).png().toBuffer()
+    const first = await client.uploadPetPhoto(pet.id, png)
+    const second = await client.uploadPetPhoto(pet.id, new Uint8Array(await sharp(png).jpeg().toBuffer()))
+    assert.deepEqual([first.width, first.height, first.variants.webp.map((v) => v.width)], [120, 80, [100, 120]])
+    assert.deepEqual((await client.listPetPhotos(pet.id)).map((photo) => photo.id), [first.id, second.id])
+    assert.deepEqual((await client.orderPetPhotos(pet.id, [second.id, first.id])).map((photo) => photo.id), [second.id, first.id])
+    assert.deepEqual((await client.listPets()).items[0]!.photos?.map((photo) => photo.id), [second.id, first.id])
+    await client.deletePetPhoto(pet.id, second.id)
+    assert.deepEqual((await client.listPetPhotos(pet.id)).map((photo) => photo.id), [first.id])
+    await assert.rejects(client.uploadPetPhoto(pet.id, new TextEncoder().encode('<svg/>')), (error: AdoptionStoreError) => error.status === 415 && error.code === 'unsupported_image_type')
+  })
+
   test('100 creates at 40 a minute: no duplicate, no retry before Retry-After, no ban', { timeout: 60_000 }, async () => {
     // 15 s before a minute boundary, so the first window is a short one.
     const t = await startApp(new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 45)))

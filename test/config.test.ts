@@ -45,9 +45,38 @@ describe('loadConfig defaults', () => {
         webhookAllowedNetworks: [],
         webhookTimeoutMs: 10000,
         webhookWorkerIntervalMs: 1000,
+        s3Bucket: undefined,
+        s3Endpoint: undefined,
+        s3Region: 'us-east-1',
+        s3ForcePathStyle: false,
+        s3Prefix: '',
+        mediaBaseUrl: 'http://localhost:8080/media',
+        photoMaxBytes: 20971520,
+        photoMaxPixels: 50000000,
+        photoProcessingConcurrency: 2,
+        photoSweepIntervalMs: 3600000,
       },
     )
     assert.ok(path.isAbsolute(config.dataDir))
+  })
+
+  test('photo storage and limits: an S3 endpoint turns path-style addresses on, media addresses follow PUBLIC_BASE_URL, each value out of range names its variable', () => {
+    const s3 = loadConfig({}, { S3_BUCKET: 'photos', S3_ENDPOINT: 'http://127.0.0.1:9000/', PUBLIC_BASE_URL: 'https://api.example.com/v1' })
+    assert.deepEqual([s3.s3Bucket, s3.s3Endpoint, s3.s3ForcePathStyle, s3.mediaBaseUrl], ['photos', 'http://127.0.0.1:9000', true, 'https://api.example.com/media'])
+    assert.equal(loadConfig({}, { S3_BUCKET: 'photos', S3_FORCE_PATH_STYLE: 'false', S3_ENDPOINT: 'http://minio:9000' }).s3ForcePathStyle, false)
+    assert.equal(loadConfig({}, { MEDIA_BASE_URL: 'https://cdn.example.com/media' }).mediaBaseUrl, 'https://cdn.example.com/media')
+    for (const [name, value] of [
+      ['S3_BUCKET', 'No_Capitals'],
+      ['S3_ENDPOINT', 'ftp://x'],
+      ['S3_PREFIX', 'no-slash'],
+      ['MEDIA_BASE_URL', 'https://cdn.example.com/'],
+      ['PHOTO_MAX_BYTES', '100'],
+      ['PHOTO_MAX_PIXELS', '1'],
+      ['PHOTO_PROCESSING_CONCURRENCY', '0'],
+      ['PHOTO_SWEEP_INTERVAL_MS', '10'],
+    ] as const) {
+      assert.throws(() => loadConfig({}, { [name]: value }), new RegExp(`Invalid configuration: ${name}`), name)
+    }
   })
 
   test('reads the environment it is given, not process.env', () => {
@@ -107,6 +136,16 @@ describe('loadConfig values', () => {
         WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, fd00::/8',
         WEBHOOK_TIMEOUT_MS: '5000',
         WEBHOOK_WORKER_INTERVAL_MS: '250',
+        S3_BUCKET: 'adoption-photos',
+        S3_ENDPOINT: 'https://s3.example.net',
+        S3_REGION: 'eu-west-3',
+        S3_FORCE_PATH_STYLE: 'false',
+        S3_PREFIX: 'store-a/',
+        MEDIA_BASE_URL: 'https://cdn.example.com/media',
+        PHOTO_MAX_BYTES: '10485760',
+        PHOTO_MAX_PIXELS: '24000000',
+        PHOTO_PROCESSING_CONCURRENCY: '3',
+        PHOTO_SWEEP_INTERVAL_MS: '600000',
       },
     )
     assert.deepEqual(
@@ -144,6 +183,16 @@ describe('loadConfig values', () => {
         webhookAllowedNetworks: ['10.0.0.0/8', 'fd00::/8'],
         webhookTimeoutMs: 5000,
         webhookWorkerIntervalMs: 250,
+        s3Bucket: 'adoption-photos',
+        s3Endpoint: 'https://s3.example.net',
+        s3Region: 'eu-west-3',
+        s3ForcePathStyle: false,
+        s3Prefix: 'store-a/',
+        mediaBaseUrl: 'https://cdn.example.com/media',
+        photoMaxBytes: 10485760,
+        photoMaxPixels: 24000000,
+        photoProcessingConcurrency: 3,
+        photoSweepIntervalMs: 600000,
       },
     )
   })

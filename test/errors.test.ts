@@ -55,7 +55,7 @@ describe('error envelope', () => {
       ['GET', '/pets'],
       ['GET', '/v1'],
       ['GET', '/v1/nope'],
-      ['POST', '/v1/pets/1/photos'],
+      ['POST', '/v1/pets/1/vaccinations'],
       ['GET', '/v2/pets'],
     ] as const) {
       test(`${method} ${url}`, async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import sharp from 'sharp'
 import type { Config } from '../src/config.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
 import { testDialect } from './helpers/databases.js'
@@ -58,6 +59,34 @@ describe('response cache across instances', { skip: sharing ? false : 'PostgreSQ
     // Every read after a create misses (1,000), and so does the first read of each of the ten
     // pages; every other read follows a read of the same page with no write between: a hit.
     assert.deepEqual({ miss: after.miss - before.miss, hit: after.hit - before.hit }, { miss: 1010, hit: 990 })
+  })
+
+  test("a photo added, ordered or removed on A shows in the animal's cached answers on B at once", async () => {
+    const { key } = await a.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    const pet = (await a.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Pix', categoryId: 1 } })).json<{ id: number }>()
+    const photosOnB = async () => {
+      const one = (await b.request({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: bearer(key) })).json<{ photos?: { id: string }[] }>()
+      const listed = (await b.request({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).json<{ photos?: { id: string }[] }[]>()
+      assert.deepEqual(listed[0]?.photos, one.photos, 'the list and the animal agree')
+      return one.photos?.map((photo) => photo.id)
+    }
+    const upload = async (width: number) => {
+      const png = await sharp({ create: { width, height: 10, channels: 3, background: '#808080' } }).png().toBuffer()
+      const response = await a.request({ method: 'POST', url: `/v1/pets/${pet.id}/photos`, headers: { ...bearer(key), 'content-type': 'image/png' }, payload: png })
+      assert.equal(response.statusCode, 201, response.body)
+      return response.json<{ id: string }>().id
+    }
+    assert.equal(await photosOnB(), undefined)
+    assert.equal(await photosOnB(), undefined)
+    const first = await upload(20)
+    assert.deepEqual(await photosOnB(), [first])
+    const second = await upload(30)
+    assert.deepEqual(await photosOnB(), [first, second])
+    const ordered = await a.request({ method: 'PUT', url: `/v1/pets/${pet.id}/photos/order`, headers: bearer(key), payload: { ids: [second, first] } })
+    assert.equal(ordered.statusCode, 200, ordered.body)
+    assert.deepEqual(await photosOnB(), [second, first])
+    assert.equal((await a.request({ method: 'DELETE', url: `/v1/pets/${pet.id}/photos/${second}`, headers: bearer(key) })).statusCode, 204)
+    assert.deepEqual(await photosOnB(), [first])
   })
 
   test('an order moved on A shows in the animal pages and the order reads on B at once', async () => {

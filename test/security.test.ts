@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { after, afterEach, before, describe, test } from 'node:test'
+import sharp from 'sharp'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { SQLITE_FILE } from '../src/db/database.js'
 import { DISPLAY_LENGTH, hashApiKey, RANDOM_LENGTH } from '../src/auth/api-key.js'
@@ -62,14 +63,26 @@ interface Objects {
   approvedOrderId: number
   /** A placed order, to cancel. */
   cancellableOrderId: number
+  /** A pet with two photos, to list and order. */
+  photoPetId: number
+  photoIds: [string, string]
+  /** A photo of `petId`, to remove. */
+  removablePhotoId: string
 }
 
-const FIXTURES: Record<string, (o: Objects) => { method: InjectOptions['method']; url: string; payload?: object }> = {
+/** The smallest photo: what uploads send. */
+const TINY_PNG = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#808080' } }).png().toBuffer()
+
+const FIXTURES: Record<string, (o: Objects) => { method: InjectOptions['method']; url: string; payload?: object | Buffer; type?: string }> = {
   listPets: () => ({ method: 'GET', url: '/v1/pets' }),
   createPet: () => ({ method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } }),
   getPet: (o) => ({ method: 'GET', url: `/v1/pets/${o.petId}` }),
   updatePet: (o) => ({ method: 'PATCH', url: `/v1/pets/${o.petId}`, payload: { name: 'Renamed' } }),
   deletePet: (o) => ({ method: 'DELETE', url: `/v1/pets/${o.removablePetId}` }),
+  uploadPetPhoto: (o) => ({ method: 'POST', url: `/v1/pets/${o.availablePetId}/photos`, payload: TINY_PNG, type: 'image/png' }),
+  listPetPhotos: (o) => ({ method: 'GET', url: `/v1/pets/${o.photoPetId}/photos` }),
+  orderPetPhotos: (o) => ({ method: 'PUT', url: `/v1/pets/${o.photoPetId}/photos/order`, payload: { ids: [o.photoIds[1], o.photoIds[0]] } }),
+  deletePetPhoto: (o) => ({ method: 'DELETE', url: `/v1/pets/${o.petId}/photos/${o.removablePhotoId}` }),
   listPetChanges: () => ({ method: 'GET', url: '/v1/pets/changes' }),
   listCategories: () => ({ method: 'GET', url: '/v1/categories' }),
   listBreeds: () => ({ method: 'GET', url: '/v1/categories/1/breeds' }),
@@ -105,12 +118,20 @@ async function makeObjects(t: TestApp, key: string): Promise<Objects> {
   const approvedOrderId = await create('/v1/store/orders', { petId: b })
   await create(`/v1/store/orders/${approvedOrderId}/approve`)
   const cancellableOrderId = await create('/v1/store/orders', { petId: c })
-  return { petId, availablePetId, removablePetId, placedOrderId, approvedOrderId, cancellableOrderId }
+  const photo = async (pet: number) => {
+    const response = await t.request({ method: 'POST', url: `/v1/pets/${pet}/photos`, headers: { ...bearer(key), 'content-type': 'image/png' }, payload: TINY_PNG })
+    assert.equal(response.statusCode, 201, response.body)
+    return response.json<{ id: string }>().id
+  }
+  const photoPetId = await create('/v1/pets', { name: 'Pix', categoryId: 1 })
+  const photoIds: [string, string] = [await photo(photoPetId), await photo(photoPetId)]
+  const removablePhotoId = await photo(petId)
+  return { petId, availablePetId, removablePetId, placedOrderId, approvedOrderId, cancellableOrderId, photoPetId, photoIds, removablePhotoId }
 }
 
 function call(t: TestApp, operationId: string, objects: Objects, headers: Record<string, string>, extra: Partial<InjectOptions> = {}): Promise<LightMyRequestResponse> {
   const fixture = FIXTURES[operationId]!(objects)
-  return t.request({ method: fixture.method, url: fixture.url, headers, ...(fixture.payload && { payload: fixture.payload }), ...extra })
+  return t.request({ method: fixture.method, url: fixture.url, headers: fixture.type ? { ...headers, 'content-type': fixture.type } : headers, ...(fixture.payload && { payload: fixture.payload }), ...extra })
 }
 
 /** A different client address per request, so per-address limits never get in the way. */
@@ -260,8 +281,13 @@ describe('API3 broken object property level authorization', () => {
     const t = await app()
     const owner = await enterprise(t)
     const objects = await makeObjects(t, owner.key)
-    const pet = await t.request({ method: 'GET', url: `/v1/pets/${objects.petId}`, headers: bearer(owner.key) })
+    const pet = await t.request({ method: 'GET', url: `/v1/pets/${objects.availablePetId}`, headers: bearer(owner.key) })
     assert.deepEqual(Object.keys(pet.json()).sort(), ['categoryId', 'id', 'name', 'status'])
+    // A photo: no storage key, hash or project, only its size and addresses.
+    const pictured = await t.request({ method: 'GET', url: `/v1/pets/${objects.petId}`, headers: bearer(owner.key) })
+    const [photo] = pictured.json<{ photos: { variants: { webp: object[] } }[] }>().photos
+    assert.deepEqual(Object.keys(photo!).sort(), ['height', 'id', 'variants', 'width'])
+    assert.deepEqual(Object.keys(photo!.variants.webp[0]!).sort(), ['height', 'url', 'width'])
     const order = await t.request({ method: 'GET', url: `/v1/store/orders/${objects.placedOrderId}`, headers: bearer(owner.key) })
     assert.deepEqual(Object.keys(order.json()).sort(), ['complete', 'createdAt', 'id', 'petId', 'status'])
     const keys = await admin(t, 'GET', `/projects/${owner.slug}/keys`)

@@ -13,6 +13,9 @@ import { createLocations } from '../locations/locations.module.js'
 import type { LocationsService } from '../locations/locations.service.js'
 import { createPets } from '../pets/pets.module.js'
 import type { PetsService } from '../pets/pets.service.js'
+import { createPhotos } from '../photos/photos.module.js'
+import type { PhotosService } from '../photos/photos.service.js'
+import { createObjectStore } from '../storage/backend.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
 import { type CliContext, CliError, type CommandDeps, withFeatures } from './common.js'
 
@@ -21,6 +24,7 @@ export interface Shelter {
   /** The project `--project` names. */
   projectId: number
   pets: PetsService
+  photos: PhotosService
   locations: LocationsService
   categories: CategoriesService
 }
@@ -38,14 +42,19 @@ export async function withShelter(cli: CliContext, slug: string, work: (shelter:
     const locations = createLocations({ db: deps.db, clock: deps.clock, generations, cache })
     const categories = createCategories({ db: deps.db, clock: deps.clock, generations, cache })
     const idempotency = createIdempotency({ db: deps.db, clock: deps.clock, log: deps.log }).service
-    const pets = createPets({ db: deps.db, dialect: deps.dialect, clock: deps.clock, idempotency, generations, outbox: deps.outbox, locations: locations.service, cache })
-    return { db: deps.db, pets: pets.service, locations: locations.service, categories: categories.service }
+    const photos = createPhotos({ db: deps.db, clock: deps.clock, store: createObjectStore(deps.config), config: deps.config, generations, outbox: deps.outbox, log: deps.log })
+    const pets = createPets({ db: deps.db, dialect: deps.dialect, clock: deps.clock, idempotency, generations, outbox: deps.outbox, locations: locations.service, photos: photos.service, cache })
+    return { db: deps.db, pets: pets.service, photos: photos.service, locations: locations.service, categories: categories.service, close: () => photos.sweeper.close() }
   }
   try {
     await withFeatures(cli, build, async (features) => {
       const project = await findProjectBySlug(features.db, slug)
       if (!project) throw new CliError(`No project with slug "${slug}": see \`adoption-store projects list\`.`)
-      await work({ ...features, projectId: project.id })
+      try {
+        await work({ ...features, projectId: project.id })
+      } finally {
+        await features.close()
+      }
     })
   } finally {
     await announceDataChange(cli.config(), changed).catch((error: unknown) => {

@@ -16,6 +16,8 @@ export type PetFeedEntry = components['schemas']['PetFeedEntry']
 export type Category = components['schemas']['Category']
 export type Breed = components['schemas']['Breed']
 export type Location = components['schemas']['Location']
+/** A photo of an animal: its full size and its files (`variants.webp`, `variants.jpeg`, narrowest first) for `srcset`. */
+export type Photo = components['schemas']['Photo']
 
 type QueryOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>
 /** `limit` has a default (20), so callers may leave it out; the document lists it as required. */
@@ -85,7 +87,7 @@ type Safety = 'safe' | 'idempotent' | 'unsafe'
 
 interface Call {
   operation: keyof operations
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   url: URL
   safety: Safety
   body?: unknown
@@ -215,6 +217,44 @@ export class AdoptionStoreClient {
     await this.#send<undefined>({ operation: 'deletePet', method: 'DELETE', url: this.#url(`/pets/${id(petId)}`), safety: 'idempotent', signal: options.signal })
   }
 
+  /**
+   * `POST /pets/{petId}/photos`: adds a photo (the image file's bytes: JPEG, PNG, WebP, AVIF or
+   * GIF, typed by the service from the bytes) as the animal's last. Never retried: a retry after a
+   * lost answer could add it twice.
+   */
+  async uploadPetPhoto(petId: number, image: Uint8Array, options: CallOptions = {}): Promise<Photo> {
+    return this.#json<Photo>({
+      operation: 'uploadPetPhoto',
+      method: 'POST',
+      url: this.#url(`/pets/${id(petId)}/photos`),
+      safety: 'unsafe',
+      body: image,
+      contentType: 'application/octet-stream',
+      signal: options.signal,
+    })
+  }
+
+  /** `GET /pets/{petId}/photos`: the animal's photos, the main one first. */
+  async listPetPhotos(petId: number, options: CallOptions = {}): Promise<Photo[]> {
+    return this.#json<Photo[]>({ operation: 'listPetPhotos', method: 'GET', url: this.#url(`/pets/${id(petId)}/photos`), safety: 'safe', signal: options.signal })
+  }
+
+  /** `PUT /pets/{petId}/photos/order`: every photo id once, the main one first. The same order twice changes nothing, so it is retried. */
+  async orderPetPhotos(petId: number, ids: string[], options: CallOptions = {}): Promise<Photo[]> {
+    return this.#json<Photo[]>({ operation: 'orderPetPhotos', method: 'PUT', url: this.#url(`/pets/${id(petId)}/photos/order`), safety: 'idempotent', body: { ids }, signal: options.signal })
+  }
+
+  /** `DELETE /pets/{petId}/photos/{photoId}`: its files stop being served at once. Retried as a removal is. */
+  async deletePetPhoto(petId: number, photoId: string, options: CallOptions = {}): Promise<void> {
+    await this.#send<undefined>({
+      operation: 'deletePetPhoto',
+      method: 'DELETE',
+      url: this.#url(`/pets/${id(petId)}/photos/${encodeURIComponent(photoId)}`),
+      safety: 'idempotent',
+      signal: options.signal,
+    })
+  }
+
   /** `GET /store/orders`: one page of orders, in ascending id order. */
   async listOrders(query: ListOrdersQuery = {}, options: CallOptions = {}): Promise<Page<Order>> {
     return this.#page<Order>('listOrders', this.#url('/store/orders', query), options)
@@ -336,7 +376,7 @@ export class AdoptionStoreClient {
       response = await this.#fetch(call.url, {
         method: call.method,
         headers,
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        body: call.body === undefined ? undefined : call.body instanceof Uint8Array ? call.body : JSON.stringify(call.body),
         signal: call.signal ? eitherSignal(call.signal, timeout) : timeout,
       })
       text = await response.text()

@@ -29,6 +29,7 @@ export interface Database {
   projects: ProjectTable
   api_keys: ApiKeyTable
   pets: PetTable
+  pet_photos: PetPhotoTable
   categories: CategoryTable
   locations: LocationTable
   pet_changes: PetChangeTable
@@ -128,6 +129,25 @@ export interface PetTable {
   tags_key: string | null
   /** Name, breeds, description and tags as plain folded tokens: what the full-text indexes read. */
   search_text: string | null
+  /** The animal's photos in order as answers show them (src/photos/photos.schemas.ts), JSON, written from `pet_photos`; null: none. */
+  photos: string | null
+}
+
+/** A photo of an animal, visible (and served) once its row is committed, every variant stored before. */
+export interface PetPhotoTable {
+  /** Random, base64url: part of every address of the photo's files. */
+  id: string
+  project_id: number
+  pet_id: number
+  /** 0 is the main photo. */
+  position: number
+  width: number
+  height: number
+  /** SHA-256 (hex) of the bytes uploaded. */
+  hash: string
+  /** JSON: the stored variants (src/photos/photos.schemas.ts `StoredPhoto`). */
+  variants: string
+  created_at: string
 }
 
 /** A project's own name (and breeds) for a category id; the default names are in code (src/categories). */

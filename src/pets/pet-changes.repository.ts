@@ -28,6 +28,7 @@ export interface PetChangeRecord {
   profile: string | null
   createdAt: string | null
   updatedAt: string | null
+  photos: string | null
 }
 
 /**
@@ -58,6 +59,7 @@ export async function listPetChanges(db: Db, dialect: 'sqlite' | 'postgres', pro
       'p.profile',
       'p.created_at as createdAt',
       'p.updated_at as updatedAt',
+      'p.photos',
     ])
     .where('c.project_id', '=', projectId)
     .where((eb) => eb.or([eb('c.txid', '>', after.txid), eb.and([eb('c.txid', '=', after.txid), eb('c.seq', '>', after.seq)])]))

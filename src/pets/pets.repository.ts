@@ -17,9 +17,11 @@ export interface PetRecord {
   locationId: number | null
   createdAt: string
   updatedAt: string | null
+  /** The photos as `pets.photos` keeps them (JSON), or null for none. */
+  photos: string | null
 }
 
-const PET = ['id', 'name', 'category_id as categoryId', 'status', 'profile', 'location_id as locationId', 'created_at as createdAt', 'updated_at as updatedAt'] as const
+const PET = ['id', 'name', 'category_id as categoryId', 'status', 'profile', 'location_id as locationId', 'created_at as createdAt', 'updated_at as updatedAt', 'photos'] as const
 
 /**
  * What filters, sorts and the search read, derived from the name and profile by the service
@@ -200,7 +202,7 @@ export async function insertPetReported(
   data: (row: PetRecord) => unknown,
 ): Promise<PetRecord> {
   const first = insert.statement(db, ...insertArgs(projectId, pet))
-  const placeholder: PetRecord = { id: 0, name: pet.name, categoryId: pet.categoryId, status: pet.status, profile: pet.columns?.profile ?? null, locationId: pet.columns?.location_id ?? null, createdAt: pet.createdAt, updatedAt: pet.createdAt }
+  const placeholder: PetRecord = { id: 0, name: pet.name, categoryId: pet.categoryId, status: pet.status, profile: pet.columns?.profile ?? null, locationId: pet.columns?.location_id ?? null, createdAt: pet.createdAt, updatedAt: pet.createdAt, photos: null }
   const rest = eventOfInsertedRowStatements(db, { ...event, data: JSON.stringify(data(placeholder)) })
   if (first && rest) {
     const [rows] = await batchedTogether(db, [first, ...rest])

@@ -96,6 +96,9 @@ export const PetSchema = Type.Object(
     categoryId: Type.Integer({ format: 'int64', description: 'Identifier of the category the animal belongs to' }),
     status: statusRef('Availability status'),
     ...optionalProfile(),
+    photos: Type.Optional(
+      Type.Array(Type.Ref('Photo'), { minItems: 1, maxItems: 20, description: 'Its photos in order, the main one first (add them with `uploadPetPhoto`); absent while it has none' }),
+    ),
     createdAt: Type.Optional(timestampField('When the animal was added. Sent when `fields` asks for it, and in the change feed')),
     updatedAt: Type.Optional(timestampField('When the animal last changed (its status included). Sent when `fields` asks for it, and in the change feed')),
     distance: Type.Optional(
@@ -148,7 +151,7 @@ const textList = (description: string, example: string, maxLength: number) =>
 const yesNo = (description: string) => StringEnum(['true', 'false'], { description: `${description}: \`true\` or \`false\` (an animal for which it is not known matches neither)`, examples: ['true'] })
 
 /** The fields an answer may be limited to (`fields`); `id` is always sent. */
-export const PET_FIELD_NAMES = ['name', 'categoryId', 'status', ...Object.keys(optionalProfile()), 'createdAt', 'updatedAt', 'distance'] as const
+export const PET_FIELD_NAMES = ['name', 'categoryId', 'status', ...Object.keys(optionalProfile()), 'photos', 'createdAt', 'updatedAt', 'distance'] as const
 
 /** What `sort` orders by: `id` (the default), newest or oldest first, name, distance (with `near`), a seeded random order. */
 export const PET_SORTS = ['id', '-createdAt', 'createdAt', 'name', 'distance', 'random'] as const

@@ -31,6 +31,7 @@ import type { NewPet, Pet, PetChanges, PetFeedEntry, PetStatus } from './pets.sc
 import { encodeCursor, isPlainList, parseSearch, type PetField, type PetsQuery, randomMultiplier } from './pets.search.js'
 import { mergePatch, profileColumns, profileOf, profileProblem } from './profile.js'
 import type { Profile } from './profile.schemas.js'
+import type { Photo } from '../photos/photos.schemas.js'
 
 /** What the animals feature works with, named. */
 export interface PetsDeps {
@@ -45,6 +46,16 @@ export interface PetsDeps {
   outbox: Outbox
   /** The project's places: what `locationId` names and what `near` measures. */
   locations: Pick<LocationsService, 'exists' | 'within'>
+  /** Photos: an animal's answer shows them; its removal deletes their files. */
+  photos: PetPhotos
+}
+
+/** What the animals need of their photos. */
+export interface PetPhotos {
+  /** The answer's `photos` from what `pets.photos` keeps; undefined for none. */
+  render(stored: string | null): Photo[] | undefined
+  /** After an animal's removal committed (its photo rows with it): deletes their files. */
+  discard(stored: string | null): Promise<void>
 }
 
 /** An animal that passed `check`, as it will be written. */
@@ -80,9 +91,11 @@ type Fields = ReadonlySet<PetField> | undefined
 const SPEC_FIELDS = new Set(['id', 'name', 'categoryId', 'status'])
 
 /** An animal in the API's shape: the spec's fields, then the profile it has, then what `fields` asks for. */
-export function toPet(record: PetRecord, fields?: Fields, distance?: number): Pet {
+export function toPet(record: PetRecord, fields?: Fields, distance?: number, photos?: Pick<PetPhotos, 'render'>): Pet {
   const pet: Record<string, unknown> = { id: record.id, name: record.name, categoryId: record.categoryId, status: record.status }
   if (record.profile !== null) Object.assign(pet, JSON.parse(record.profile) as Profile)
+  const shown = photos && record.photos !== null ? photos.render(record.photos) : undefined
+  if (shown !== undefined) pet.photos = shown
   if (fields !== undefined) {
     pet.createdAt = record.createdAt
     pet.updatedAt = record.updatedAt ?? record.createdAt
@@ -111,7 +124,7 @@ export class PetsService {
     if (isPlainList(query)) {
       // The spec's list: the prepared statements, one row past the page.
       const rows = await listPets(db, projectId, { status: query.status as PetStatus | undefined, after: query.after, limit: limit + 1 })
-      const items = rows.slice(0, limit).map((row) => toPet(row))
+      const items = rows.slice(0, limit).map((row) => this.pet(row))
       return { ok: true, items, next: rows.length > limit ? { after: items[items.length - 1]!.id } : undefined, total: undefined }
     }
     const parsed = parseSearch(query)
@@ -131,7 +144,7 @@ export class PetsService {
       const metres = row.locationId === null ? undefined : distances?.get(row.locationId)
       return metres === undefined || !near ? undefined : Math.round((metres / METRES_PER[near.unit]) * 10) / 10
     }
-    const items = page.map((row) => toPet(row, fields, distanceOf(row)))
+    const items = page.map((row) => this.pet(row, fields, distanceOf(row)))
     const last = page[page.length - 1]
     let next: PetsPage['next']
     if (rows.length > limit && last) {
@@ -153,12 +166,12 @@ export class PetsService {
 
   async get(projectId: number, id: number, fields?: ReadonlySet<PetField>): Promise<Pet | undefined> {
     const row = await findPet(this.deps.db, projectId, id)
-    return row && toPet(row, fields)
+    return row && this.pet(row, fields)
   }
 
   async findByExternalId(projectId: number, externalId: string): Promise<Pet | undefined> {
     const row = await findPetByExternalId(this.deps.db, projectId, externalId)
-    return row && toPet(row)
+    return row && this.pet(row)
   }
 
   /**
@@ -172,8 +185,8 @@ export class PetsService {
     const items = rows.map((row): PetFeedEntry => {
       const entry = { cursor: encodeFeedCursor(row), id: row.petId, changedAt: row.changedAt }
       if (row.removed === 1 || row.name === null) return { ...entry, type: 'removed' }
-      const record: PetRecord = { id: row.petId, name: row.name, categoryId: row.categoryId!, status: row.status!, profile: row.profile, locationId: null, createdAt: row.createdAt!, updatedAt: row.updatedAt }
-      return { ...entry, type: 'changed', pet: toPet(record, FEED_FIELDS) }
+      const record: PetRecord = { id: row.petId, name: row.name, categoryId: row.categoryId!, status: row.status!, profile: row.profile, locationId: null, createdAt: row.createdAt!, updatedAt: row.updatedAt, photos: row.photos }
+      return { ...entry, type: 'changed', pet: this.pet(record, FEED_FIELDS) }
     })
     return { ok: true, items, next: items.length === limit ? items[items.length - 1]!.cursor : undefined }
   }
@@ -219,7 +232,7 @@ export class PetsService {
       return result
     }
     return this.changed(projectId, { key: options.idempotencyKey, sent: { operation: 'createPet', body: input }, status: 201 }, written.profile, async (trx) => {
-      const created = toPet(await insertPet(trx, projectId, pet))
+      const created = this.pet(await insertPet(trx, projectId, pet))
       await this.record(trx, projectId, options.change, 'pet.created', created, { name: created.name, categoryId: created.categoryId, status: created.status })
       if (reported) await this.deps.outbox.write(trx, projectId, 'pet.created', created)
       return created
@@ -234,7 +247,7 @@ export class PetsService {
   private async insertNew(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, profile: Profile, reported: boolean): Promise<PetChangeResult> {
     try {
       const created = reported ? await this.insertReported(projectId, pet) : await insertPet(this.deps.db, projectId, pet)
-      return { ok: true, pet: toPet(created), replayed: false }
+      return { ok: true, pet: this.pet(created), replayed: false }
     } catch (error) {
       const failure = writeFailure(error, profile)
       if (failure) return failure
@@ -245,7 +258,7 @@ export class PetsService {
   /** An animal and its pet.created event, committed together (in the group commit where there is one). */
   private async insertReported(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }): Promise<PetRecord> {
     const { id, type, createdAt } = this.deps.outbox.event(projectId, 'pet.created', null)
-    const created = await insertPetReported(this.deps.db, projectId, pet, { id, projectId, type, createdAt }, (row) => toPet(row))
+    const created = await insertPetReported(this.deps.db, projectId, pet, { id, projectId, type, createdAt }, (row) => this.pet(row))
     this.deps.outbox.written()
     return created
   }
@@ -260,7 +273,7 @@ export class PetsService {
     return this.changed(projectId, { key: options.idempotencyKey, sent: { operation: 'updatePet', petId: id, body: input }, status: 200 }, undefined, async (trx) => {
       const before = await findPet(trx, projectId, id)
       if (!before) return refuse('not_found', noSuchPet(id))
-      const current = toPet(before)
+      const current = this.pet(before)
       const profile = profileOfPet(current)
       const merged = profileOf(mergePatch(profile, patch) as Record<string, unknown>)
       const written = await this.checked(projectId, name?.trim() ?? current.name, categoryId ?? current.categoryId, merged, profile.locationId)
@@ -276,7 +289,7 @@ export class PetsService {
         throw error
       }
       if (!updated) return refuse('not_found', noSuchPet(id))
-      const after = toPet(updated)
+      const after = this.pet(updated)
       const fields = (Object.keys(input) as (keyof PetChanges)[]).filter((field) => input[field] !== undefined)
       await this.record(trx, projectId, options.change, 'pet.updated', after, {
         from: Object.fromEntries(fields.map((field) => [field, (current as Record<string, unknown>)[field] ?? null])),
@@ -295,10 +308,12 @@ export class PetsService {
    */
   async remove(projectId: number, id: number, options: Pick<ChangeOptions, 'change'> = {}): Promise<PetChangeResult> {
     const report = await this.reporter(projectId, 'pet.deleted')
-    return this.changed(projectId, undefined, undefined, async (trx) => {
+    let photos: string | null = null
+    const result = await this.changed(projectId, undefined, undefined, async (trx) => {
       const record = await deletePet(trx, projectId, id)
       if (!record) return refuse('not_found', noSuchPet(id))
-      const removed = toPet(record)
+      photos = record.photos
+      const removed = this.pet(record)
       const open = await findOpenOrder(trx, projectId, id)
       if (open) {
         return refuse(
@@ -311,6 +326,9 @@ export class PetsService {
       await report(trx, removed)
       return removed
     })
+    // Its photo rows went with it: their files stop being served at once, and are deleted now.
+    if (result.ok) await this.deps.photos.discard(photos)
+    return result
   }
 
   /** The columns of an animal as it will be written, or why its profile cannot be. */
@@ -372,6 +390,11 @@ export class PetsService {
     if (change) await recordChange(trx, this.deps.clock, change, { action, target: { type: 'pet', id: pet.id }, projectId, details })
   }
 
+  /** An animal in the API's shape, with its photos' addresses. */
+  private pet(record: PetRecord, fields?: Fields, distance?: number): Pet {
+    return toPet(record, fields, distance, this.deps.photos)
+  }
+
   private now(): string {
     return new Date(this.deps.clock.now()).toISOString()
   }
@@ -380,12 +403,12 @@ export class PetsService {
 /** The profile fields of an animal as answered. */
 function profileOfPet(pet: Pet): Profile {
   const profile: Record<string, unknown> = { ...pet }
-  for (const field of ['id', 'name', 'categoryId', 'status', 'createdAt', 'updatedAt', 'distance']) delete profile[field]
+  for (const field of ['id', 'name', 'categoryId', 'status', 'photos', 'createdAt', 'updatedAt', 'distance']) delete profile[field]
   return profile as Profile
 }
 
 /** Every field of an animal, times included: what the change feed carries. */
-const FEED_FIELDS: ReadonlySet<PetField> = new Set<PetField>(['name', 'categoryId', 'status', 'externalId', 'breeds', 'sex', 'age', 'birthDate', 'birthDateEstimated', 'size', 'colors', 'coat', 'description', 'goodWith', 'attributes', 'adoptionFee', 'intakeDate', 'locationId', 'tags', 'videoUrls', 'createdAt', 'updatedAt'])
+const FEED_FIELDS: ReadonlySet<PetField> = new Set<PetField>(['name', 'categoryId', 'status', 'externalId', 'breeds', 'sex', 'age', 'birthDate', 'birthDateEstimated', 'size', 'colors', 'coat', 'description', 'goodWith', 'attributes', 'adoptionFee', 'intakeDate', 'locationId', 'tags', 'videoUrls', 'photos', 'createdAt', 'updatedAt'])
 
 /** The order of a search and where its page starts, with what the repository needs to compute it. */
 function orderOf(sort: string, seed: number, start: { id: number; value?: string | number } | undefined, distances: Map<number, number> | undefined): PetOrder {

@@ -17,6 +17,7 @@ import { NewOrderSchema, OrderSchema, OrdersSchema } from '../orders/orders.sche
 import { BreedSchema, BreedsSchema, CategoriesSchema, CategorySchema } from '../categories/categories.schemas.js'
 import { LocationSchema, LocationsSchema } from '../locations/locations.schemas.js'
 import { NewPetSchema, PetChangesSchema, PetFeedEntrySchema, PetFeedSchema, PetSchema, PetsSchema, PetStatusSchema } from '../pets/pets.schemas.js'
+import { PhotoSchema, PhotosSchema, PhotoVariantSchema } from '../photos/photos.schemas.js'
 import { recordUsage } from '../usage/usage.hook.js'
 import type { UsageRecorder } from '../usage/usage.recorder.js'
 
@@ -41,6 +42,9 @@ export const SHARED_SCHEMAS = [
   PetStatusSchema,
   NewPetSchema,
   PetChangesSchema,
+  PhotoVariantSchema,
+  PhotoSchema,
+  PhotosSchema,
   PetSchema,
   PetsSchema,
   PetFeedEntrySchema,

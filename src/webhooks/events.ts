@@ -7,6 +7,8 @@ export const WEBHOOK_EVENTS = {
   'pet.created': 'An animal was added (POST /v1/pets, the dashboard, an import).',
   'pet.updated': "An animal's name, category or profile was changed (its status moves with orders: see the order events).",
   'pet.deleted': 'An animal was removed.',
+  'pet.photo_added': 'A photo of an animal was added, with the addresses of its files.',
+  'pet.photo_removed': "A photo of an animal was removed (its files are no longer served).",
   'order.placed': 'An adoption order was placed; its animal is now pending.',
   'order.approved': 'An adoption order was approved.',
   'order.delivered': 'An adoption order was delivered; its animal is sold.',

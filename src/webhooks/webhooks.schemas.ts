@@ -158,6 +158,11 @@ const QuotaData = Type.Object(
 /** The body of each group of event types, named in the document's components; `data` is what the types share. */
 const EVENT_BODIES: Record<string, { types: string[]; data: object; description: string }> = {
   PetEvent: { types: ['pet.created', 'pet.updated', 'pet.deleted'], data: ref('Pet'), description: 'An animal added, changed (as it is now) or removed (as it was)' },
+  PhotoEvent: {
+    types: ['pet.photo_added', 'pet.photo_removed'],
+    data: Type.Object({ petId: Type.Integer({ format: 'int64', description: 'The animal' }), photo: ref('Photo') as never }, { additionalProperties: false }),
+    description: 'A photo of an animal added, or removed (as it was)',
+  },
   OrderEvent: { types: ['order.placed', 'order.approved', 'order.delivered', 'order.cancelled'], data: ref('Order'), description: 'An adoption order that moved' },
   ApiKeyEvent: { types: ['key.created', 'key.revoked'], data: ref('WebhookApiKey'), description: 'An API key created or revoked' },
   KeyExpiringEvent: {
@@ -253,7 +258,7 @@ export function webhooksDocument() {
         type,
         {
           post: {
-            operationId: `${type.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase())}Event`,
+            operationId: `${type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase())}Event`,
             summary: type,
             description: `${descriptions[type]}\n\nVerify the signature before trusting the body (see \`verifyWebhook\` in \`adoption-store/client\`), answer 2xx within 10 s, and deduplicate by \`webhook-id\`: delivery is at least once.`,
             tags: ['webhooks'],

@@ -12,6 +12,7 @@ import * as signInsAndOneTimePasswords from './0010-sign-ins-and-one-time-passwo
 import * as webhooks from './0011-webhooks.js'
 import * as animalProfiles from './0012-animal-profiles.js'
 import * as searchPerProject from './0013-search-per-project.js'
+import * as petPhotos from './0014-pet-photos.js'
 import * as searchWords from './0015-search-words.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
@@ -29,5 +30,6 @@ export const migrations: Record<string, Migration> = {
   '0011-webhooks': webhooks,
   '0012-animal-profiles': animalProfiles,
   '0013-search-per-project': searchPerProject,
+  '0014-pet-photos': petPhotos,
   '0015-search-words': searchWords,
 }

@@ -1,0 +1,35 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Config } from '../config.js'
+import type { ObjectStore } from '../storage/store.js'
+import { mediaRoutes } from './media.routes.js'
+import { photosAdminRoutes, photosRoutes } from './photos.routes.js'
+import { type PhotosDeps, PhotosService } from './photos.service.js'
+import { PhotoSweeper } from './sweeper.js'
+
+/** Photos of animals, wired: the service, its routes, and the sweep of leftover files. */
+export interface Photos {
+  service: PhotosService
+  /** Sweeps leftover files on a timer; started and closed with the app (it closes the store last). */
+  sweeper: PhotoSweeper
+  routes: {
+    /** `/v1/pets/{petId}/photos…`. */
+    v1: FastifyPluginAsyncTypebox
+    /** `/admin/v1/projects/{slug}/animals/{petId}/photos…`. */
+    admin: FastifyPluginAsyncTypebox
+    /** `/media/photos/…`, outside the API's scopes: no key. */
+    media: FastifyPluginAsyncTypebox
+  }
+}
+
+export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config'> & { store: ObjectStore; config: PhotosDeps['config'] & Pick<Config, 'photoMaxBytes' | 'photoSweepIntervalMs'> }): Photos {
+  const service = new PhotosService({ ...deps, config })
+  return {
+    service,
+    sweeper: new PhotoSweeper(service, deps.store, deps.clock, config.photoSweepIntervalMs, deps.log),
+    routes: {
+      v1: (app) => photosRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),
+      admin: (app) => photosAdminRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),
+      media: (app) => mediaRoutes(app, { photos: service, store: deps.store }),
+    },
+  }
+}

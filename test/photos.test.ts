@@ -1,0 +1,418 @@
+import assert from 'node:assert/strict'
+import net from 'node:net'
+import zlib from 'node:zlib'
+import { afterEach, beforeEach, describe, test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import { sql } from 'kysely'
+import sharp from 'sharp'
+import { Gate } from '../src/photos/images.js'
+import { createObjectStore } from '../src/storage/backend.js'
+import type { ObjectStore } from '../src/storage/store.js'
+import { bearer, type TestApp } from './helpers/app.js'
+import { startTestS3, type TestS3 } from './helpers/s3.js'
+import { addEndpoint, createWebhooksApp } from './helpers/webhooks.js'
+
+/**
+ * Photos of animals through /v1 and /media: an upload of any accepted type (raw or as a form) is
+ * upright, in sRGB, without metadata, in every variant; the animal's answers carry it at once
+ * (through the response cache); its files are served without a key, immutable, with ranges; a
+ * removal stops serving at once on every instance and deletes the files; every refused upload
+ * leaves no row and no file; leftovers are swept.
+ */
+
+interface Variant {
+  width: number
+  height: number
+  url: string
+}
+interface Photo {
+  id: string
+  width: number
+  height: number
+  variants: { webp: Variant[]; jpeg: Variant[] }
+}
+
+let t: TestApp
+let owner: { slug: string; id: number; key: string }
+let petId: number
+let store: ObjectStore
+
+async function newPet(name: string, key = owner.key): Promise<number> {
+  const response = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name, categoryId: 1 } })
+  assert.equal(response.statusCode, 201, response.body)
+  return response.json<{ id: number }>().id
+}
+
+function upload(bytes: Buffer, options: { pet?: number; key?: string; type?: string } = {}): Promise<LightMyRequestResponse> {
+  return t.request({
+    method: 'POST',
+    url: `/v1/pets/${options.pet ?? petId}/photos`,
+    headers: { ...bearer(options.key ?? owner.key), 'content-type': options.type ?? 'image/jpeg' },
+    payload: bytes,
+  })
+}
+
+async function uploaded(bytes: Buffer): Promise<Photo> {
+  const response = await upload(bytes)
+  assert.equal(response.statusCode, 201, response.body)
+  return response.json<Photo>()
+}
+
+function multipart(bytes: Buffer, filename: string, type: string): { payload: Buffer; contentType: string } {
+  const boundary = `----photo${Date.now()}`
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`)
+  return { payload: Buffer.concat([head, bytes, Buffer.from(`\r\n--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+async function getPet(id = petId): Promise<Record<string, unknown>> {
+  const response = await t.request({ method: 'GET', url: `/v1/pets/${id}`, headers: bearer(owner.key) })
+  assert.equal(response.statusCode, 200, response.body)
+  return response.json()
+}
+
+/** A photo with EXIF (GPS included), an XMP packet and an orientation tag: the camera's 90° turn. */
+async function cameraJpeg(width = 1600, height = 900): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: '#2a6f97' } })
+    .composite([{ input: { create: { width: Math.round(width / 4), height: Math.round(height / 4), channels: 3, background: '#f4a261' } }, left: 0, top: 0 }])
+    .withExif({ IFD0: { Make: 'TestCam', Copyright: 'Shelter' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '39/1 47/1 0/1', GPSLongitudeRef: 'W', GPSLongitude: '89/1 39/1 0/1' } })
+    .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator>Secret Person</dc:creator></rdf:Description></rdf:RDF></x:xmpmeta>')
+    .withMetadata({ orientation: 6 })
+    .jpeg()
+    .toBuffer()
+}
+
+async function png(width = 40, height = 30): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 4, background: { r: 10, g: 200, b: 30, alpha: 0.5 } } }).png().toBuffer()
+}
+
+/** A decompression bomb: a small PNG whose header says it is `width` × `height` (its CRC fixed). */
+async function claiming(width: number, height: number): Promise<Buffer> {
+  const bytes = Buffer.from(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#000' } }).png().toBuffer())
+  // IHDR: length (4), type (4) at 8, then width and height at 16 and 20, its CRC at 29 over type and data.
+  bytes.writeUInt32BE(width, 16)
+  bytes.writeUInt32BE(height, 20)
+  bytes.writeUInt32BE(zlib.crc32(bytes.subarray(12, 29)), 29)
+  return bytes
+}
+
+async function media(url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET', on = t): Promise<LightMyRequestResponse> {
+  return on.request({ method, url: new URL(url).pathname, headers })
+}
+
+async function storedKeys(): Promise<string[]> {
+  const keys: string[] = []
+  for await (const object of store.list('photos/')) keys.push(object.key)
+  return keys
+}
+
+async function photoRows(): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from pet_photos`.execute(t.database.db)
+  return Number(rows[0]!.n)
+}
+
+function assertError(response: LightMyRequestResponse, status: number, code: string, message: RegExp): void {
+  assert.equal(response.statusCode, status, response.body)
+  const body = response.json<{ code: string; message: string }>()
+  assert.equal(body.code, code)
+  assert.match(body.message, message)
+}
+
+let s3: TestS3 | undefined
+
+function hooks(backend: 'files' | 's3'): void {
+  beforeEach(async () => {
+    s3 = backend === 's3' ? await startTestS3() : undefined
+    t = await createWebhooksApp({ photoMaxBytes: 2 * 1024 * 1024, photoMaxPixels: 40_000_000, ...s3?.config })
+    owner = await t.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    petId = await newPet('Luna')
+    store = createObjectStore(t.config)
+    assert.equal(store.kind, backend)
+  })
+  afterEach(async () => {
+    await t.close()
+    await store.close()
+    await s3?.close()
+  })
+}
+
+// The whole suite on each back end: files under DATA_DIR, and an S3-protocol server.
+for (const backend of ['files', 's3'] as const) {
+  describe(`with photos kept in ${backend}`, () => {
+    hooks(backend)
+
+    describe('an upload', () => {
+      test('is turned upright, stripped of EXIF, GPS and XMP, and stored at every width below its own in WebP and JPEG', async () => {
+        const photo = await uploaded(await cameraJpeg(1600, 900))
+        // Orientation 6: the 1600 × 900 picture stands 900 × 1600.
+        assert.deepEqual([photo.width, photo.height], [900, 1600])
+        for (const format of ['webp', 'jpeg'] as const) {
+          assert.deepEqual(photo.variants[format].map((v) => v.width), [100, 300, 600, 900])
+        }
+        for (const variant of [...photo.variants.webp, ...photo.variants.jpeg]) {
+          const response = await media(variant.url)
+          assert.equal(response.statusCode, 200, response.body)
+          const meta = await sharp(response.rawPayload).metadata()
+          assert.equal(meta.width, variant.width)
+          assert.equal(meta.height, variant.height)
+          assert.equal(meta.exif, undefined, `${variant.url} keeps EXIF`)
+          assert.equal(meta.xmp, undefined, `${variant.url} keeps XMP`)
+          assert.equal(meta.icc, undefined)
+          assert.equal(meta.orientation, undefined)
+          assert.ok(!response.rawPayload.includes(Buffer.from('Secret Person')) && !response.rawPayload.includes(Buffer.from('TestCam')))
+          assert.equal(meta.space, 'srgb')
+        }
+        // The main colour is where it was once turned: the orange corner is now top right.
+        const { data, info } = await sharp((await media(photo.variants.jpeg[0]!.url)).rawPayload).raw().toBuffer({ resolveWithObject: true })
+        const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)]
+        assert.ok(at(info.width - 2, 2)[0]! > 200, `top right is orange: ${at(info.width - 2, 2).join(',')}`)
+        assert.ok(at(1, info.height - 2)[0]! < 100, `bottom left is blue: ${at(1, info.height - 2).join(',')}`)
+      })
+
+      test('is never enlarged, and a very large one is capped at 2048 pixels on its longer side', async () => {
+        const small = await uploaded(await png(40, 30))
+        assert.deepEqual(small.variants.webp.map((v) => [v.width, v.height]), [[40, 30]])
+        const large = await uploaded(await sharp({ create: { width: 3000, height: 1000, channels: 3, background: '#000' } }).jpeg().toBuffer())
+        assert.deepEqual([large.width, large.height], [2048, 683])
+        assert.deepEqual(large.variants.jpeg.map((v) => v.width), [100, 300, 600, 1200, 2048])
+      })
+
+      test('is typed by its bytes: a PNG sent as image/jpeg in a form named .jpg, a WebP, an AVIF and a GIF (its first frame) are accepted', async () => {
+        const form = multipart(await png(), 'luna.jpg', 'image/jpeg')
+        const response = await t.request({ method: 'POST', url: `/v1/pets/${petId}/photos`, headers: { ...bearer(owner.key), 'content-type': form.contentType }, payload: form.payload })
+        assert.equal(response.statusCode, 201, response.body)
+        const base = sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
+        for (const bytes of [await base.clone().webp().toBuffer(), await base.clone().avif().toBuffer(), await base.clone().gif().toBuffer()]) {
+          const photo = await uploaded(bytes)
+          assert.deepEqual([photo.width, photo.height], [64, 48])
+        }
+        // An animated GIF: its first frame.
+        const frames = await sharp({ create: { width: 32, height: 64, channels: 3, background: '#ff0000' } }).gif().toBuffer()
+        const animated = await sharp(frames, { pages: -1 }).gif({ loop: 0 }).toBuffer()
+        const photo = await uploaded(animated)
+        assert.deepEqual([photo.width, photo.height], [32, 64])
+        assert.equal(((await getPet()).photos as Photo[]).length, 5)
+      })
+
+      test('shows in the animal at once, through the response cache; an animal without photos answers as before', async () => {
+        const before = await getPet()
+        assert.equal('photos' in before, false)
+        const list = async () => (await t.request({ method: 'GET', url: '/v1/pets', headers: bearer(owner.key) })).json<Record<string, unknown>[]>()
+        assert.equal('photos' in (await list())[0]!, false)
+        const first = await uploaded(await png())
+        const second = await uploaded(await png(20, 20))
+        assert.deepEqual(((await getPet()).photos as Photo[]).map((p) => p.id), [first.id, second.id])
+        assert.deepEqual(((await list())[0]!.photos as Photo[]).map((p) => p.id), [first.id, second.id])
+        const listed = await t.request({ method: 'GET', url: `/v1/pets/${petId}/photos`, headers: bearer(owner.key) })
+        assert.deepEqual(listed.json<Photo[]>(), (await getPet()).photos)
+      })
+    })
+
+    describe('a refused upload leaves no row and no file', () => {
+      const cases: [string, () => Promise<Buffer> | Buffer, number, string, RegExp][] = [
+        ['HEIC', () => Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic\0\0\0\0mif1heic'), Buffer.alloc(64)]), 415, 'unsupported_image_type', /HEIC.*JPEG, PNG, WebP, AVIF or GIF/],
+        ['an SVG with a script', () => Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 415, 'unsupported_image_type', /SVG/],
+        ['a zip', () => Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(100)]), 415, 'unsupported_image_type', /ZIP/],
+        ['0 bytes', () => Buffer.alloc(0), 400, 'invalid_request', /empty/],
+        ['a truncated JPEG', async () => (await cameraJpeg(800, 600)).subarray(0, 3000), 422, 'invalid_image', /truncated or corrupt/],
+        ['a corrupt PNG', async () => Buffer.concat([(await png(300, 300)).subarray(0, 60), Buffer.alloc(400, 7)]), 422, 'invalid_image', /truncated or corrupt/],
+        ['a 30,000 × 30,000 image', () => claiming(30000, 30000), 413, 'image_too_large', /30000 × 30000.*limit is 40 MP/],
+        ['more bytes than the limit', () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.alloc(2 * 1024 * 1024)]), 413, 'payload_too_large', /limit of 2097152 bytes/],
+      ]
+      for (const [name, bytes, status, code, message] of cases) {
+        test(name, async () => {
+          const response = await upload(await bytes())
+          assertError(response, status, code, message)
+          // Past the byte limit the rest is not read: the connection closes after the answer.
+          if (code === 'payload_too_large') assert.equal(response.headers.connection, 'close')
+          assert.equal(await photoRows(), 0)
+          assert.deepEqual(await storedKeys(), [])
+          assert.equal('photos' in (await getPet()), false)
+        })
+      }
+
+      test('the 21st photo of an animal', async () => {
+        const small = await png(8, 8)
+        for (let i = 0; i < 20; i++) await uploaded(small)
+        const keys = await storedKeys()
+        assertError(await upload(small), 409, 'limit_reached', /20 photos/)
+        assert.equal(await photoRows(), 20)
+        assert.deepEqual(await storedKeys(), keys)
+      })
+
+      test("another project's animal, or none, is 404", async () => {
+        const other = await t.project()
+        const theirs = await newPet('Theirs', other.key)
+        assertError(await upload(await png(), { pet: theirs }), 404, 'not_found', new RegExp(`No animal with id ${theirs}`))
+        assertError(await upload(await png(), { pet: 999999 }), 404, 'not_found', /No animal/)
+        assert.equal(await photoRows(), 0)
+        assert.deepEqual(await storedKeys(), [])
+      })
+
+      test('a form without a file, and a path parameter out of range, are 400 naming it', async () => {
+        const boundary = 'x123'
+        const response = await t.request({
+          method: 'POST',
+          url: `/v1/pets/${petId}/photos`,
+          headers: { ...bearer(owner.key), 'content-type': `multipart/form-data; boundary=${boundary}` },
+          payload: `--${boundary}--\r\n`,
+        })
+        assertError(response, 400, 'invalid_request', /no file/)
+        assertError(await upload(await png(), { pet: 0 }), 400, 'invalid_request', /petId/)
+      })
+
+      test('a client that disconnects mid-upload', async () => {
+        const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
+        const { port } = new URL(address)
+        const bytes = await cameraJpeg(1200, 800)
+        await new Promise<void>((resolve) => {
+          const socket = net.connect(Number(port), '127.0.0.1', () => {
+            socket.write(`POST /v1/pets/${petId}/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.key}\r\nContent-Type: image/jpeg\r\nContent-Length: ${bytes.length}\r\n\r\n`)
+            socket.write(bytes.subarray(0, bytes.length / 2), () => setTimeout(() => socket.destroy(), 100))
+          })
+          socket.on('close', () => resolve())
+          socket.on('error', () => resolve())
+        })
+        // The server notices, and nothing was stored; it still answers.
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        assert.equal(await photoRows(), 0)
+        assert.deepEqual(await storedKeys(), [])
+        assert.equal((await uploaded(await png())).width, 40)
+      })
+    })
+
+    describe('serving a file', () => {
+      test('needs no key, is immutable with a strong ETag, answers HEAD, Range and If-None-Match', async () => {
+        const photo = await uploaded(await cameraJpeg(800, 600))
+        const url = photo.variants.jpeg.at(-1)!.url
+        assert.match(url, /^http:\/\/localhost:\d+\/media\/photos\/[A-Za-z0-9_-]{22}\/[0-9a-f]{32}-\d+\.jpg$/)
+        const whole = await media(url)
+        assert.equal(whole.statusCode, 200)
+        assert.equal(whole.headers['cache-control'], 'public, max-age=31536000, immutable')
+        assert.equal(whole.headers['content-type'], 'image/jpeg')
+        assert.equal(whole.headers['x-content-type-options'], 'nosniff')
+        const etag = String(whole.headers.etag)
+        assert.match(etag, /^"[0-9a-f]{64}"$/)
+        assert.equal(Number(whole.headers['content-length']), whole.rawPayload.length)
+        const webp = await media(photo.variants.webp[0]!.url)
+        assert.equal(webp.headers['content-type'], 'image/webp')
+
+        const head = await media(url, {}, 'HEAD')
+        assert.equal(head.statusCode, 200)
+        assert.equal(head.headers.etag, etag)
+        assert.equal(head.headers['content-length'], whole.headers['content-length'])
+
+        const part = await media(url, { range: 'bytes=10-29' })
+        assert.equal(part.statusCode, 206)
+        assert.equal(part.headers['content-range'], `bytes 10-29/${whole.rawPayload.length}`)
+        assert.deepEqual(part.rawPayload, whole.rawPayload.subarray(10, 30))
+        const tail = await media(url, { range: 'bytes=-5' })
+        assert.deepEqual(tail.rawPayload, whole.rawPayload.subarray(-5))
+        assertError(await media(url, { range: `bytes=${whole.rawPayload.length}-` }), 416, 'range_not_satisfiable', /bytes/)
+
+        assert.equal((await media(url, { 'if-none-match': etag })).statusCode, 304)
+        // The same bytes again: the same content, so the same hash in its address (another photo id).
+        const again = await uploaded(await cameraJpeg(800, 600))
+        assert.equal(again.variants.jpeg.at(-1)!.url.split('/').at(-1), url.split('/').at(-1))
+        assert.notEqual(again.id, photo.id)
+        // A file the photo does not have, or a made-up photo: 404.
+        assert.equal((await media(url.replace(/\/[0-9a-f]{32}-/, `/${'0'.repeat(32)}-`))).statusCode, 404)
+        assert.equal((await media(url.replace(photo.id, 'A'.repeat(22)))).statusCode, 404)
+      })
+    })
+
+    describe('changes', () => {
+      test('a removed photo stops being served at once, on every instance, and its files are deleted; the next becomes the main one', async () => {
+        const sibling = await t.sibling()
+        try {
+          const first = await uploaded(await png())
+          const second = await uploaded(await png(20, 10))
+          const url = first.variants.webp[0]!.url
+          assert.equal((await media(url, {}, 'GET', sibling)).statusCode, 200)
+          await getPet()
+          const removed = await t.request({ method: 'DELETE', url: `/v1/pets/${petId}/photos/${first.id}`, headers: bearer(owner.key) })
+          assert.equal(removed.statusCode, 204, removed.body)
+          assert.equal((await media(url)).statusCode, 404)
+          assert.equal((await media(url, {}, 'GET', sibling)).statusCode, 404)
+          assert.deepEqual(((await getPet()).photos as Photo[]).map((p) => p.id), [second.id])
+          assert.ok((await storedKeys()).every((key) => !key.includes(first.id)))
+          assertError(await t.request({ method: 'DELETE', url: `/v1/pets/${petId}/photos/${first.id}`, headers: bearer(owner.key) }), 404, 'not_found', /no photo/)
+        } finally {
+          await sibling.app.close()
+        }
+      })
+
+      test('the order puts the main photo first; an order that is not every photo once is 400', async () => {
+        const [a, b, c] = [await uploaded(await png()), await uploaded(await png(10, 10)), await uploaded(await png(12, 12))]
+        const order = (ids: string[]) => t.request({ method: 'PUT', url: `/v1/pets/${petId}/photos/order`, headers: bearer(owner.key), payload: { ids } })
+        const response = await order([c.id, a.id, b.id])
+        assert.equal(response.statusCode, 200, response.body)
+        assert.deepEqual(response.json<Photo[]>().map((p) => p.id), [c.id, a.id, b.id])
+        assert.deepEqual(((await getPet()).photos as Photo[]).map((p) => p.id), [c.id, a.id, b.id])
+        assertError(await order([a.id, b.id]), 400, 'invalid_request', /every photo/)
+        assertError(await order([a.id, b.id, 'A'.repeat(22)]), 400, 'invalid_request', /not a photo/)
+        assertError(await order([a.id, a.id, b.id]), 400, 'invalid_request', /ids/)
+        assert.deepEqual(((await getPet()).photos as Photo[]).map((p) => p.id), [c.id, a.id, b.id])
+      })
+
+      test("removing the animal removes its photos' rows and files", async () => {
+        const photo = await uploaded(await png())
+        const removed = await t.request({ method: 'DELETE', url: `/v1/pets/${petId}`, headers: bearer(owner.key) })
+        assert.equal(removed.statusCode, 204, removed.body)
+        assert.equal(await photoRows(), 0)
+        assert.deepEqual(await storedKeys(), [])
+        assert.equal((await media(photo.variants.jpeg[0]!.url)).statusCode, 404)
+      })
+
+      test('pet.photo_added and pet.photo_removed are written with the change', async () => {
+        await addEndpoint(t, owner.slug, 'http://127.0.0.1:9/hook', ['pet.photo_added', 'pet.photo_removed'])
+        const photo = await uploaded(await png())
+        await t.request({ method: 'DELETE', url: `/v1/pets/${petId}/photos/${photo.id}`, headers: bearer(owner.key) })
+        const { rows } = await sql<{ type: string; data: string }>`select type, data from webhook_events order by type`.execute(t.database.db)
+        assert.deepEqual(rows.map((row) => row.type), ['pet.photo_added', 'pet.photo_removed'])
+        for (const row of rows) assert.deepEqual(JSON.parse(row.data), { petId, photo })
+      })
+    })
+
+    describe('leftovers', () => {
+      test('the sweep deletes stored files no photo names once they are older than the grace period, and keeps the others', async () => {
+        const photo = await uploaded(await png())
+        await store.put('photos/AAAAAAAAAAAAAAAAAAAAAA/leftover-100.webp', Buffer.from('x'), 'image/webp')
+        const kept = await storedKeys()
+        // Within the grace period: kept (an upload in progress stores its files before its row).
+        assert.equal(await t.app.services.photos.sweep(Date.now() - 60_000), 0)
+        assert.deepEqual(await storedKeys(), kept)
+        assert.equal(await t.app.services.photos.sweep(Date.now() + 60_000), 1)
+        assert.deepEqual(await storedKeys(), kept.filter((key) => !key.startsWith('photos/AAAA')))
+        assert.equal((await media(photo.variants.webp[0]!.url)).statusCode, 200)
+        const report = await t.app.services.photos.verify()
+        assert.deepEqual([report.photos, report.missing, report.orphans], [1, [], []])
+      })
+
+      test('verify reports rows without files and files without rows', async () => {
+        const photo = await uploaded(await png())
+        const key = new URL(photo.variants.webp[0]!.url).pathname.replace('/media/', '')
+        await store.delete([key])
+        await store.put('photos/BBBBBBBBBBBBBBBBBBBBBB/stray-100.jpg', Buffer.from('x'), 'image/jpeg')
+        const report = await t.app.services.photos.verify()
+        assert.deepEqual(report.missing, [{ photoId: photo.id, petId, key }])
+        assert.deepEqual(report.orphans.map((o) => o.key), ['photos/BBBBBBBBBBBBBBBBBBBBBB/stray-100.jpg'])
+      })
+    })
+  })
+}
+
+test('processing runs at most N photos at once', async () => {
+  const gate = new Gate(2)
+  let running = 0
+  let most = 0
+  await Promise.all(
+    Array.from({ length: 7 }, () =>
+      gate.run(async () => {
+        most = Math.max(most, ++running)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        running--
+      }),
+    ),
+  )
+  assert.equal(most, 2)
+})
