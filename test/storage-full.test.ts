@@ -15,6 +15,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
+import sharp from 'sharp'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
 import { SQLITE_FILE, openDatabase } from '../src/db/database.js'
@@ -193,6 +194,74 @@ describe('the embedded store on a full disk', () => {
       } finally {
         sqlite.close()
       }
+    } finally {
+      await app?.close()
+      unmount(dataDir)
+    }
+  })
+})
+
+describe('the photo files on a full file system', () => {
+  test('an upload that finds no room answers 503 with Retry-After and leaves no file or photo; once there is room, uploads are taken without a restart', { timeout: 120_000 }, async (t) => {
+    const mounted = mountTmpfs('32m')
+    if ('reason' in mounted) return t.skip(mounted.reason)
+    const dataDir = mounted.dir
+    const filler = path.join(dataDir, 'filler')
+    const logs = captureLogs()
+    let app: TestApp | undefined
+    try {
+      app = await createTestApp({ config: { databaseUrl: undefined, dataDir, adminToken: ADMIN_TOKEN }, logger: logs.logger })
+      const a = app
+      const { key } = await app.project({ plan: 'enterprise', perMinute: 10_000_000, perDay: 100_000_000 })
+      const pet = (await a.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1 } })).json<{ id: number }>()
+      // Noise does not compress: the photo's files take room in proportion to its size.
+      const { width, height } = { width: 1600, height: 1200 }
+      const image = await sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer()
+      const upload = () => a.request({ method: 'POST', url: `/v1/pets/${pet.id}/photos`, headers: { ...bearer(key), 'content-type': 'image/jpeg' }, payload: image })
+      const photos = async () => (await a.request({ method: 'GET', url: `/v1/pets/${pet.id}/photos`, headers: bearer(key) })).json<unknown[]>().length
+      const mediaFiles = () => (fs.existsSync(path.join(dataDir, 'media')) ? fs.readdirSync(path.join(dataDir, 'media'), { recursive: true }).length : 0)
+      const first = await upload()
+      assert.equal(first.statusCode, 201, first.body)
+      const filesBefore = mediaFiles()
+
+      // Everything left taken by a file of the operator's (the database keeps its pages: a photo's
+      // row is small, its files are not).
+      const fd = fs.openSync(filler, 'w')
+      try {
+        const chunk = Buffer.alloc(256 * 1024, 1)
+        for (;;) fs.writeSync(fd, chunk)
+      } catch (error) {
+        assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC')
+      } finally {
+        fs.closeSync(fd)
+      }
+      // Give back a little: enough for a row, not for the photo's files.
+      fs.truncateSync(filler, fs.statSync(filler).size - 128 * 1024)
+
+      const refused = await upload()
+      assertStorageFull(refused, 'an upload while the file system is full', dataDir)
+      assert.equal(await photos(), 1, 'the refused upload added no photo')
+      assert.equal(mediaFiles(), filesBefore, 'the refused upload left no file')
+      const ready = await a.request({ method: 'GET', url: '/readyz' })
+      assert.equal(ready.statusCode, 503, ready.body)
+      const metrics = (await a.request({ method: 'GET', url: '/metrics' })).body
+      assert.equal(sample(metrics, 'adoption_store_storage_full', '{storage="files"}'), 1, 'the gauge says the file storage is full')
+      assert.equal((await a.request({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: bearer(key) })).statusCode, 200, 'reads answer')
+
+      // The operator removes the file: ready again by the probe, and the next upload is taken.
+      fs.rmSync(filler)
+      let readyAgain = 0
+      for (let i = 0; i < 100 && readyAgain !== 200; i++) {
+        readyAgain = (await a.request({ method: 'GET', url: '/readyz' })).statusCode
+        if (readyAgain !== 200) await sleep(100)
+      }
+      assert.equal(readyAgain, 200, '/readyz is ready again once there is room')
+      const again = await upload()
+      assert.equal(again.statusCode, 201, again.body)
+      assert.equal(await photos(), 2)
+      const warnings = logs.lines().filter((line) => (line.level as number) >= 40)
+      assert.equal(warnings.length, 1, `one warning: ${JSON.stringify(warnings.slice(0, 3))}`)
+      assert.equal(warnings[0]!.storage, 'files')
     } finally {
       await app?.close()
       unmount(dataDir)
