@@ -238,11 +238,9 @@ for (const dialect of dialects) {
         if (dialect.name === 'postgres') {
           // Undone and done again on PostgreSQL, the search answers the same.
           const migrator = migratorOf(db)
-          for (const name of ['0015-search-words', '0013-search-per-project']) {
-            const { error, results } = await migrator.migrateDown()
-            assert.equal(error, undefined)
-            assert.equal(results?.[0]?.migrationName, name)
-          }
+          const down = await migrator.migrateTo('0012-animal-profiles')
+          assert.equal(down.error, undefined)
+          assert.ok(down.results?.some((result) => result.migrationName === '0013-search-per-project' && result.direction === 'Down'))
           assert.equal((await migrator.migrateToLatest()).error, undefined)
           assert.deepEqual(await found(one.id, ['lively']), ['Mia'])
           assert.deepEqual(await found(twelve.id, ['friend']), ['Max'])

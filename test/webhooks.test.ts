@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { sql } from 'kysely'
+import sharp from 'sharp'
 import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
 import { WEBHOOK_ENDPOINT_LIMITS } from '../src/limits/plans.js'
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../src/webhooks/events.js'
@@ -274,6 +275,11 @@ describe('the published document', () => {
     const rex = (await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })).json<{ id: number }>()
     const tom = (await post('/v1/pets', project.key, { name: 'Tom', categoryId: 1 })).json<{ id: number }>()
     await t.request({ method: 'PATCH', url: `/v1/pets/${rex.id}`, headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: { name: 'Rexy' } })
+    const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).jpeg().toBuffer()
+    const uploaded = await t.request({ method: 'POST', url: `/v1/pets/${rex.id}/photos`, headers: { ...bearer(project.key), 'content-type': 'image/jpeg' }, payload: image })
+    assert.equal(uploaded.statusCode, 201, uploaded.body)
+    const removed = await t.request({ method: 'DELETE', url: `/v1/pets/${rex.id}/photos/${uploaded.json<{ id: string }>().id}`, headers: bearer(project.key) })
+    assert.equal(removed.statusCode, 204, removed.body)
     const first = (await post('/v1/store/orders', project.key, { petId: rex.id })).json<{ id: number }>()
     await post(`/v1/store/orders/${first.id}/approve`, project.key)
     await post(`/v1/store/orders/${first.id}/deliver`, project.key)
