@@ -14,6 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, test } from 'node:test'
+import { S3ServiceException } from '@aws-sdk/client-s3'
 import SQLite from 'better-sqlite3'
 import sharp from 'sharp'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
@@ -339,6 +340,11 @@ describe('storage-full errors, wherever they come from', () => {
     const wrapped = new Error('the photo could not be stored', { cause: enospc })
     const errnoOnly = Object.assign(new Error('write failed'), { errno: -os.constants.errno.ENOSPC })
     for (const error of [enospc, edquot, wrapped, errnoOnly]) assert.equal(fullStorageOf(error), 'files', String(error))
+    // An S3-compatible store out of room, as the AWS SDK reports it (MinIO: 507 XMinioStorageFull).
+    const s3Full = new S3ServiceException({ name: 'XMinioStorageFull', $fault: 'server', $metadata: { httpStatusCode: 507 }, message: 'Storage backend has reached its minimum free drive threshold.' })
+    assert.equal(fullStorageOf(new Error('the photo could not be stored', { cause: s3Full })), 'files')
+    const s3Other = new S3ServiceException({ name: 'SlowDown', $fault: 'server', $metadata: { httpStatusCode: 503 }, message: 'Please reduce your request rate.' })
+    assert.equal(fullStorageOf(s3Other), undefined, 'another S3 error is not a full storage')
 
     const { app, storage, metrics, logs } = await handlerWith(() => wrapped)
     try {

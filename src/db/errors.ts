@@ -28,16 +28,19 @@ const NO_ROOM_ERRNOS = [os.constants.errno.ENOSPC, os.constants.errno.EDQUOT].fi
  * Which storage an error says is full, or undefined when it says something else: SQLite's
  * "database or disk is full" (SQLITE_FULL) and PostgreSQL's disk_full (SQLSTATE 53100) are the
  * database's; no space left on a device (ENOSPC) and a quota exceeded (EDQUOT), by code or by
- * libuv's errno, are a file store's (photos and other media, wherever they are written from).
+ * libuv's errno, are a file store's (photos and other media, wherever they are written from), and
+ * so is an S3-compatible store's 507 Insufficient Storage (as the AWS SDK reports it).
  * An error that wraps another (`cause`) is looked through, so a store may add its own words.
  * A full storage is an outage, not a bug: the write is refused with 503 until there is room.
  */
 export function fullStorageOf(error: unknown): FullStorage | undefined {
   let current = error
   for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    const { code, errno, cause } = current as { code?: unknown; errno?: unknown; cause?: unknown }
+    const { code, errno, cause, name, $metadata } = current as { code?: unknown; errno?: unknown; cause?: unknown; name?: unknown; $metadata?: { httpStatusCode?: unknown } }
     if (code === 'SQLITE_FULL' || code === '53100') return 'database'
     if (code === 'ENOSPC' || code === 'EDQUOT' || (typeof errno === 'number' && NO_ROOM_ERRNOS.includes(errno))) return 'files'
+    // An S3-compatible store out of room: 507 Insufficient Storage (MinIO's XMinioStorageFull).
+    if ($metadata?.httpStatusCode === 507 || name === 'XMinioStorageFull' || name === 'InsufficientStorage') return 'files'
     current = cause
   }
   return undefined

@@ -42,8 +42,10 @@ export class UsageService {
 
   /** A project's usage over a range, oldest bucket first, every bucket present (zeros included). */
   async get(project: ProjectRow, range: UsageRange): Promise<Usage> {
-    // This instance's counts are written first, so the answer includes its latest requests.
-    await this.recorder.flush()
+    // This instance's counts are written first, so the answer includes its latest requests. A
+    // flush that fails (a full disk) keeps them for the next one, which reports it: this read
+    // answers with what is stored, as every read does while writes are refused.
+    await this.recorder.flush().catch(() => undefined)
     const { bucketMs, buckets, prefixLength } = RANGES[range]
     const now = this.clock.now()
     const last = now - (now % bucketMs)
