@@ -30,7 +30,7 @@ import { generateApiKey } from '../src/auth/api-key.js'
 import { createUser, signedIn, signIn, signInRequest, type SignedInUser, TEST_PASSWORD } from './helpers/accounts.js'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { bearer, type TestApp } from './helpers/app.js'
-import { assertMatchesContract, jsonOf } from './helpers/contract.js'
+import { assertMatchesContract, jsonOf, staticFirst } from './helpers/contract.js'
 import { testDialect } from './helpers/databases.js'
 import { type Auth, type DrawnRequest, type OperationModel, operationsOf, type RequestOptions, requestsFor, strayRequests } from './helpers/fuzz/requests.js'
 import { SchemaArbitraries } from './helpers/fuzz/schema-arbitraries.js'
@@ -242,7 +242,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     const pathname = new URL(url, 'http://localhost').pathname
     const candidates = operations
       .filter((o) => pathname.startsWith(`${o.prefix}/`) && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]*')}$`).test(pathname.slice(o.prefix.length)))
-      .sort((a, b) => specificity(a.path, b.path))
+      .sort((a, b) => staticFirst(a.path, b.path))
     const best = candidates[0]
     return best && candidates.find((o) => o.path === best.path && o.method === method)
   }
@@ -312,18 +312,6 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     context.diagnostic(`fuzz: ${requests} requests in ${seconds.toFixed(1)} s on ${testDialect} (seed ${SEED})`)
   })
 })
-
-/** Compares two document paths as the router does: at the first differing segment, a static one wins. */
-function specificity(a: string, b: string): number {
-  const sa = a.split('/')
-  const sb = b.split('/')
-  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
-    const pa = sa[i]!.startsWith('{')
-    const pb = sb[i]!.startsWith('{')
-    if (pa !== pb) return pa ? 1 : -1
-  }
-  return 0
-}
 
 function clip(text: string, max = 1_500): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`

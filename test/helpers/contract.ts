@@ -113,11 +113,27 @@ function findOperation(doc: OpenApiDoc, method: string, pathname: string) {
   // Paths in the document are relative to the servers, which end in /v1.
   if (!pathname.startsWith('/v1/')) return undefined
   const relative = pathname.slice('/v1'.length)
-  for (const [path, item] of Object.entries(doc.paths)) {
-    const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`)
-    if (pattern.test(relative) && item[method]) return { path, operation: item[method] }
+  // The path the router picks, whatever the method: at the first segment where two paths differ,
+  // a static segment wins over a parameter (`DELETE /pets/1/photos/order` is the order's path,
+  // answered 405, never a photo's removal).
+  const [path] = Object.keys(doc.paths)
+    .filter((p) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(relative))
+    .sort(staticFirst)
+  if (path === undefined) return undefined
+  const operation = doc.paths[path]![method]
+  return operation && { path, operation }
+}
+
+/** Orders two document paths as the router does: at the first differing segment, a static one first. */
+export function staticFirst(a: string, b: string): number {
+  const sa = a.split('/')
+  const sb = b.split('/')
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const pa = sa[i]!.startsWith('{')
+    const pb = sb[i]!.startsWith('{')
+    if (pa !== pb) return pa ? 1 : -1
   }
-  return undefined
+  return 0
 }
 
 /**
