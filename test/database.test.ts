@@ -5,14 +5,15 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import { CompiledQuery, sql } from 'kysely'
-import { migrateToLatest, migratorOf } from '../src/db/database.js'
+import { migrateToLatest, migratorOf, openDatabase } from '../src/db/database.js'
+import { loadConfig } from '../src/config.js'
 import { SqliteConnections } from '../src/db/sqlite.js'
 import { migrations } from '../src/db/migrations/index.js'
 import { insertDomain, saveDomainCheck } from '../src/domains/domains.repository.js'
 import { insertApiKey, findKeyByHash } from '../src/keys/keys.repository.js'
 import { insertProject } from '../src/projects/projects.repository.js'
 import { deletePet, findPet, insertPet, listPets, searchPets } from '../src/pets/pets.repository.js'
-import { dialects, withDatabase } from './helpers/databases.js'
+import { dialects, freshPostgresDatabase, postgresUrl, withDatabase } from './helpers/databases.js'
 
 const at = '2026-11-22T12:00:00.000Z'
 
@@ -28,6 +29,31 @@ test('SQLite runs in WAL mode with synchronous=FULL', async () => {
     assert.equal(foreignKeys.rows[0]?.foreign_keys, 1)
   } finally {
     await drop()
+  }
+})
+
+test('PostgreSQL: the service plans for solid-state storage unless the database says otherwise', { skip: !postgresUrl && 'PostgreSQL is not configured (TEST_DATABASE_URL)' }, async () => {
+  const database = await freshPostgresDatabase()
+  const randomPageCost = async () => {
+    const handle = openDatabase(loadConfig({}, { DATABASE_URL: database.url }))
+    try {
+      // Two connections at once: the setting is made on every connection, not on the first.
+      const [a, b] = await handle.db.connection().execute(async (first) =>
+        Promise.all([sql<{ random_page_cost: string }>`show random_page_cost`.execute(first), sql<{ random_page_cost: string }>`show random_page_cost`.execute(handle.db)]),
+      )
+      return [a.rows[0]?.random_page_cost, b.rows[0]?.random_page_cost]
+    } finally {
+      await handle.close()
+    }
+  }
+  try {
+    assert.deepEqual(await randomPageCost(), ['1.1', '1.1'], 'the server default (4) is replaced')
+    const admin = openDatabase(loadConfig({}, { DATABASE_URL: postgresUrl }))
+    await sql.raw(`alter database ${new URL(database.url).pathname.slice(1)} set random_page_cost = 2.5`).execute(admin.db)
+    await admin.close()
+    assert.deepEqual(await randomPageCost(), ['2.5', '2.5'], "the operator's value for the database is kept")
+  } finally {
+    await database.drop()
   }
 })
 
