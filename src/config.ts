@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { isIP } from 'node:net'
 import { envSchema } from 'env-schema'
 import ipaddr from 'ipaddr.js'
 import { Type, type Static } from 'typebox'
@@ -171,6 +172,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   }
   checkConnectionUrl('DATABASE_URL', parsed.DATABASE_URL)
   checkConnectionUrl('REDIS_URL', parsed.REDIS_URL)
+  if (parsed.HTTPS_PORT !== undefined && parsed.HTTPS_PORT !== 0 && parsed.HTTPS_PORT === parsed.PORT) {
+    throw new ConfigError(`Invalid configuration: HTTPS_PORT is ${parsed.HTTPS_PORT}, the port of PORT too: the HTTPS listener needs a port of its own (e.g. HTTPS_PORT=8443)`)
+  }
   return configFrom(parsed)
 }
 
@@ -277,7 +281,7 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     platformDomain: env.PLATFORM_DOMAIN,
     platformDnsTarget: values.platformDnsTarget ?? env.PLATFORM_DNS_TARGET ?? values.platformDomain ?? env.PLATFORM_DOMAIN,
-    dnsResolvers: splitList(env.DNS_RESOLVERS),
+    dnsResolvers: parseResolvers(env.DNS_RESOLVERS),
     adminToken: env.ADMIN_TOKEN,
     httpsPort: env.HTTPS_PORT,
     acmeDirectoryUrl: env.ACME_DIRECTORY_URL,
@@ -312,6 +316,20 @@ function parseNetworks(value: string | undefined): string[] {
     if (!ipaddr.isValidCIDR(network)) throw new ConfigError(`Invalid configuration: WEBHOOK_ALLOWED_NETWORKS must be comma-separated CIDR ranges (e.g. 10.0.0.0/8); "${network}" is not one`)
   }
   return networks
+}
+
+/** What node:dns `setServers` takes: IP addresses, each with an optional port (IPv6 in brackets then). */
+function parseResolvers(value: string | undefined): string[] {
+  const resolvers = splitList(value)
+  for (const resolver of resolvers) {
+    const [, address = resolver, port] = /^\[([^\]]+)\](?::(\d+))?$/.exec(resolver) ?? /^([^:]+)(?::(\d+))?$/.exec(resolver) ?? []
+    if (isIP(address) === 0 || (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535))) {
+      throw new ConfigError(
+        `Invalid configuration: DNS_RESOLVERS must be comma-separated IP addresses, each with an optional :port (e.g. 1.1.1.1,9.9.9.9:53 or [2606:4700:4700::1111]:53); "${resolver}" is not one`,
+      )
+    }
+  }
+  return resolvers
 }
 
 function splitList(value: string | undefined): string[] {

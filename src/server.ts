@@ -96,6 +96,10 @@ function describeListenFailure(error: unknown, config: Config): string | undefin
       return `port ${port ?? config.port} on ${address ?? config.host} needs privileges this process does not have: choose a port above 1023 with ${which}, or grant the privilege.`
     case 'EADDRNOTAVAIL':
       return `${address ?? config.host} is not an address of this machine: set HOST (or --host) to one of its addresses, or 0.0.0.0 for all of them.`
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return `HOST (${config.host}) is neither an address of this machine nor a name it can resolve: set HOST (or --host) to one of its addresses (e.g. 127.0.0.1), or 0.0.0.0 for all of them.`
   }
   return undefined
 }

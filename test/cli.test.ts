@@ -316,6 +316,39 @@ describe('configuration', () => {
     })
   }
 
+  test('an unusable setting is one line naming its variable and what would do, never a hang or a stack trace', { timeout: 120_000 }, async () => {
+    const file = path.join(makeDataDir(), 'a-file')
+    fs.writeFileSync(file, '')
+    const port = String(await freePort())
+    const sqlite = processDialect === 'sqlite'
+    const cases: [Record<string, string>, RegExp][] = [
+      // The embedded database's directory: Node's recursive mkdir retried /proc/nope for ever at 100 % CPU.
+      ...(sqlite
+        ? ([
+            [{ DATA_DIR: '/proc/nope' }, /^adoption-store: DATA_DIR \(\/proc\/nope\) cannot be made: \/proc does not take new directories: set DATA_DIR \(or --data-dir\) to a directory/],
+            [{ DATA_DIR: file }, /^adoption-store: DATA_DIR \(\S+a-file\) is a file, not a directory: set DATA_DIR/],
+            [{ DATA_DIR: path.join(file, 'data') }, /^adoption-store: DATA_DIR \(\S+a-file\/data\) is inside a file \(\S+a-file\): set DATA_DIR/],
+          ] satisfies [Record<string, string>, RegExp][])
+        : []),
+      // It blamed the SQLite database in DATA_DIR.
+      [{ HOST: 'not-a-host.invalid' }, /^adoption-store: HOST \(not-a-host\.invalid\) is neither an address of this machine nor a name it can resolve: set HOST/],
+      // It said to change PORT.
+      [{ HTTPS_PORT: port }, new RegExp(`^adoption-store: Invalid configuration: HTTPS_PORT is ${port}, the port of PORT too`)],
+      // A stack trace of 17 lines from node:dns.
+      [{ DNS_RESOLVERS: 'bad' }, /^adoption-store: Invalid configuration: DNS_RESOLVERS must be comma-separated IP addresses, each with an optional :port .*"bad" is not one$/],
+    ]
+    for (const [env, expected] of cases) {
+      const dataDir = makeDataDir()
+      const result = await runCli(['serve'], { dataDir, env: { PORT: port, ...env }, timeoutMs: 15_000 })
+      const what = JSON.stringify(env)
+      assert.equal(result.timedOut, false, `${what}: serve did not exit:\n${result.stdout}${result.stderr}`)
+      assert.equal(result.code, 1, `${what}: ${result.stderr}`)
+      assert.equal(result.stderr.trim().split('\n').length, 1, `${what}: one line, got:\n${result.stderr}`)
+      assert.match(result.stderr.trim(), expected, what)
+      assert.doesNotMatch(result.stdout, /as_live_/, `${what}: no key was made`)
+    }
+  })
+
   test('a CLI flag overrides the environment: PORT=abc --port <free> serve starts', { timeout: 30_000 }, async () => {
     const port = await freePort()
     const server = await startServer({ port, env: { PORT: 'abc' }, args: ['--port', String(port), 'serve'] })

@@ -203,6 +203,24 @@ describe('loadConfig values', () => {
     assert.throws(() => loadConfig({}, { WEBHOOK_ALLOWED_NETWORKS: 'localhost' }), /WEBHOOK_ALLOWED_NETWORKS must be comma-separated CIDR ranges/)
   })
 
+  test('DNS_RESOLVERS takes IP addresses with an optional port, and names the entry that is not one', () => {
+    assert.deepEqual(loadConfig({}, { DNS_RESOLVERS: '1.1.1.1, 9.9.9.9:53,2606:4700:4700::1111,[2620:fe::fe]:5353,[8.8.8.8]:53' }).dnsResolvers, ['1.1.1.1', '9.9.9.9:53', '2606:4700:4700::1111', '[2620:fe::fe]:5353', '[8.8.8.8]:53'])
+    // Letters of hexadecimal digits alone were let through, and failed later in node:dns with a
+    // stack trace; port 0 there aborts the whole process.
+    for (const bad of ['bad', '1.1.1', '1.1.1.1:0', '1.1.1.1:65536', '[::1', 'dead:beef']) {
+      assert.throws(() => loadConfig({}, { DNS_RESOLVERS: `1.1.1.1,${bad}` }), new RegExp(`^ConfigError: Invalid configuration: DNS_RESOLVERS must be comma-separated IP addresses, each with an optional :port .*"${bad.replace(/[[\]]/g, '\\$&')}" is not one$`), bad)
+    }
+    // Characters no address has are refused by the variable's pattern first, in the same words.
+    assert.throws(() => loadConfig({}, { DNS_RESOLVERS: '1.1.1.1:dns' }), /^ConfigError: Invalid configuration: DNS_RESOLVERS must be comma-separated IP addresses, each with an optional :port/)
+  })
+
+  test('HTTPS_PORT must differ from PORT (both 0 ask the system for two ports)', () => {
+    assert.throws(() => loadConfig({}, { PORT: '8080', HTTPS_PORT: '8080' }), /^ConfigError: Invalid configuration: HTTPS_PORT is 8080, the port of PORT too: the HTTPS listener needs a port of its own \(e\.g\. HTTPS_PORT=8443\)$/)
+    assert.throws(() => loadConfig({ PORT: 8443 }, { HTTPS_PORT: '8443' }), /HTTPS_PORT is 8443, the port of PORT too/, 'the port given as --port')
+    assert.equal(loadConfig({}, { PORT: '0', HTTPS_PORT: '0' }).httpsPort, 0)
+    assert.equal(loadConfig({}, { PORT: '8080', HTTPS_PORT: '8443' }).httpsPort, 8443)
+  })
+
   test('RESPONSE_CACHE=off turns the response cache off whatever its budget', () => {
     assert.equal(loadConfig({}, { RESPONSE_CACHE: 'off', RESPONSE_CACHE_MAX_BYTES: '1048576' }).responseCacheBytes, 0)
     assert.throws(() => loadConfig({}, { RESPONSE_CACHE: 'no' }), /RESPONSE_CACHE .*\(on, off\)/)

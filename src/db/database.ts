@@ -1,8 +1,8 @@
-import fs from 'node:fs'
 import path from 'node:path'
 import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, sql } from 'kysely'
 import type Pg from 'pg'
 import { lazy } from '../lazy.js'
+import { ensureDataDir } from './data-dir.js'
 import type { Config } from '../config.js'
 import { migrations } from './migrations/index.js'
 import { type CompiledTemplate, registerFastPath } from './prepared.js'
@@ -44,7 +44,7 @@ export function openDatabase(config: Config): DatabaseHandle {
 }
 
 function openSqlite(dataDir: string): DatabaseHandle {
-  fs.mkdirSync(dataDir, { recursive: true })
+  ensureDataDir(dataDir)
   const file = path.join(dataDir, SQLITE_FILE)
   const sqlite = new SqliteConnections(file)
   const db = new Kysely<Database>({ dialect: sqlite.dialect() })
