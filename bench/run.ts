@@ -248,6 +248,13 @@ async function photos(): Promise<void> {
     `Load average ${loadStart} at the start, ${loadavg()} at the end (${os.cpus().length} cores). The server, the load generators and the image processing share these cores: upload times and latency depend on what else runs.`,
     'The embedded service (SQLite, files under DATA_DIR/media), response cache on (the default).',
   ]
+  const others = [...results.serve.rounds.flatMap((r) => [r.service, r.baseline]), ...results.list.rounds.flatMap((r) => [r.idle, r.busy])].map((r) => r.otherCpuCores)
+  const busiest = Math.max(...others)
+  if (busiest >= NOISY_OTHER_CPU) {
+    notes.unshift(
+      `⚠ Other processes used up to ${busiest.toFixed(2)} cores of ${os.cpus().length} during the measured runs (median ${median(others).toFixed(2)}): these figures are those of a loaded machine, not of the service alone. Measure on an idle machine before drawing conclusions.`,
+    )
+  }
   const markdown = `# Adoption Store benchmark: photos${quick ? ' (quick)' : ''}\n\n${new Date(started).toISOString()}, Node ${process.version}.\n\n${photosMarkdown(results, photoSettings, loadgenText, notes)}`
   mkdirSync(resultsDir, { recursive: true })
   const name = quick ? 'photos.quick' : 'photos'
