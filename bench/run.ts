@@ -9,7 +9,7 @@
  *
  * Environment: BENCH_SECONDS, BENCH_ROUNDS, BENCH_QUICK=1, BENCH_LOADGEN=wrk|autocannon, BENCH_CONNECTIONS,
  * BENCH_WRK_THREADS, BENCH_PRISM=0,
- * BENCH_PROFILE=0|1, BENCH_DATABASE_URL / DATABASE_URL, BENCH_REDIS_URL / REDIS_URL.
+ * BENCH_PROFILE=0|1, BENCH_SEARCH=0|only, BENCH_PHOTOS=0|only, BENCH_DATABASE_URL / DATABASE_URL, BENCH_REDIS_URL / REDIS_URL.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -33,6 +33,7 @@ import {
   type Target,
 } from './lib/targets.js'
 import { findWrk, runWrk } from './lib/wrk.js'
+import { photosMarkdown, photosSettings, runPhotosBench } from './photos.js'
 import { runSearchBench, searchMarkdown, searchSettings } from './search.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -88,6 +89,8 @@ const settings = {
   prism: env.BENCH_PRISM !== '0',
   // The search at scale (bench/search.ts): after the throughput scenarios; `only` runs it alone, `0` skips it.
   search: env.BENCH_SEARCH === '0' ? ('skip' as const) : env.BENCH_SEARCH === 'only' ? ('only' as const) : ('run' as const),
+  // Photos (bench/photos.ts): after the throughput scenarios, before the search; `only` runs it alone, `0` skips it.
+  photos: env.BENCH_PHOTOS === '0' ? ('skip' as const) : env.BENCH_PHOTOS === 'only' ? ('only' as const) : ('run' as const),
 }
 const databaseUrl = env.BENCH_DATABASE_URL || env.DATABASE_URL || undefined
 const redisUrl = env.BENCH_REDIS_URL || env.REDIS_URL || undefined
@@ -222,8 +225,42 @@ const codeOf = (body: unknown) => (body && typeof body === 'object' && 'code' in
 
 async function main(): Promise<void> {
   if (!existsSync(paths.cli)) throw new Error('dist/cli.js is missing: run `npm run build` first (the benchmark measures the built server).')
-  if (settings.search !== 'only') await throughput()
-  if (settings.search !== 'skip') await searchAtScale()
+  // A section asked for `only` runs alone (with the other one asked for `only`, if any).
+  const only = settings.search === 'only' || settings.photos === 'only'
+  if (!only) await throughput()
+  if (settings.photos === 'only' || (!only && settings.photos === 'run')) await photos()
+  if (settings.search === 'only' || (!only && settings.search === 'run')) await searchAtScale()
+}
+
+/** Photos: an upload's cost, serving a variant, and GET list while uploads are processed: bench/photos.ts. */
+async function photos(): Promise<void> {
+  const started = Date.now()
+  const tmp = makeTempDir('adoption-bench-photos-')
+  const logDir = path.join(tmp, 'logs')
+  mkdirSync(logDir)
+  const photoSettings = photosSettings(env, quick, settings.seconds, settings.rounds)
+  const loadStart = loadavg()
+  log(`bench: photos (${photoSettings.uploads} uploads, ${photoSettings.rounds} rounds)`)
+  if (os.loadavg()[0]! > 0.5) log(`bench: warning: the machine is not idle (load average ${loadStart}); results will be noisier.`)
+  const results = await runPhotosBench({ paths, tmp, logDir, settings: photoSettings, closedLoop, quietWaitSeconds: settings.quietWaitSeconds, log })
+  const loadgenText = loadgen === 'wrk' ? `wrk (${settings.wrkThreads} thread)` : 'autocannon (not comparable with wrk figures)'
+  const notes = [
+    `Load average ${loadStart} at the start, ${loadavg()} at the end (${os.cpus().length} cores). The server, the load generators and the image processing share these cores: upload times and latency depend on what else runs.`,
+    'The embedded service (SQLite, files under DATA_DIR/media), response cache on (the default).',
+  ]
+  const others = [...results.serve.rounds.flatMap((r) => [r.service, r.baseline]), ...results.list.rounds.flatMap((r) => [r.idle, r.busy])].map((r) => r.otherCpuCores)
+  const busiest = Math.max(...others)
+  if (busiest >= NOISY_OTHER_CPU) {
+    notes.unshift(
+      `⚠ Other processes used up to ${busiest.toFixed(2)} cores of ${os.cpus().length} during the measured runs (median ${median(others).toFixed(2)}): these figures are those of a loaded machine, not of the service alone. Measure on an idle machine before drawing conclusions.`,
+    )
+  }
+  const markdown = `# Adoption Store benchmark: photos${quick ? ' (quick)' : ''}\n\n${new Date(started).toISOString()}, Node ${process.version}.\n\n${photosMarkdown(results, photoSettings, loadgenText, notes)}`
+  mkdirSync(resultsDir, { recursive: true })
+  const name = quick ? 'photos.quick' : 'photos'
+  writeFileSync(path.join(resultsDir, `${name}.md`), markdown)
+  writeFileSync(path.join(resultsDir, `${name}.json`), JSON.stringify({ startedAt: new Date(started).toISOString(), loadgen, settings: photoSettings, loadAverage: { start: loadStart, end: loadavg() }, results }, null, 2) + '\n')
+  log(`bench: wrote ${resultsShown}/${name}.md and ${name}.json in ${((Date.now() - started) / 1000).toFixed(0)} s`)
 }
 
 /** The search at scale, on SQLite and (when configured) PostgreSQL: bench/search.ts. */
