@@ -78,6 +78,8 @@ export interface Config {
   readonly mediaBaseUrl: string
   /** Largest photo upload, in bytes. */
   readonly photoMaxBytes: number
+  /** Memory for the bytes of small media files per instance; 0: none kept. */
+  readonly mediaCacheBytes: number
   /** Largest photo, in pixels (width × height), read from its header before it is decoded. */
   readonly photoMaxPixels: number
   /** Photos processed at once per instance; more wait their turn. */
@@ -139,6 +141,7 @@ export const EnvSchema = Type.Object({
   S3_PREFIX: Type.String({ pattern: '^([A-Za-z0-9._-]+/)*$', default: '', description: 'empty, or folder names each ending in / (e.g. adoption-store/)' }),
   MEDIA_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/]$', description: 'an http:// or https:// URL without a trailing slash' })),
   PHOTO_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 104857600, default: 20971520 }),
+  MEDIA_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, maximum: 17179869184, default: 33554432 }),
   PHOTO_MAX_PIXELS: Type.Integer({ minimum: 10000, maximum: 268402689, default: 50000000 }),
   PHOTO_PROCESSING_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   PHOTO_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86400000, default: 3600000 }),
@@ -302,6 +305,7 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     s3Prefix: env.S3_PREFIX,
     mediaBaseUrl: env.MEDIA_BASE_URL ?? `${new URL(values.publicBaseUrl ?? env.PUBLIC_BASE_URL ?? `http://localhost:${port}/v1`).origin}/media`,
     photoMaxBytes: env.PHOTO_MAX_BYTES,
+    mediaCacheBytes: env.MEDIA_CACHE_MAX_BYTES,
     photoMaxPixels: env.PHOTO_MAX_PIXELS,
     photoProcessingConcurrency: env.PHOTO_PROCESSING_CONCURRENCY,
     photoSweepIntervalMs: env.PHOTO_SWEEP_INTERVAL_MS,

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
 import { pino } from 'pino'
 import { buildApp } from './app.js'
 import { bootstrapEmptyStore, DEFAULT_PROJECT, firstKeyUnused } from './bootstrap.js'
@@ -81,8 +82,8 @@ export async function serve(config: Config): Promise<void> {
   const firstKey = await bootstrap
   // The ready line before the welcome, as when each line was handed on at once.
   destination.handOn()
-  if (firstKey) printWelcome(firstKey, base)
-  else if (await firstKeyUnused(database.db)) printLostKeyHint()
+  if (firstKey) printWelcome(firstKey, base, config)
+  else if (await firstKeyUnused(database.db)) printLostKeyHint(config)
 }
 
 /** What the operator can do about an address the listener cannot take; undefined for anything else. */
@@ -110,7 +111,18 @@ function displayHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host
 }
 
-function printWelcome(key: string, base: string): void {
+/**
+ * A command as the operator types it to reach this service's store: with its DATA_DIR when that
+ * is not the default (a command run elsewhere would otherwise look in its own ./data), and a
+ * reminder of DATABASE_URL, whose value is never printed (it may hold a password).
+ */
+function command(config: Config, args: string): string {
+  if (config.databaseUrl) return `npx adoption-store ${args}, with the service's DATABASE_URL`
+  const dir = config.dataDir === path.resolve('data') ? '' : `DATA_DIR=${/^[\w./-]+$/.test(config.dataDir) ? config.dataDir : `'${config.dataDir.replaceAll("'", "'\\''")}'`} `
+  return `${dir}npx adoption-store ${args}`
+}
+
+function printWelcome(key: string, base: string, config: Config): void {
   process.stdout.write(
     [
       '',
@@ -124,20 +136,20 @@ function printWelcome(key: string, base: string): void {
       `  curl -H "Authorization: Bearer ${key}" ${base}/v1/pets`,
       '',
       `API reference: ${base}/docs`,
-      `Dashboard:     ${base}/dashboard (accounts: npx adoption-store users create --email you@example.com --role operator)`,
+      `Dashboard:     ${base}/dashboard (accounts: ${command(config, 'users create --email you@example.com --role operator')})`,
       '',
       '',
     ].join('\n'),
   )
 }
 
-function printLostKeyHint(): void {
+function printLostKeyHint(config: Config): void {
   process.stdout.write(
     [
       '',
       `No API key of project "${DEFAULT_PROJECT}" has been used yet. If the key printed at the first start was not kept, create another:`,
       '',
-      `  npx adoption-store keys create --project ${DEFAULT_PROJECT}`,
+      `  ${command(config, `keys create --project ${DEFAULT_PROJECT}`)}`,
       '',
       '',
     ].join('\n'),

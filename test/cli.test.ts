@@ -82,7 +82,15 @@ describe('first start on a busy port', () => {
     // A restart before the key was ever used says how to make another, and prints no secret.
     const third = await startServer({ dataDir, port })
     assert.deepEqual(await third.stop(), { code: 0, signal: null }, third.describe())
-    assert.match(third.stdout, /No API key of project "default" has been used yet[^\n]*\n\n {2}npx adoption-store keys create --project default\n/)
+    // The command as it must be typed elsewhere: with this DATA_DIR (not the default ./data), or a
+    // reminder of DATABASE_URL, never its value.
+    const where = processDialect === 'sqlite' ? `DATA_DIR=${dataDir} ` : ''
+    const also = processDialect === 'sqlite' ? '' : ", with the service's DATABASE_URL"
+    assert.ok(
+      third.stdout.includes(`No API key of project "default" has been used yet. If the key printed at the first start was not kept, create another:\n\n  ${where}npx adoption-store keys create --project default${also}\n`),
+      third.stdout,
+    )
+    assert.doesNotMatch(third.stdout, /postgres(ql)?:\/\//, 'no database URL')
     assert.doesNotMatch(third.stdout, /as_live_/)
 
     // Once the key has been used, starts are quiet again.
@@ -356,6 +364,29 @@ describe('configuration', () => {
     assert.equal(health.status, 200)
     assert.deepEqual(await health.json(), { status: 'ok' })
     assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.describe())
+  })
+})
+
+describe('commands and the store', () => {
+  test('a command that reads or changes what exists makes no store where there is none, and says where it looked; creating a project makes one', { timeout: 60_000 }, async () => {
+    const dataDir = makeDataDir()
+    const sqlite = processDialect === 'sqlite'
+    const expected = sqlite
+      ? new RegExp(`^adoption-store: no Adoption Store in DATA_DIR \\(${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): there is no adoption-store\\.db there\\. Run the command with the service's DATA_DIR`)
+      : /^adoption-store: no Adoption Store in the PostgreSQL database of DATABASE_URL \(postgres(ql)?:\/\/[^)]+\): it has no schema_migrations table\. Set DATABASE_URL/
+    for (const args of [['projects', 'list'], ['keys', 'list', '--project', 'default'], ['users', 'list', '--json'], ['audit', 'list'], ['projects', 'set-plan', 'default', 'pro']]) {
+      const result = await runCli(args, { dataDir })
+      assert.equal(result.code, 1, `${args.join(' ')}: ${result.stdout}${result.stderr}`)
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
+      assert.match(result.stderr.trim(), expected, args.join(' '))
+    }
+    // Nothing was made: no file, no tables.
+    if (sqlite) assert.deepEqual(fs.readdirSync(dataDir), [])
+    else assert.deepEqual(await recordedMigrations(dataDir).catch((error: Error) => error.message), 'relation "schema_migrations" does not exist')
+
+    const created = await cliJson<Project>(['projects', 'create', 'first', '--json'], { dataDir })
+    assert.equal(created.slug, 'first')
+    assert.deepEqual((await cliJson<Project[]>(['projects', 'list', '--json'], { dataDir })).map((p) => p.slug), ['first'])
   })
 })
 

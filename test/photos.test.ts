@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import sharp from 'sharp'
+import { buffer } from 'node:stream/consumers'
 import { Gate } from '../src/photos/images.js'
+import { MAX_KEPT_FILE_BYTES, MediaBytes } from '../src/photos/media-bytes.js'
 import { createObjectStore } from '../src/storage/backend.js'
 import type { ObjectStore } from '../src/storage/store.js'
 import { bearer, type TestApp } from './helpers/app.js'
@@ -317,6 +319,49 @@ for (const backend of ['files', 's3'] as const) {
         // A file the photo does not have, or a made-up photo: 404.
         assert.equal((await media(url.replace(/\/[0-9a-f]{32}-/, `/${'0'.repeat(32)}-`))).statusCode, 404)
         assert.equal((await media(url.replace(photo.id, 'A'.repeat(22)))).statusCode, 404)
+      })
+
+      test('once served, a small file is answered from memory (its ranges too), while its photo exists', async () => {
+        const photo = await uploaded(await png())
+        const url = photo.variants.webp[0]!.url
+        const first = await media(url)
+        assert.equal(first.statusCode, 200)
+        // Its bytes taken from the store behind the service's back: the kept copy answers.
+        await store.delete([new URL(url).pathname.replace(/^\/media\//, '')])
+        const again = await media(url)
+        assert.equal(again.statusCode, 200)
+        assert.deepEqual(again.rawPayload, first.rawPayload)
+        const part = await media(url, { range: 'bytes=2-5' })
+        assert.equal(part.statusCode, 206)
+        assert.equal(part.headers['content-range'], `bytes 2-5/${first.rawPayload.length}`)
+        assert.deepEqual(part.rawPayload, first.rawPayload.subarray(2, 6))
+        // A file of the photo not served yet is read from the store.
+        const jpeg = photo.variants.jpeg[0]!.url
+        await store.delete([new URL(jpeg).pathname.replace(/^\/media\//, '')])
+        assert.equal((await media(jpeg)).statusCode, 404)
+      })
+
+      test('the bytes kept: files up to 512 KB, within the budget, least recently used out first; none with a budget of 0', async () => {
+        const read = async (bytes: MediaBytes, key: string, size: number) => {
+          const got = await bytes.read(key, size)
+          return got && (Buffer.isBuffer(got.body) ? got.body : await buffer(got.body))
+        }
+        const big = Buffer.alloc(MAX_KEPT_FILE_BYTES + 1, 7)
+        const files = { 'photos/T/a.webp': Buffer.alloc(400, 1), 'photos/T/b.webp': Buffer.alloc(400, 2), 'photos/T/c.webp': Buffer.alloc(400, 3), 'photos/T/big.jpg': big }
+        for (const [key, bytes] of Object.entries(files)) await store.put(key, bytes, 'image/webp')
+        // Room for two small files (each counted with 200 bytes for its entry).
+        const kept = new MediaBytes(store, 1_300)
+        const none = new MediaBytes(store, 0)
+        for (const key of ['photos/T/a.webp', 'photos/T/b.webp', 'photos/T/a.webp', 'photos/T/c.webp']) assert.deepEqual(await read(kept, key, 400), files[key as keyof typeof files])
+        assert.deepEqual(await read(kept, 'photos/T/big.jpg', big.length), big)
+        assert.deepEqual(await read(none, 'photos/T/a.webp', 400), files['photos/T/a.webp'])
+        await store.delete(Object.keys(files))
+        // a was used after b: b went when c came.
+        assert.deepEqual(await read(kept, 'photos/T/a.webp', 400), files['photos/T/a.webp'])
+        assert.deepEqual(await read(kept, 'photos/T/c.webp', 400), files['photos/T/c.webp'])
+        assert.equal(await read(kept, 'photos/T/b.webp', 400), undefined)
+        assert.equal(await read(kept, 'photos/T/big.jpg', big.length), undefined)
+        assert.equal(await read(none, 'photos/T/a.webp', 400), undefined)
       })
     })
 

@@ -7,8 +7,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { LogFn } from 'pino'
 import { announceAuthChange, type AuthChangeListener } from '../cache/generations.js'
 import { type Clock, systemClock } from '../clock.js'
-import type { Config } from '../config.js'
-import { type DatabaseHandle, type Db, migrateToLatest, openDatabase } from '../db/database.js'
+import { type Config, redactedUrl } from '../config.js'
+import { type DatabaseHandle, type Db, migrateToLatest, openDatabase, SQLITE_FILE, storeExists } from '../db/database.js'
 import type { FailureLog } from '../db/outage.js'
 import { describeValidation, type Failure } from '../errors.js'
 import { validatorCompiler } from '../http/validation.js'
@@ -78,8 +78,16 @@ export interface CommandDeps {
  * Runs `work` with what `build` makes of the features (the same factories, so the same services,
  * the HTTP API uses), on the migrated database, then closes the database.
  */
-export async function withFeatures<S>(cli: CliContext, build: (deps: CommandDeps) => S | Promise<S>, work: (services: S) => Promise<void>): Promise<void> {
+export async function withFeatures<S>(
+  cli: CliContext,
+  build: (deps: CommandDeps) => S | Promise<S>,
+  work: (services: S) => Promise<void>,
+  { makesStore = false }: { makesStore?: boolean } = {},
+): Promise<void> {
   const config = cli.config()
+  // Only a command that makes something from nothing (a project, a user) may make the store: any
+  // other, run from the wrong directory, would answer from a new empty store in ./data.
+  if (!makesStore && !(await storeExists(config))) throw new CliError(noStore(config))
   const database = openDatabase(config)
   // Changes of keys and plans reach servers that share cache generations in Redis.
   // The change is committed either way; without Redis, servers notice it within a second.
@@ -96,6 +104,14 @@ export async function withFeatures<S>(cli: CliContext, build: (deps: CommandDeps
   } finally {
     await database.close()
   }
+}
+
+/** Where the store was looked for, and how to point a command at the right one. */
+function noStore(config: Config): string {
+  if (config.databaseUrl) {
+    return `no Adoption Store in the PostgreSQL database of DATABASE_URL (${redactedUrl(config.databaseUrl)}): it has no schema_migrations table. Set DATABASE_URL (or --database-url) to the service's database, or make the store with "adoption-store migrate".`
+  }
+  return `no Adoption Store in DATA_DIR (${config.dataDir}): there is no ${SQLITE_FILE} there. Run the command with the service's DATA_DIR (DATA_DIR=/path/to/data adoption-store …, or --data-dir), or make a new store with "adoption-store migrate" or by starting the service.`
 }
 
 /** A command's log: warnings and errors on stderr, a line each (the message, without its fields); nothing below. */

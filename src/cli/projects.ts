@@ -9,14 +9,15 @@ import { type CliContext, CliError, jsonOption, print, printList, succeeded, who
 
 export function registerProjectCommands(program: Command, cli: CliContext): void {
   const group = program.command('projects').description('create and list projects, change their plan')
-  const run = (work: (projects: ProjectsService) => Promise<void>) => withFeatures(cli, (deps) => createProjects(deps).service, work)
+  const run = (work: (projects: ProjectsService) => Promise<void>, options?: { makesStore: boolean }) =>
+    withFeatures(cli, (deps) => createProjects(deps).service, work, options)
 
   planLimitOptions(jsonOption(group.command('create <slug>').description('create a project').addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')))).action(
     async (slug: string, options: { plan: Plan; perMinute?: number; perDay?: number; json?: boolean }) =>
       run(async (projects) => {
         const { project } = succeeded(await projects.create(slug, { plan: options.plan, perMinute: options.perMinute, perDay: options.perDay }, commandLineChange()))
         print(options.json, project, () => `Created project ${describeProject(project)}`)
-      }),
+      }, { makesStore: true }),
   )
 
   jsonOption(group.command('list').description('list projects with their plans and limits')).action(async (options: { json?: boolean }) =>

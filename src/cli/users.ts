@@ -12,7 +12,8 @@ const collectSlugs = (slug: string, slugs: string[] = []) => [...slugs, slug]
 
 export function registerUserCommands(program: Command, cli: CliContext): void {
   const group = program.command('users').description('manage the accounts that sign in to the dashboard')
-  const run = (work: (accounts: UsersService) => Promise<void>) => withFeatures(cli, (deps) => createAccounts(deps).users, work)
+  const run = (work: (accounts: UsersService) => Promise<void>, options?: { makesStore: boolean }) =>
+    withFeatures(cli, (deps) => createAccounts(deps).users, work, options)
 
   jsonOption(
     group
@@ -30,7 +31,7 @@ export function registerUserCommands(program: Command, cli: CliContext): void {
       // A password given on stdin is the operator's own: never echoed.
       if (oneTimePassword === undefined) return print(options.json, user, () => created)
       printOneTimePassword(options.json, user, oneTimePassword, created)
-    })
+    }, { makesStore: true })
   })
 
   jsonOption(group.command('list').description('list users with their roles, projects, states and last sign-ins (never their passwords)')).action(async (options: { json?: boolean }) =>

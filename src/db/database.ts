@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, sql } from 'kysely'
 import type Pg from 'pg'
@@ -136,6 +137,21 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
       }
     },
     close: () => db.destroy(),
+  }
+}
+
+/**
+ * Whether the configuration points at a store the service has made, without making one: the
+ * SQLite file in DATA_DIR, or the migrations table in DATABASE_URL's database.
+ */
+export async function storeExists(config: Config): Promise<boolean> {
+  if (!config.databaseUrl) return fs.existsSync(path.join(config.dataDir, SQLITE_FILE))
+  const database = openPostgres(config.databaseUrl, { ...config, databasePoolSize: 1 })
+  try {
+    const { rows } = await sql<{ found: string | null }>`select to_regclass('schema_migrations')::text as found`.execute(database.db)
+    return rows[0]?.found != null
+  } finally {
+    await database.close()
   }
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../errors.js'
-import type { ObjectStore } from '../storage/store.js'
+import type { MediaBytes } from './media-bytes.js'
 import { PHOTO_ID_PATTERN } from './photos.schemas.js'
 import type { PhotosService } from './photos.service.js'
 
@@ -16,9 +16,10 @@ const IMMUTABLE = 'public, max-age=31536000, immutable'
  * `/media/photos/{photoId}/{file}`: a photo's files, without an API key (they go in `<img>`).
  * Each address names one content for ever (the hash of its bytes), so it is cached for a year; a
  * file is served only while its photo's row exists, read on every request, so a removed photo (or
- * animal) stops being served at once by every instance. Single byte ranges are served (206).
+ * animal) stops being served at once by every instance; the small files' bytes are kept in memory
+ * (`MediaBytes`). Single byte ranges are served (206).
  */
-export const mediaRoutes: FastifyPluginAsyncTypebox<{ photos: PhotosService; store: ObjectStore }> = async (app, { photos, store }) => {
+export const mediaRoutes: FastifyPluginAsyncTypebox<{ photos: PhotosService; bytes: MediaBytes }> = async (app, { photos, bytes }) => {
   app.get('/media/photos/:photoId/:file', { schema: { hide: true, params: MediaParams } }, async (request, reply) => {
     const notFound = () => new ApiError('not_found', 'No such photo: it was removed, or the address is wrong.')
     const file = await photos.file(request.params.photoId, request.params.file)
@@ -29,7 +30,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ photos: PhotosService; sto
     // If-Range with another validator: the whole file, as it may have changed (it never does here).
     if (range && request.headers['if-range'] !== undefined && request.headers['if-range'] !== file.etag) range = undefined
     if (range === 'unsatisfiable') throw new ApiError('range_not_satisfiable', `The range starts past the end of the file, which has ${file.size} bytes.`, { 'content-range': `bytes */${file.size}` })
-    const read = await store.get(file.key, range)
+    const read = await bytes.read(file.key, file.size, range)
     if (!read) throw notFound()
     if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${read.size}`)
     reply.header('content-length', String(range ? range.end - range.start + 1 : read.size))

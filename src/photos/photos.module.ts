@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.js'
 import type { ObjectStore } from '../storage/store.js'
+import { MediaBytes } from './media-bytes.js'
 import { mediaRoutes } from './media.routes.js'
 import { photosAdminRoutes, photosRoutes } from './photos.routes.js'
 import { type PhotosDeps, PhotosService } from './photos.service.js'
@@ -21,7 +22,7 @@ export interface Photos {
   }
 }
 
-export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config'> & { store: ObjectStore; config: PhotosDeps['config'] & Pick<Config, 'photoMaxBytes' | 'photoSweepIntervalMs'> }): Photos {
+export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config'> & { store: ObjectStore; config: PhotosDeps['config'] & Pick<Config, 'photoMaxBytes' | 'photoSweepIntervalMs' | 'mediaCacheBytes'> }): Photos {
   const service = new PhotosService({ ...deps, config })
   return {
     service,
@@ -29,7 +30,7 @@ export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config'> & {
     routes: {
       v1: (app) => photosRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),
       admin: (app) => photosAdminRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),
-      media: (app) => mediaRoutes(app, { photos: service, store: deps.store }),
+      media: (app) => mediaRoutes(app, { photos: service, bytes: new MediaBytes(deps.store, config.mediaCacheBytes) }),
     },
   }
 }

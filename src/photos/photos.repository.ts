@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js'
+import { prepare } from '../db/prepared.js'
 import type { StoredPhoto, StoredVariant } from './photos.schemas.js'
 
 /** A file of a photo as its row names it: its place in the answer, its key, its content's hash and size. */
@@ -68,9 +69,12 @@ export async function listPhotos(db: Db, projectId: number, petId: number): Prom
 
 /** A photo by its id alone (what serving its files starts from), whatever its project. */
 export async function findPhoto(db: Db, id: string): Promise<PhotoRow | undefined> {
-  const row = await db.selectFrom('pet_photos').select(PHOTO).where('id', '=', id).executeTakeFirst()
+  const [row] = await findById(db, id)
   return row && rowOf(row)
 }
+
+// Every request for a photo's file reads its row: a prepared statement, planned once.
+const findById = prepare((db, id: string) => db.selectFrom('pet_photos').select(PHOTO).where('id', '=', id))
 
 export async function deletePhoto(db: Db, projectId: number, petId: number, id: string): Promise<PhotoRow | undefined> {
   const row = await db.deleteFrom('pet_photos').where('project_id', '=', projectId).where('pet_id', '=', petId).where('id', '=', id).returning(PHOTO).executeTakeFirst()
