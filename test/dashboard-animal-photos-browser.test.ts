@@ -4,7 +4,7 @@
  * limit that the API refuses), each with its progress and, when refused, the API's reason beside
  * it; the thumbnails the API's files give; a photo made the main one, moved, and removed after a
  * confirmation, each checked through the admin API; files dropped on the drop zone; the saved
- * video links as links; axe-core finding nothing on the page. On a desktop and a 390 px phone;
+ * video links as links; axe-core finding nothing on the page. On a desktop and 390 and 375 px phones;
  * screenshots go to test-results/dashboard/.
  */
 import assert from 'node:assert/strict'
@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Page } from 'playwright-core'
 import sharp from 'sharp'
 import { admin } from './helpers/admin.js'
-import { assertFitsPhone, chromiumMissing, dashboardSuite, isFocused, PHONE, screenshot, signedInPage, textOf } from './helpers/browser.js'
+import { assertFitsPhone, chromiumMissing, dashboardSuite, isFocused, pageScrollWidth, PHONE, screenshot, signedInPage, textOf } from './helpers/browser.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page, what it sends and what it shows, is the subject: the photo operations under it are
@@ -187,6 +187,10 @@ describe("an animal's photos in the editor, in Chromium", { skip: chromiumMissin
     assert.deepEqual(await thumbnails(page, 'Mia'), photos.map(smallest))
     await assertFitsPhone(page, 'animal-photos-added')
     assert.deepEqual(await axeViolations(page), [], 'axe-core: no violations')
+    // A smaller phone still: 375 px.
+    await page.setViewportSize({ width: 375, height: 812 })
+    assert.ok((await pageScrollWidth(page)) <= 375, 'no sideways scroll at 375 px')
+    await screenshot(page, 'animal-photos-added-375')
     await closePages()
   })
 
