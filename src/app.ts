@@ -152,7 +152,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   })
   await app.register(ops.routes)
   await app.register(photos.routes.media)
-  await installDashboard(app)
+  await installDashboard(app, { mediaBaseUrl: config.mediaBaseUrl })
   await app.register(indexRoutes)
   await registerPublicApi(app, {
     environment: config.environment,

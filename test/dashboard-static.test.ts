@@ -14,7 +14,10 @@ import { bearer, createTestApp, type TestApp } from './helpers/app.js'
  * (`npm run build`, or `npx vite build --config dashboard/vite.config.ts`) is needed.
  */
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+/** The test apps' MEDIA_BASE_URL, by default on PUBLIC_BASE_URL's origin: its photos are the thumbnails of the animal editor. */
+const MEDIA_BASE_URL = 'http://localhost:8080/media'
+const csp = (media: string) => `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: ${media}; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`
+const CSP = csp('http://localhost:8080')
 
 function assertSecurityHeaders(response: LightMyRequestResponse, where: string): void {
   assert.equal(response.headers['content-security-policy'], CSP, `${where}: Content-Security-Policy`)
@@ -122,6 +125,16 @@ describe('the built dashboard at /dashboard', () => {
     }
   })
 
+  test("images also from the photos' origin: a CDN's when MEDIA_BASE_URL names one", async () => {
+    const cdn = await createTestApp({ config: { mediaBaseUrl: 'https://cdn.example.test/adoption/media' } })
+    try {
+      const response = await cdn.request({ method: 'GET', url: '/dashboard/' })
+      assert.equal(response.headers['content-security-policy'], csp('https://cdn.example.test'))
+    } finally {
+      await cdn.close()
+    }
+  })
+
   test("not on a project's host: the operator's surfaces stay on the API's own hosts", async () => {
     const routed = await createTestApp({ config: { platformDomain: 'apps.example.test' } })
     try {
@@ -144,7 +157,7 @@ describe('the dashboard before it is built', () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-dashboard-'))
     app = Fastify({ logger: false, exposeHeadRoutes: false })
     installErrorHandling(app, { bodyLimit: 1024 })
-    await installDashboard(app, { root })
+    await installDashboard(app, { root, mediaBaseUrl: MEDIA_BASE_URL })
     await app.ready()
   })
   after(async () => {

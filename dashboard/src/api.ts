@@ -32,6 +32,8 @@ export type UserRole = User['role']
 export type UserWithPassword = Schemas['UserWithPassword']
 export type Pet = Schemas['Pet']
 export type PetStatus = Schemas['PetStatus']
+/** A photo of an animal: its files (`variants`) at several widths, narrowest first. */
+export type Photo = Schemas['Photo']
 /** A place of the project where animals can be met: an animal's `locationId`. */
 export type ProjectLocation = Schemas['Location']
 /** A category of the project (default or its own): an animal's `categoryId`. */
@@ -147,13 +149,51 @@ async function send(method: Method, path: string, init: { path?: object; query?:
   }
   const { response, error } = answer
   if (response.ok) return answer
-  const envelope = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown }
   if (response.status === 401 && init.redirectOn401 !== false) unauthorized()
-  throw new ApiError(
-    response.status,
+  throw refusal(response.status, response.statusText, error)
+}
+
+/** A failed answer as an ApiError: the API's envelope (`{ code, message }`), or the status alone when the body is not one. */
+function refusal(status: number, statusText: string, body: unknown): ApiError {
+  const envelope = (typeof body === 'object' && body !== null ? body : {}) as { code?: unknown; message?: unknown }
+  return new ApiError(
+    status,
     typeof envelope.code === 'string' ? envelope.code : 'http_error',
-    typeof envelope.message === 'string' ? envelope.message : `The service answered ${response.status} ${response.statusText}.`,
+    typeof envelope.message === 'string' ? envelope.message : `The service answered ${status} ${statusText}.`,
   )
+}
+
+/** What an upload has sent so far, of its whole body, in bytes. */
+export type UploadProgress = (sent: number, total: number) => void
+
+/**
+ * Sends a file as the whole body of a POST (an animal's photo: `addAnimalPhoto`), as the other
+ * calls are sent (the session's cookie, `X-CSRF-Token`), and answers what the API created, or
+ * throws an ApiError with its envelope. Through XMLHttpRequest, whose upload events tell the
+ * progress: fetch has none. The file's own type is sent as its Content-Type; the API reads the
+ * bytes to know what it is.
+ */
+export function upload<P extends PathsWith<'post'>>(path: P, init: PathOf<Operation<P, 'post'>>, file: Blob, onProgress: UploadProgress): Promise<DataOf<Operation<P, 'post'>>> {
+  const params = (init.path ?? {}) as Record<string, string | number>
+  const url = API_PREFIX + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])))
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest()
+    request.open('POST', url)
+    request.responseType = 'json'
+    request.setRequestHeader('accept', 'application/json')
+    request.setRequestHeader('content-type', file.type || 'application/octet-stream')
+    if (csrfToken) request.setRequestHeader('x-csrf-token', csrfToken)
+    request.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size)
+    request.onload = () => {
+      if (request.status >= 200 && request.status < 300) return resolve(request.response as never)
+      if (request.status === 401) unauthorized()
+      reject(refusal(request.status, request.statusText, request.response))
+    }
+    // The service refuses a body over its limit before reading it all, and closes the connection: the browser may see only that.
+    request.onerror = () =>
+      reject(new ApiError(0, 'network_error', 'The upload was cut off: the service could not be reached, or closed the connection (as it does for a file over its size limit). Check your connection and the file, then try again.'))
+    request.send(file)
+  })
 }
 
 /** The query of the next page, exactly as the API's `Link: <…>; rel="next"` gives it. */

@@ -16,25 +16,33 @@ import { trackMethods } from '../http/method-not-allowed.js'
 
 export const DASHBOARD_PREFIX = '/dashboard'
 
-/** What the dashboard's pages may load and do: their own scripts, styles and the API, nothing else. */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ')
+/**
+ * What the dashboard's pages may load and do: their own scripts, styles and the API, nothing else;
+ * images also from `mediaOrigin`, where photos are served (MEDIA_BASE_URL: this service's `/media`,
+ * or a CDN in front of it), for the animals' thumbnails.
+ */
+export function dashboardCsp(mediaOrigin?: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data:${mediaOrigin ? ` ${mediaOrigin}` : ''}`,
+    "connect-src 'self'",
+    "font-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+}
 
-const SECURITY_HEADERS = {
-  'content-security-policy': DASHBOARD_CSP,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-} as const
+function securityHeaders(mediaOrigin: string | undefined) {
+  return {
+    'content-security-policy': dashboardCsp(mediaOrigin),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+  } as const
+}
 
 /** Vite's output next to the compiled code: `dist/dashboard/` from `src/web/` and from `dist/web/` alike. */
 export const DEFAULT_DASHBOARD_ROOT = fileURLToPath(new URL('../../dist/dashboard/', import.meta.url))
@@ -42,6 +50,8 @@ export const DEFAULT_DASHBOARD_ROOT = fileURLToPath(new URL('../../dist/dashboar
 export interface DashboardOptions {
   /** The built dashboard (holding `index.html` and `assets/`); default: `dist/dashboard/`. */
   root?: string
+  /** Where photos' files are served (MEDIA_BASE_URL): its origin may show images in the pages. */
+  mediaBaseUrl?: string
 }
 
 /**
@@ -53,6 +63,7 @@ export interface DashboardOptions {
  */
 export async function installDashboard(app: FastifyInstance, options: DashboardOptions = {}): Promise<void> {
   const root = path.resolve(options.root ?? DEFAULT_DASHBOARD_ROOT)
+  const headers = securityHeaders(options.mediaBaseUrl === undefined ? undefined : new URL(options.mediaBaseUrl).origin)
   const indexFile = path.join(root, 'index.html')
   // Checked until found, so building while the service runs needs no restart.
   let built = false
@@ -68,7 +79,7 @@ export async function installDashboard(app: FastifyInstance, options: DashboardO
         if (!isBuilt()) throw notBuilt()
       })
       scope.addHook('onSend', (_request, reply, payload, done) => {
-        reply.headers(SECURITY_HEADERS)
+        reply.headers(headers)
         done(null, payload)
       })
       const noFile = (request: FastifyRequest) =>

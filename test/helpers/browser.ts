@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -105,8 +106,10 @@ export function dashboardSuite(options: Pick<TestAppOptions, 'config'> = {}): Da
   let open: DashboardPage[] = []
   before(async () => {
     assertDashboardBuilt()
-    app = await createAdminApp({ clock: new ManualClock(Date.now()), ...options })
-    address = await app.app.listen({ port: 0, host: '127.0.0.1' })
+    // Photos are served at the suite's own address, as by default beside the API: their thumbnails come from the page's host.
+    const port = await freePort()
+    app = await createAdminApp({ clock: new ManualClock(Date.now()), ...options, config: { mediaBaseUrl: `http://127.0.0.1:${port}/media`, ...options.config } })
+    address = await app.app.listen({ port, host: '127.0.0.1' })
     browser = await launchChromium()
   })
   after(async () => {
@@ -137,6 +140,18 @@ export function dashboardSuite(options: Pick<TestAppOptions, 'config'> = {}): Da
       assert.deepEqual(problems, [], 'no script errors, CSP violations or requests to other hosts')
     },
   }
+}
+
+/** A port free on loopback now, to listen on once the app that needs its address is built. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 }
 
 /** The viewports pages are checked at: a desktop, and a phone 390 CSS px wide. */

@@ -6,13 +6,14 @@ import { PetStatusBadge } from '../Animals'
 import { useCategories, useLocations } from '../project-choices'
 import { type AnimalRef, animalPath, Link, navigate, projectPath } from '../router'
 import { changesOf, type Draft, draftOf, emptyDraft, newPetOf } from './draft'
+import { PhotosSection } from './photos'
 import { AboutSection, BreedSection, CareSection, DescriptionSection, FeeSection, GoodWithSection, LooksSection, ShelterSection } from './sections'
 
 /**
  * An animal's whole profile as a form, at its own address (`…/animals/new`, `…/animals/{id}`).
  * Adding sends the profile; saving an animal sends a JSON Merge Patch of only what changed
  * (`null` for what was emptied). The API's errors are shown under the form, and on the field
- * they name.
+ * they name. An animal once added has its photos under the form (see PhotosSection).
  */
 export function AnimalEditor({ slug, animal }: { slug: string; animal: AnimalRef }) {
   const categories = useCategories(slug)
@@ -101,7 +102,7 @@ export function AnimalEditor({ slug, animal }: { slug: string; animal: AnimalRef
           <GoodWithSection {...sections} />
           <CareSection {...sections} />
           <FeeSection {...sections} />
-          <ShelterSection {...sections} locations={locations.items} />
+          <ShelterSection {...sections} locations={locations.items} savedVideos={pet?.videoUrls ?? []} />
           <div class="editor-actions">
             <button type="submit" class="button-primary" disabled={form.busy}>
               {pet ? 'Save changes' : 'Add animal'}
@@ -112,6 +113,9 @@ export function AnimalEditor({ slug, animal }: { slug: string; animal: AnimalRef
           <StatusMessage text={status} />
         </form>
       )}
+      {/* Photos are sent as they are added or changed, not with the profile: apart from its form. */}
+      {pet && <PhotosSection key={pet.id} slug={slug} pet={pet} />}
+      {draft && !pet && <p class="help">Photos can be added once the animal is added.</p>}
     </>
   )
 }

@@ -188,13 +188,34 @@ export function FeeSection({ draft, set, errorOf }: SectionProps) {
   )
 }
 
-export function ShelterSection({ draft, set, errorOf, locations }: SectionProps & { locations: readonly ProjectLocation[] | null }) {
+/** Where a video link leads, as people read it: `youtube.com/watch?v=…` (the scheme and `www.` left out). */
+function videoLabel(url: string): string {
+  return url.replace(/^https:\/\/(www\.)?/, '')
+}
+
+export function ShelterSection({ draft, set, errorOf, locations, savedVideos }: SectionProps & { locations: readonly ProjectLocation[] | null; savedVideos: readonly string[] }) {
   return (
     <Section legend="At the shelter">
       <TextField id="animal-intake-date" label="Intake date" value={draft.intakeDate} onChange={(v) => set('intakeDate', v)} error={errorOf('intakeDate')} input={{ type: 'date', min: draft.birthDate || undefined, max: today() }} />
       <SelectField id="animal-location" label="Location" value={draft.locationId} options={[{ value: '', text: 'No location' }, ...idOptions(locations, draft.locationId)]} onChange={(v) => set('locationId', v)} error={errorOf('locationId')} />
       <TextField id="animal-tags" label="Tags" wide help="Comma-separated, up to 20, e.g. calm, good on leash" value={draft.tags} onChange={(v) => set('tags', v)} error={errorOf('tags')} input={{ autoComplete: 'off' }} />
       <TextAreaField id="animal-videos" label="Video links" wide rows={3} maxLength={2_504} help="One per line, up to 5: https links to YouTube or Vimeo" value={draft.videoUrls} onChange={(v) => set('videoUrls', v)} error={errorOf('videoUrls')} />
+      {savedVideos.length > 0 && (
+        <div class="field-wide">
+          <p class="help" id="animal-saved-videos">
+            The saved links, to watch them (each opens in a new tab):
+          </p>
+          <ul class="video-links" aria-labelledby="animal-saved-videos">
+            {savedVideos.map((url) => (
+              <li key={url}>
+                <a href={url} target="_blank" rel="noopener noreferrer">
+                  {videoLabel(url)}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
     </Section>
   )
 }
