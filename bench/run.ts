@@ -271,14 +271,18 @@ async function searchAtScale(): Promise<void> {
   mkdirSync(logDir)
   const search = searchSettings(env, quick)
   const loadStart = loadavg()
-  const results = await runSearchBench({ paths, tmp, logDir, databaseUrl, settings: search, log })
+  const backends = (env.BENCH_SEARCH_BACKENDS ?? 'sqlite,postgres').split(',').map((name) => name.trim())
+  const sqlite = backends.includes('sqlite')
+  if (!sqlite && !(databaseUrl && backends.includes('postgres'))) throw new Error(`bench: BENCH_SEARCH_BACKENDS=${env.BENCH_SEARCH_BACKENDS} names no back end to measure (sqlite, postgres with BENCH_DATABASE_URL)`)
+  const results = await runSearchBench({ paths, tmp, logDir, databaseUrl: backends.includes('postgres') ? databaseUrl : undefined, settings: search, sqlite, log })
   const notes = [
     `Load average ${loadStart} at the start, ${loadavg()} at the end (${os.cpus().length} cores). Sequential requests: the figures are each request's own time, from sending to the parsed body, on loopback.`,
     ...(databaseUrl ? [] : ['PostgreSQL not measured: set BENCH_DATABASE_URL (or DATABASE_URL) to include it.']),
   ]
   const markdown = `# Adoption Store benchmark: search at scale${quick ? ' (quick)' : ''}\n\n${new Date(started).toISOString()}, Node ${process.version}.\n\n${searchMarkdown(results, search, notes)}`
   mkdirSync(resultsDir, { recursive: true })
-  const name = quick ? 'search.quick' : 'search'
+  // One back end alone is its own report, beside the report of both.
+  const name = `search${backends.length === 1 ? `-${results[0]!.backend.toLowerCase()}` : ''}${quick ? '.quick' : ''}`
   writeFileSync(path.join(resultsDir, `${name}.md`), markdown)
   writeFileSync(path.join(resultsDir, `${name}.json`), JSON.stringify({ startedAt: new Date(started).toISOString(), settings: search, results }, null, 2) + '\n')
   log(`bench: wrote ${resultsShown}/${name}.md and ${name}.json in ${((Date.now() - started) / 1000).toFixed(0)} s`)

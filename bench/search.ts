@@ -86,8 +86,17 @@ type Log = (line: string) => void
 const EPOCH = Date.UTC(2025, 0, 1)
 
 /** Runs the search benchmark on SQLite, and on PostgreSQL when `databaseUrl` is given. */
-export async function runSearchBench(options: { paths: Paths; tmp: string; logDir: string; databaseUrl: string | undefined; settings: SearchSettings; log: Log }): Promise<BackendResult[]> {
-  const results = [await measureBackend({ ...options, databaseUrl: undefined, backend: 'SQLite' })]
+export async function runSearchBench(options: {
+  paths: Paths
+  tmp: string
+  logDir: string
+  databaseUrl: string | undefined
+  settings: SearchSettings
+  /** Without SQLite: PostgreSQL alone (`BENCH_SEARCH_BACKENDS=postgres`). */
+  sqlite: boolean
+  log: Log
+}): Promise<BackendResult[]> {
+  const results = options.sqlite ? [await measureBackend({ ...options, databaseUrl: undefined, backend: 'SQLite' })] : []
   if (options.databaseUrl) results.push(await measureBackend({ ...options, backend: 'PostgreSQL', databaseUrl: await freshDatabase(options.databaseUrl, options.log) }))
   return results
 }

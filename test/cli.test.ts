@@ -55,14 +55,16 @@ describe('first start', () => {
 })
 
 describe('first start on a busy port', () => {
-  test('one line naming the port and PORT, no key created; the next start prints the key; an unused key is recalled', { timeout: 60_000 }, async () => {
+  test('one line naming the port and PORT, no key created; the next start prints the key; an unused key is recalled', { timeout: 180_000 }, async () => {
     const dataDir = makeDataDir()
     const port = await freePort()
     const blocker = http.createServer()
     await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve))
     try {
       const refused = await startServer({ dataDir, port, healthy: false })
-      const exit = await refused.waitForExit(15_000)
+      // A bound on a hang, not on speed: building the app before it listens takes seconds of CPU,
+      // and many more on a machine running other suites.
+      const exit = await refused.waitForExit(60_000)
       assert.deepEqual(exit, { code: 1, signal: null }, refused.describe())
       const stderr = refused.stderr.trim()
       assert.ok(!stderr.includes('\n'), `one line on stderr, got:\n${refused.stderr}`)
