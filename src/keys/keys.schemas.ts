@@ -1,15 +1,14 @@
 import { Type } from 'typebox'
-import { nullableTimestamp as timestamp } from '../shapes.js'
+import { nullableTimestamp as timestamp, StringEnum } from '../shapes.js'
 import { API_SCOPES } from '../auth/scopes.js'
 import { MAX_ALLOWED_ORIGINS, MAX_KEY_LIFETIME_DAYS } from './keys.service.js'
 
 /** Fields added with key scopes: their shape may still change, with notice. */
 const BETA = { 'x-stability': 'beta' } as const
 
-const ScopeSchema = Type.Union(
-  API_SCOPES.map((scope) => Type.Literal(scope)),
-  { description: 'pets:read (animals, photos, changes, categories, breeds, locations), pets:write (add, change, remove animals and photos), orders:read, orders:write' },
-)
+const ScopeSchema = StringEnum(API_SCOPES, {
+  description: 'pets:read (animals, photos, changes, categories, breeds, locations), pets:write (add, change, remove animals and photos), orders:read, orders:write',
+})
 
 
 const apiKeyProperties = {
