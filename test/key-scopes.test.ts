@@ -55,6 +55,7 @@ describe('scoped keys', () => {
     assert.equal(pets.statusCode, 403)
     assert.equal(body(pets).code, 'insufficient_scope')
     assert.match(body(pets).message, /"pets:read"/)
+    assert.equal((await t.app.inject({ method: 'HEAD', url: '/v1/pets', headers: bearer(secret) })).statusCode, 403, 'HEAD is checked as GET')
     const placed = await t.request({ method: 'POST', url: '/v1/store/orders', headers: bearer(secret), payload: { petId: pet.id } })
     assert.equal(placed.statusCode, 201)
     assert.equal((await t.request({ method: 'GET', url: '/v1/store/orders', headers: bearer(secret) })).statusCode, 200)
