@@ -143,7 +143,7 @@ export const EnvSchema = Type.Object({
   PHOTO_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 104857600, default: 20971520 }),
   MEDIA_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, maximum: 17179869184, default: 33554432 }),
   PHOTO_MAX_PIXELS: Type.Integer({ minimum: 10000, maximum: 268402689, default: 50000000 }),
-  PHOTO_PROCESSING_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  PHOTO_PROCESSING_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
   PHOTO_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 86400000, default: 3600000 }),
 })
 

@@ -54,7 +54,7 @@ describe('loadConfig defaults', () => {
         photoMaxBytes: 20971520,
         mediaCacheBytes: 33554432,
         photoMaxPixels: 50000000,
-        photoProcessingConcurrency: 2,
+        photoProcessingConcurrency: 1,
         photoSweepIntervalMs: 3600000,
       },
     )

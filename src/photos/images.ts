@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 import sharp from 'sharp'
 import type { Outcome } from '../errors.js'
+
+// libvips's threads for one image: every core but one, which the event loop keeps for answering.
+sharp.concurrency(Math.max(1, availableParallelism() - 1))
 
 /** The formats a photo may be uploaded in, as its bytes say (never its name or header). */
 export const IMAGE_TYPES = ['jpeg', 'png', 'webp', 'avif', 'gif'] as const
