@@ -15,7 +15,6 @@ export const categoriesRoutes: FastifyPluginAsyncTypebox<{ categories: Categorie
   app.get(
     '/categories',
     {
-      config: { scope: 'pets:read' },
       schema: {
         ...BETA,
         operationId: 'listCategories',
@@ -32,7 +31,6 @@ export const categoriesRoutes: FastifyPluginAsyncTypebox<{ categories: Categorie
   app.get(
     '/categories/:categoryId/breeds',
     {
-      config: { scope: 'pets:read' },
       schema: {
         ...BETA,
         operationId: 'listBreeds',

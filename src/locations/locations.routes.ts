@@ -17,7 +17,6 @@ export const locationsRoutes: FastifyPluginAsyncTypebox<{ locations: LocationsSe
   app.get(
     '/locations',
     {
-      config: { scope: 'pets:read' },
       schema: {
         ...BETA,
         operationId: 'listLocations',

@@ -16,7 +16,6 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
   app.get(
     '/store/orders',
     {
-      config: { scope: 'orders:read' },
       schema: {
         ...STORE,
         operationId: 'listOrders',
@@ -32,7 +31,6 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
   app.post(
     '/store/orders',
     {
-      config: { scope: 'orders:write' },
       schema: {
         ...STORE,
         operationId: 'placeOrder',
@@ -61,7 +59,6 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
   app.get(
     '/store/orders/:orderId',
     {
-      config: { scope: 'orders:read' },
       schema: {
         ...STORE,
         operationId: 'getOrder',
@@ -83,7 +80,6 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
     app.post(
       `/store/orders/:orderId/${action}`,
       {
-        config: { scope: 'orders:write' },
         schema: {
           ...STORE,
           operationId: `${action}Order`,

@@ -22,7 +22,6 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.get(
     '/pets',
     {
-      config: { scope: 'pets:read' },
       schema: {
         operationId: 'listPets',
         tags: ['pets'],
@@ -53,7 +52,6 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.get(
     '/pets/changes',
     {
-      config: { scope: 'pets:read' },
       schema: {
         ...BETA,
         operationId: 'listPetChanges',
@@ -82,7 +80,6 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.post(
     '/pets',
     {
-      config: { scope: 'pets:write' },
       schema: {
         operationId: 'createPet',
         tags: ['pets'],
@@ -123,7 +120,6 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.get(
     '/pets/:petId',
     {
-      config: { scope: 'pets:read' },
       schema: {
         operationId: 'getPet',
         tags: ['pets'],
@@ -160,7 +156,6 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
     scope.patch(
       '/pets/:petId',
       {
-        config: { scope: 'pets:write' },
         schema: {
           ...BETA,
           operationId: 'updatePet',
@@ -196,7 +191,6 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.delete(
     '/pets/:petId',
     {
-      config: { scope: 'pets:write' },
       schema: {
         ...BETA,
         operationId: 'deletePet',
