@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# grep -q stops reading at the first match; the command writing into it may then fail on the
+# closed pipe (curl: exit 23), which pipefail reports as the step failing. This reads it all.
+has() { grep "$@" >/dev/null; }
+
 export DATA_DIR
 DATA_DIR=$(mktemp -d)
 export PORT=${SMOKE_PORT:-18181}
@@ -18,7 +22,7 @@ trap cleanup EXIT
 setsid npm start >"$log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do
-  grep -q '^  curl ' "$log" && break
+  has '^  curl ' "$log" && break
   sleep 0.1
 done
 printed=$(grep '^  curl ' "$log" | sed 's/^  //') || { cat "$log"; echo "smoke: npm start printed no curl" >&2; exit 1; }
@@ -26,56 +30,56 @@ KEY=$(grep -o 'as_live_[A-Za-z0-9_]*' "$log" | head -1)
 
 echo "smoke: $printed"
 [ "$(bash -c "$printed")" = "[]" ]
-grep -q "^API reference: http://127.0.0.1:$PORT/docs" "$log"
-curl -s "http://127.0.0.1:$PORT/" | grep -q '"docs":"/docs"'
+has "^API reference: http://127.0.0.1:$PORT/docs" "$log"
+curl -s "http://127.0.0.1:$PORT/" | has '"docs":"/docs"'
 
 added=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
   -d '{"name":"Rex","categoryId":1}' "http://127.0.0.1:$PORT/v1/pets")
 echo "smoke: added $added"
-echo "$added" | grep -q '"name":"Rex"'
+echo "$added" | has '"name":"Rex"'
 
 ordered=$(curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
   -d '{"petId":1}' "http://127.0.0.1:$PORT/v1/store/orders")
 echo "smoke: ordered $ordered"
-echo "$ordered" | grep -q '"status":"placed"'
-curl -s -X POST -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/store/orders/1/approve" | grep -q '"status":"approved"'
+echo "$ordered" | has '"status":"placed"'
+curl -s -X POST -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/store/orders/1/approve" | has '"status":"approved"'
 curl -s -X PATCH -H "Authorization: Bearer $KEY" -H 'Content-Type: application/merge-patch+json' \
-  -d '{"name":"Rexi"}' "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"name":"Rexi"'
-curl -s -X DELETE -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/1" | grep -q '"code":"pet_has_open_order"'
+  -d '{"name":"Rexi"}' "http://127.0.0.1:$PORT/v1/pets/1" | has '"name":"Rexi"'
+curl -s -X DELETE -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/1" | has '"code":"pet_has_open_order"'
 
 # Profiles, the search and the change feed.
 curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
   -d '{"name":"Luna","categoryId":1,"breeds":{"primary":"Labrador Retriever","mixed":true},"sex":"female","age":"young","size":"large","goodWith":{"children":"yes","cats":"no"},"description":"A gentle, playful girl.","tags":["calm"]}' \
-  "http://127.0.0.1:$PORT/v1/pets" | grep -q '"goodWith":{"children":"yes","cats":"no"}'
-curl -s -D - -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets?q=gentle&sex=female&goodWithChildren=yes&sort=-createdAt&count=true" | grep -qi '^x-total-count: 1'
-curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/changes?limit=100" | grep -q '"type":"changed"'
-curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/categories/1/breeds" | grep -q '"name":"Labrador Retriever"'
+  "http://127.0.0.1:$PORT/v1/pets" | has '"goodWith":{"children":"yes","cats":"no"}'
+curl -s -D - -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets?q=gentle&sex=female&goodWithChildren=yes&sort=-createdAt&count=true" | has -i '^x-total-count: 1'
+curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/changes?limit=100" | has '"type":"changed"'
+curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/categories/1/breeds" | has '"name":"Labrador Retriever"'
 # A photo of Luna (animal 2), as the README uploads it, then its smallest file, without a key.
 node -e "require('sharp')({create:{width:640,height:480,channels:3,background:'#c08040'}}).jpeg().toFile(process.argv[1])" "$DATA_DIR/luna.jpg"
 (cd "$DATA_DIR" && curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: image/jpeg' \
   --data-binary @luna.jpg "http://127.0.0.1:$PORT/v1/pets/2/photos") >"$DATA_DIR/photo.json"
 echo "smoke: photo $(head -c 200 "$DATA_DIR/photo.json")"
 photo_url=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')).variants.webp[0].url)" "$DATA_DIR/photo.json")
-curl -s -D - -o /dev/null "$photo_url" | grep -qi '^cache-control: public, max-age=31536000, immutable'
-curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/2" | grep -q '"photos":\[{'
+curl -s -D - -o /dev/null "$photo_url" | has -i '^cache-control: public, max-age=31536000, immutable'
+curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/2" | has '"photos":\[{'
 echo "smoke: README profile, search and photo commands passed"
 
 # Data commands, through the client.
 export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"
 pet=$(npx adoption-store pets create Rex --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
 npx adoption-store pets list --status available --limit 50 --json >/dev/null
-npx adoption-store pets get "$pet" --json | grep -q '"name": *"Rex"'
-npx adoption-store pets update "$pet" --name Rexi --category 2 --json | grep -q '"name": *"Rexi"'
+npx adoption-store pets get "$pet" --json | has '"name": *"Rex"'
+npx adoption-store pets update "$pet" --name Rexi --category 2 --json | has '"name": *"Rexi"'
 spare=$(npx adoption-store pets create Spare --category 1 --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
-npx adoption-store pets delete "$spare" --json | grep -q '"removed": *true'
+npx adoption-store pets delete "$spare" --json | has '"removed": *true'
 order=$(npx adoption-store orders create "$pet" --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
-npx adoption-store orders list --status placed --json | grep -q "\"id\": *$order"
+npx adoption-store orders list --status placed --json | has "\"id\": *$order"
 npx adoption-store orders get "$order" --json >/dev/null
-npx adoption-store orders approve "$order" --json | grep -q approved
-npx adoption-store orders deliver "$order" --json | grep -q delivered
+npx adoption-store orders approve "$order" --json | has approved
+npx adoption-store orders deliver "$order" --json | has delivered
 # A delivered order cannot be cancelled: one line on stderr, exit status 1.
 if refused=$(npx adoption-store orders cancel "$order" 2>&1); then echo "smoke: cancel of a delivered order succeeded" >&2; exit 1; fi
-echo "$refused" | grep -q invalid_transition
+echo "$refused" | has invalid_transition
 unset ADOPTION_STORE_URL ADOPTION_STORE_KEY
 echo "smoke: README data commands passed"
 
@@ -89,37 +93,37 @@ id=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync('$DATA_
 npx adoption-store keys list --project acme --json
 npx adoption-store keys revoke "$id"
 npx adoption-store projects list
-npx adoption-store audit list --project acme --action key.revoked --json | grep -q "\"id\": *\"$id\""
+npx adoption-store audit list --project acme --action key.revoked --json | has "\"id\": *\"$id\""
 npx adoption-store audit list --since 2026-11-25T00:00:00Z --until 2099-01-01T00:00:00Z --limit 100 >/dev/null
 # Dashboard accounts: a generated password signs in on the running server; the page is served.
 password=$(npx adoption-store users create --email ops@example.com --role operator --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).password))")
 npx adoption-store users create --email ann@example.com --role owner --project acme
 PASSWORD='a long pass phrase for bob'
 printf '%s\n' "$PASSWORD" | npx adoption-store users create --email bob@example.com --role operator --password-stdin
-npx adoption-store users list --json | grep -q '"email": *"ann@example.com"'
+npx adoption-store users list --json | has '"email": *"ann@example.com"'
 # The generated password is a one-time password: it opens no session until the sign-in also
 # sends a password of one's own, which replaces it.
 curl -s -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\"}" \
-  "http://127.0.0.1:$PORT/admin/v1/session" | grep -q '"code":"password_change_required"'
+  "http://127.0.0.1:$PORT/admin/v1/session" | has '"code":"password_change_required"'
 curl -sf -H 'Content-Type: application/json' -d "{\"email\":\"ops@example.com\",\"password\":\"$password\",\"newPassword\":\"the operator's own pass phrase\"}" \
-  "http://127.0.0.1:$PORT/admin/v1/session" | grep -q '"role":"operator"'
-npx adoption-store users set-projects ann@example.com --project acme --project bigco --json | grep -q '"bigco"'
-npx adoption-store users disable ann@example.com --json | grep -q '"state": *"disabled"'
-npx adoption-store users enable ann@example.com --json | grep -q '"state": *"enabled"'
-npx adoption-store users reset-password ann@example.com --json | grep -q '"password": *"[A-Za-z0-9_-]\{24\}"'
-npx adoption-store users delete ann@example.com --json | grep -q '"email": *"ann@example.com"'
-if npx adoption-store users list --json | grep -q '"ann@example.com"'; then echo "smoke: a deleted user is still listed" >&2; exit 1; fi
-curl -sf "http://127.0.0.1:$PORT/dashboard/" | grep -q '<script type="module"'
+  "http://127.0.0.1:$PORT/admin/v1/session" | has '"role":"operator"'
+npx adoption-store users set-projects ann@example.com --project acme --project bigco --json | has '"bigco"'
+npx adoption-store users disable ann@example.com --json | has '"state": *"disabled"'
+npx adoption-store users enable ann@example.com --json | has '"state": *"enabled"'
+npx adoption-store users reset-password ann@example.com --json | has '"password": *"[A-Za-z0-9_-]\{24\}"'
+npx adoption-store users delete ann@example.com --json | has '"email": *"ann@example.com"'
+if npx adoption-store users list --json | has '"ann@example.com"'; then echo "smoke: a deleted user is still listed" >&2; exit 1; fi
+curl -sf "http://127.0.0.1:$PORT/dashboard/" | has '<script type="module"'
 echo "smoke: README user commands and the dashboard passed"
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null
 curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
 # Custom domains (the CLI side; DNS is asked of a closed loopback port, so verify must fail).
 (
   export PLATFORM_DOMAIN=platform.example PLATFORM_DNS_TARGET=edge.platform.example DNS_RESOLVERS=127.0.0.1:9
-  npx adoption-store domains add shop.example.com --project acme | grep -q 'CNAME *shop *edge.platform.example *3600'
+  npx adoption-store domains add shop.example.com --project acme | has 'CNAME *shop *edge.platform.example *3600'
   npx adoption-store domains add www.example.com --project acme >/dev/null
   if npx adoption-store domains verify shop.example.com --project acme >/dev/null 2>&1; then echo "smoke: verify without DNS succeeded" >&2; exit 1; fi
-  npx adoption-store domains list --project acme --json | grep -q '"state": *"failed"'
+  npx adoption-store domains list --project acme --json | has '"state": *"failed"'
   npx adoption-store domains set-primary shop.example.com --project acme >/dev/null
   npx adoption-store domains add-redirect www.example.com shop.example.com --project acme >/dev/null
   npx adoption-store domains remove-redirect www.example.com --project acme >/dev/null
@@ -133,34 +137,34 @@ curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
   export WEBHOOK_ENCRYPTION_KEY
   hook=$(npx adoption-store webhooks add --project acme --url https://hooks.example.com/adoption --types pet.created,order.placed --json \
     | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const e=JSON.parse(s);if(!e.secret.startsWith('whsec_'))process.exit(1);process.stdout.write(e.id)})")
-  npx adoption-store webhooks list --project acme --json | grep -q "\"id\": *\"$hook\""
-  npx adoption-store webhooks update "$hook" --project acme --types '*' --disable --json | grep -q '"enabled": *false'
-  npx adoption-store webhooks rotate-secret "$hook" --project acme --overlap-hours 24 --json | grep -q '"secret": *"whsec_'
+  npx adoption-store webhooks list --project acme --json | has "\"id\": *\"$hook\""
+  npx adoption-store webhooks update "$hook" --project acme --types '*' --disable --json | has '"enabled": *false'
+  npx adoption-store webhooks rotate-secret "$hook" --project acme --overlap-hours 24 --json | has '"secret": *"whsec_'
   delivery=$(npx adoption-store webhooks test "$hook" --project acme --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
-  npx adoption-store webhooks deliveries "$hook" --project acme --limit 20 --json | grep -q '"eventType": *"webhook.test"'
-  npx adoption-store webhooks redeliver "$hook" "$delivery" --project acme --json | grep -q '"manual": *true'
+  npx adoption-store webhooks deliveries "$hook" --project acme --limit 20 --json | has '"eventType": *"webhook.test"'
+  npx adoption-store webhooks redeliver "$hook" "$delivery" --project acme --json | has '"manual": *true'
   npx adoption-store webhooks update "$hook" --project acme --description "shop backend" >/dev/null
-  npx adoption-store webhooks remove "$hook" --project acme --json | grep -q '"removed": *true'
-  npx adoption-store audit list --project acme --action webhook.created --json | grep -q "\"id\": *\"$hook\""
+  npx adoption-store webhooks remove "$hook" --project acme --json | has '"removed": *true'
+  npx adoption-store audit list --project acme --action webhook.created --json | has "\"id\": *\"$hook\""
   echo "smoke: README webhook commands passed"
 )
 # Animals from and to files, locations and categories (on the store).
-npx adoption-store locations add "Main shelter" --project acme --address "123 Main St" --city Springfield --country US --latitude 39.78 --longitude -89.65 --json | grep -q '"latitude": *39.78'
-npx adoption-store locations list --project acme --json | grep -q '"name": *"Main shelter"'
-npx adoption-store locations update 1 --project acme --postal-code 62701 --json | grep -q '"postalCode": *"62701"'
-npx adoption-store categories set 300 "Guinea pig" --project acme --breeds "Teddy, Abyssinian" --json | grep -q '"addedBreeds"'
-npx adoption-store categories list --project acme --json | grep -q '"name": *"Guinea pig"'
+npx adoption-store locations add "Main shelter" --project acme --address "123 Main St" --city Springfield --country US --latitude 39.78 --longitude -89.65 --json | has '"latitude": *39.78'
+npx adoption-store locations list --project acme --json | has '"name": *"Main shelter"'
+npx adoption-store locations update 1 --project acme --postal-code 62701 --json | has '"postalCode": *"62701"'
+npx adoption-store categories set 300 "Guinea pig" --project acme --breeds "Teddy, Abyssinian" --json | has '"addedBreeds"'
+npx adoption-store categories list --project acme --json | has '"name": *"Guinea pig"'
 printf 'ID,AnimalName,Type,Sex,Size,Age,PrimaryBreed,location\nA-1,Rex,Dog,M,L,Adult,Labrador Retriever,Main shelter\nA-2,Mia,Cat,F,S,Young,Siamese,\n' >"$DATA_DIR/animals.csv"
-npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" --dry-run | grep -q 'would add 2'
-npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" --json | grep -q '"created": *2'
-npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" | grep -q 'added 0, changed 0, 2 unchanged'
+npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" --dry-run | has 'would add 2'
+npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" --json | has '"created": *2'
+npx adoption-store pets import --project acme --file "$DATA_DIR/animals.csv" | has 'added 0, changed 0, 2 unchanged'
 npx adoption-store pets export --project acme --format csv --output "$DATA_DIR/export.csv"
-grep -q '^id,externalId,name,categoryId' "$DATA_DIR/export.csv"
-npx adoption-store pets export --project acme --format json | grep -q '"externalId": *"A-1"\|"externalId":"A-1"'
+has '^id,externalId,name,categoryId' "$DATA_DIR/export.csv"
+npx adoption-store pets export --project acme --format json | has '"externalId": *"A-1"\|"externalId":"A-1"'
 node -e "require('sharp')({create:{width:300,height:200,channels:3,background:'#4080c0'}}).png().toFile(process.argv[1])" "$DATA_DIR/luna-2.png"
 acme_pet=$(npx adoption-store pets export --project acme --format json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s)[0].id)))")
-npx adoption-store pets photos add "$acme_pet" "$DATA_DIR/luna.jpg" "$DATA_DIR/luna-2.png" --project acme --json | grep -q '"width": *300'
-npx adoption-store media verify --json | grep -q '"orphans": *\[\]'
+npx adoption-store pets photos add "$acme_pet" "$DATA_DIR/luna.jpg" "$DATA_DIR/luna-2.png" --project acme --json | has '"width": *300'
+npx adoption-store media verify --json | has '"orphans": *\[\]'
 if npx adoption-store locations remove 1 --project acme 2>/dev/null; then echo "smoke: a location with animals was removed" >&2; exit 1; fi
 npx adoption-store categories remove 300 --project acme --json >/dev/null
 echo "smoke: README file, location and category commands passed"
@@ -186,7 +190,7 @@ if [ -n "${TEST_DATABASE_URL:-}" ] && [ -n "${TEST_REDIS_URL:-}" ]; then
   setsid npx adoption-store serve >/dev/null 2>&1 &
   scaled=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
-  curl -sf "http://127.0.0.1:$PORT/readyz" | grep -q '"limiter":"redis"'
+  curl -sf "http://127.0.0.1:$PORT/readyz" | has '"limiter":"redis"'
   [ "$(curl -s -H "Authorization: Bearer $SHELTER_KEY" "http://127.0.0.1:$PORT/v1/pets")" = "[]" ]
   redis-cli -u "$REDIS_URL" --scan --pattern "$REDIS_KEY_PREFIX*" | xargs -r redis-cli -u "$REDIS_URL" del >/dev/null
   echo "smoke: README scale-out commands passed"
