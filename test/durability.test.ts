@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, before, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import pg from 'pg'
-import { freshPostgresDatabase, postgresUrl } from './helpers/databases.js'
+import { freshPostgresDatabase, legSkip, postgresUrl } from './helpers/databases.js'
 import {
   assertBuilt,
   cleanup,
@@ -52,12 +52,11 @@ interface BackEnd {
  * `npm test` runs every file once per dialect (TEST_DIALECT=sqlite, then postgres): each back end
  * is tested in its own leg. Run directly (no TEST_DIALECT), the file tests both.
  */
-const leg = process.env.TEST_DIALECT
 
 const backEnds: BackEnd[] = [
   {
     name: 'SQLite',
-    skip: leg === 'postgres' ? 'ran in the SQLite leg of the suite (TEST_DIALECT=sqlite)' : false,
+    skip: legSkip.sqlite,
     async open() {
       const dataDir = makeDataDir()
       return {
@@ -82,11 +81,7 @@ const backEnds: BackEnd[] = [
   },
   {
     name: 'PostgreSQL',
-    skip: !postgresUrl
-      ? 'PostgreSQL not configured (TEST_DATABASE_URL / DATABASE_URL)'
-      : leg === 'sqlite'
-        ? 'runs in the PostgreSQL leg of the suite (TEST_DIALECT=postgres)'
-        : false,
+    skip: legSkip.postgres,
     async open() {
       const database = await freshPostgresDatabase(postgresUrl)
       return {

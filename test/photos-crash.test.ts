@@ -23,10 +23,9 @@ import SQLite from 'better-sqlite3'
 import pg from 'pg'
 import sharp from 'sharp'
 import { FULL_SIZE_CAP, VARIANT_FORMATS, VARIANT_WIDTHS } from '../src/photos/images.js'
-import { freshPostgresDatabase, postgresUrl } from './helpers/databases.js'
+import { freshPostgresDatabase, legSkip, postgresUrl } from './helpers/databases.js'
 import { assertBuilt, cleanup, cliJson, type CliOptions, type EnvOverrides, makeDataDir, requestJson, runCli, type ServerProcess, startServer } from './helpers/process.js'
 
-const leg = process.env.TEST_DIALECT
 
 const faketime = (() => {
   try {
@@ -50,7 +49,7 @@ interface BackEnd {
 const backEnds: BackEnd[] = [
   {
     name: 'SQLite',
-    skip: leg === 'postgres' ? 'ran in the SQLite leg of the suite (TEST_DIALECT=sqlite)' : false,
+    skip: legSkip.sqlite,
     async open() {
       const dataDir = makeDataDir()
       const file = path.join(dataDir, 'adoption-store.db')
@@ -82,11 +81,7 @@ const backEnds: BackEnd[] = [
   },
   {
     name: 'PostgreSQL',
-    skip: !postgresUrl
-      ? 'PostgreSQL not configured (TEST_DATABASE_URL / DATABASE_URL)'
-      : leg === 'sqlite'
-        ? 'runs in the PostgreSQL leg of the suite (TEST_DIALECT=postgres)'
-        : false,
+    skip: legSkip.postgres,
     async open() {
       const database = await freshPostgresDatabase(postgresUrl)
       const query = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {

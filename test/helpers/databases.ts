@@ -410,3 +410,16 @@ export const dialects: Dialect[] = postgresUrl ? [sqlite, postgres(postgresUrl)]
 if (!postgresUrl) {
   process.stdout.write('# PostgreSQL not configured (TEST_DATABASE_URL / DATABASE_URL): dialect suites run on SQLite only\n')
 }
+
+/**
+ * The skip reasons of a test made once per back end in its own leg: the SQLite case in the SQLite
+ * leg (or a run without TEST_DIALECT), the PostgreSQL case in the PostgreSQL leg, when configured.
+ */
+export const legSkip = {
+  sqlite: process.env.TEST_DIALECT === 'postgres' ? 'ran in the SQLite leg of the suite (TEST_DIALECT=sqlite)' : false,
+  postgres: !postgresUrl
+    ? 'PostgreSQL not configured (TEST_DATABASE_URL / DATABASE_URL)'
+    : process.env.TEST_DIALECT === 'sqlite'
+      ? 'runs in the PostgreSQL leg of the suite (TEST_DIALECT=postgres)'
+      : false,
+} as const
