@@ -107,7 +107,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const locations = createLocations({ db, clock, generations, cache: cache.responses })
   const categories = createCategories({ db, clock, generations, cache: cache.responses })
   // Photos are kept in the object store configuration chooses (files, or an S3-compatible bucket).
-  const photos = createPhotos({ db, clock, store: createObjectStore(config), config, generations, outbox, log })
+  const photos = createPhotos({ db, clock, store: createObjectStore(config), config, generations, outbox, log, changeCounter: database.changeCounter })
   const pets = createPets({ db, dialect, clock, idempotency, generations, outbox, locations: locations.service, photos: photos.service, cache: cache.responses })
   const orders = createOrders({ db, clock, idempotency, generations, outbox, cache: cache.responses })
   const projects = createProjects({ db, clock, config, authChanged })

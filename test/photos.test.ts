@@ -8,6 +8,8 @@ import sharp from 'sharp'
 import { buffer } from 'node:stream/consumers'
 import { Gate } from '../src/photos/images.js'
 import { MAX_KEPT_FILE_BYTES, MediaBytes } from '../src/photos/media-bytes.js'
+import { PhotosService } from '../src/photos/photos.service.js'
+import { systemClock } from '../src/clock.js'
 import { createObjectStore } from '../src/storage/backend.js'
 import type { ObjectStore } from '../src/storage/store.js'
 import { bearer, type TestApp } from './helpers/app.js'
@@ -297,6 +299,10 @@ for (const backend of ['files', 's3'] as const) {
         assert.equal(Number(whole.headers['content-length']), whole.rawPayload.length)
         const webp = await media(photo.variants.webp[0]!.url)
         assert.equal(webp.headers['content-type'], 'image/webp')
+        // Compressed already: sent as they are, whatever the client accepts.
+        const offered = await media(url, { 'accept-encoding': 'br, gzip' })
+        assert.equal(offered.headers['content-encoding'], undefined)
+        assert.deepEqual(offered.rawPayload, whole.rawPayload)
 
         const head = await media(url, {}, 'HEAD')
         assert.equal(head.statusCode, 200)
@@ -339,6 +345,22 @@ for (const backend of ['files', 's3'] as const) {
         const jpeg = photo.variants.jpeg[0]!.url
         await store.delete([new URL(jpeg).pathname.replace(/^\/media\//, '')])
         assert.equal((await media(jpeg)).statusCode, 404)
+      })
+
+      test("a served photo's row is kept while the database's change counter stands still, and read again once it moves", async () => {
+        const photo = await uploaded(await png())
+        const name = photo.variants.webp[0]!.url.split('/').at(-1)!
+        let counter = 1
+        const service = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console, changeCounter: () => counter })
+        assert.equal((await service.file(photo.id, name))?.contentType, 'image/webp')
+        await sql`delete from pet_photos where id = ${photo.id}`.execute(t.database.db)
+        // Nothing told it: the kept row answers.
+        assert.ok(await service.file(photo.id, name))
+        counter++
+        assert.equal(await service.file(photo.id, name), undefined)
+        // Without a counter, every file's row is read.
+        const plain = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console })
+        assert.equal(await plain.file(photo.id, name), undefined)
       })
 
       test('the bytes kept: files up to 512 KB, within the budget, least recently used out first; none with a budget of 0', async () => {

@@ -20,7 +20,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable'
  * (`MediaBytes`). Single byte ranges are served (206).
  */
 export const mediaRoutes: FastifyPluginAsyncTypebox<{ photos: PhotosService; bytes: MediaBytes }> = async (app, { photos, bytes }) => {
-  app.get('/media/photos/:photoId/:file', { schema: { hide: true, params: MediaParams } }, async (request, reply) => {
+  // Photos are compressed already (WebP, JPEG): the compression hooks would only cost each request.
+  app.get('/media/photos/:photoId/:file', { schema: { hide: true, params: MediaParams }, compress: false }, async (request, reply) => {
     const notFound = () => new ApiError('not_found', 'No such photo: it was removed, or the address is wrong.')
     const file = await photos.file(request.params.photoId, request.params.file)
     if (!file) throw notFound()

@@ -28,7 +28,16 @@ export interface PhotosDeps {
   outbox: Outbox
   /** Where failures to delete files are told (the sweep deletes them later). */
   log: { warn(object: object, message: string): void }
+  /**
+   * A number that moves whenever the database may have changed, whoever wrote (the embedded
+   * database's change counter): the rows of served photos are kept while it stands still.
+   * Without it (PostgreSQL), every request for a file reads its photo's row.
+   */
+  changeCounter?: (() => number) | undefined
 }
+
+/** At most this many served photos' rows are kept (a few MB); then they are read again. */
+const SERVED_ROWS = 10_000
 
 /** A file of a photo to serve: its key in the store, type, size and ETag. */
 export interface MediaFile {
@@ -62,6 +71,9 @@ const EXTENSIONS = { webp: 'webp', jpeg: 'jpg' } as const
  */
 export class PhotosService {
   private readonly gate: Gate
+  /** Served photos' rows, by id, as of `servedCounter`. */
+  private readonly served = new Map<string, PhotoRow>()
+  private servedCounter = -1
 
   constructor(private readonly deps: PhotosDeps) {
     this.gate = new Gate(deps.config.photoProcessingConcurrency)
@@ -174,9 +186,32 @@ export class PhotosService {
 
   /** The file of a photo to serve, when the photo exists (its row, read now) and names it. */
   async file(photoId: string, name: string): Promise<MediaFile | undefined> {
-    const row = await findPhoto(this.deps.db, photoId)
+    const row = await this.servedRow(photoId)
     const variant = row?.variants.find((v) => v.key === `${PHOTOS_PREFIX}${photoId}/${name}`)
     return variant && { key: variant.key, contentType: CONTENT_TYPES[variant.format], size: variant.size, etag: `"${variant.hash}"` }
+  }
+
+  /**
+   * A photo's row for serving its files: kept while the database's change counter stands still,
+   * so a removed photo (or animal) stops being served at once, by every process on the file.
+   */
+  private async servedRow(photoId: string): Promise<PhotoRow | undefined> {
+    const { changeCounter, db } = this.deps
+    if (!changeCounter) return findPhoto(db, photoId)
+    const counter = changeCounter()
+    if (counter !== this.servedCounter) {
+      this.served.clear()
+      this.servedCounter = counter
+    }
+    const kept = this.served.get(photoId)
+    if (kept) return kept
+    const row = await findPhoto(db, photoId)
+    // Kept only if nothing moved during the read; not found is not kept (addresses are unguessable, a miss is rare).
+    if (row && changeCounter() === counter) {
+      if (this.served.size >= SERVED_ROWS) this.served.clear()
+      this.served.set(photoId, row)
+    }
+    return row
   }
 
   /** After an animal was removed (its photo rows with it): deletes the files its `photos` named. */
