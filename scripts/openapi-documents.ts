@@ -6,7 +6,7 @@ import { buildApp } from '../src/app.js'
 import { defineConfig } from '../src/config.js'
 import { migrateToLatest, openDatabase } from '../src/db/database.js'
 // SQLite's writer threads, from the TypeScript sources.
-import './sqlite-writer-script.js'
+import './thread-scripts.js'
 
 /** The two OpenAPI documents, keyed by the file each is committed as. */
 export interface OpenApiDocuments {

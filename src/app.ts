@@ -120,7 +120,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const domains = await createDomains({ config, db, clock, log, failures: outage, outbox, ...domainsOptions })
   // Started when the app is ready, closed in this order: the last usage counts and the attempts in
   // flight before the database. The domains' worker is installDomains' (started with host routing).
-  runParts(app, [idempotency, outage, storage, usage.recorder, keys.service, webhooks.worker, photos.sweeper, generations, limits.limiter, database])
+  runParts(app, [idempotency, outage, storage, usage.recorder, keys.service, webhooks.worker, photos.threads, photos.sweeper, generations, limits.limiter, database])
 
   // The routes: every request's pipeline first, then host routing, then each API.
   await installRequestPipeline(app, config, { outage, storage })

@@ -6,7 +6,8 @@ import type { LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import sharp from 'sharp'
 import { buffer } from 'node:stream/consumers'
-import { Gate } from '../src/photos/images.js'
+import { Gate, processImage } from '../src/photos/images.js'
+import { ImageThreads } from '../src/photos/image-threads.js'
 import { MAX_KEPT_FILE_BYTES, MediaBytes } from '../src/photos/media-bytes.js'
 import { PhotosService } from '../src/photos/photos.service.js'
 import { systemClock } from '../src/clock.js'
@@ -351,7 +352,7 @@ for (const backend of ['files', 's3'] as const) {
         const photo = await uploaded(await png())
         const name = photo.variants.webp[0]!.url.split('/').at(-1)!
         let counter = 1
-        const service = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console, changeCounter: () => counter })
+        const service = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console, changeCounter: () => counter, images: new ImageThreads() })
         assert.equal((await service.file(photo.id, name))?.contentType, 'image/webp')
         await sql`delete from pet_photos where id = ${photo.id}`.execute(t.database.db)
         // Nothing told it: the kept row answers.
@@ -359,7 +360,7 @@ for (const backend of ['files', 's3'] as const) {
         counter++
         assert.equal(await service.file(photo.id, name), undefined)
         // Without a counter, every file's row is read.
-        const plain = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console })
+        const plain = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console, images: new ImageThreads() })
         assert.equal(await plain.file(photo.id, name), undefined)
       })
 
@@ -482,4 +483,35 @@ test('processing runs at most N photos at once', async () => {
     ),
   )
   assert.equal(most, 2)
+})
+
+test('an image thread makes what processing on the event loop makes; the upload moves to it without a copy, a slice of a larger buffer is copied', async () => {
+  const threads = new ImageThreads()
+  try {
+    const photo = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3a7' } }).png().toBuffer()
+    const expected = await processImage(Buffer.from(photo), 40_000_000)
+    assert.ok(expected.ok)
+    const sent = Buffer.from(photo)
+    const got = await threads.process(sent, 40_000_000)
+    assert.ok(got.ok)
+    assert.equal(sent.length, 0, "the upload's memory moved to the thread")
+    assert.equal(got.photo.hash, expected.photo.hash)
+    assert.deepEqual(got.photo.variants.map((v) => [v.format, v.width, v.height, v.hash]), expected.photo.variants.map((v) => [v.format, v.width, v.height, v.hash]))
+    for (const variant of got.photo.variants) assert.ok(Buffer.isBuffer(variant.bytes) && variant.bytes.length > 0)
+    // A view into a larger buffer is copied, so the rest of that buffer stays usable.
+    const larger = Buffer.concat([Buffer.from('prefix'), photo])
+    const view = larger.subarray(6)
+    const again = await threads.process(view, 40_000_000)
+    assert.ok(again.ok)
+    assert.equal(again.photo.hash, expected.photo.hash)
+    assert.equal(larger.subarray(0, 6).toString(), 'prefix')
+    // A refusal comes back as the same outcome.
+    assert.deepEqual(await threads.process(Buffer.from('not an image at all'), 40_000_000), await processImage(Buffer.from('not an image at all'), 40_000_000))
+  } finally {
+    await threads.close()
+  }
+  // Closed, it starts a thread again when asked.
+  const reopened = await threads.process(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer(), 40_000_000)
+  assert.ok(reopened.ok)
+  await threads.close()
 })

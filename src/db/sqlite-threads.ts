@@ -12,7 +12,7 @@ let writerScript: { source: () => string; text?: string } | undefined
  * Runs writer threads from a script (CommonJS, evaluated in each thread), asked for once, when
  * the first thread starts, instead of the compiled `sqlite-writer.js` beside this module. For a
  * process that runs the TypeScript sources (the tests, scripts under tsx): a thread does not
- * inherit the process's TypeScript loader (see scripts/sqlite-writer-script.ts).
+ * inherit the process's TypeScript loader (see scripts/thread-scripts.ts).
  */
 export function useWriterScript(source: () => string): void {
   writerScript = { source }
@@ -21,7 +21,7 @@ export function useWriterScript(source: () => string): void {
 function startWriter(): Worker {
   if (writerScript) return new Worker((writerScript.text ??= writerScript.source()), { ...THREAD_OPTIONS, eval: true })
   if (import.meta.url.endsWith('.ts')) {
-    throw new Error('The SQLite writer thread runs JavaScript: from the TypeScript sources, give it its script first (useWriterScript; see scripts/sqlite-writer-script.ts).')
+    throw new Error('The SQLite writer thread runs JavaScript: from the TypeScript sources, give it its script first (useWriterScript; see scripts/thread-scripts.ts).')
   }
   return new Worker(new URL('./sqlite-writer.js', import.meta.url), THREAD_OPTIONS)
 }

@@ -38,7 +38,7 @@ export interface ProcessedPhoto {
   variants: ProcessedVariant[]
 }
 
-type ImageFailure = 'unsupported_image_type' | 'image_too_large' | 'invalid_image' | 'invalid_request'
+export type ImageFailure = 'unsupported_image_type' | 'image_too_large' | 'invalid_image' | 'invalid_request'
 
 /**
  * What the bytes are: one of the accepted types, or a refusal naming what they look like. Only

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.js'
 import type { ObjectStore } from '../storage/store.js'
+import { ImageThreads } from './image-threads.js'
 import { MediaBytes } from './media-bytes.js'
 import { mediaRoutes } from './media.routes.js'
 import { photosAdminRoutes, photosRoutes } from './photos.routes.js'
@@ -12,6 +13,8 @@ export interface Photos {
   service: PhotosService
   /** Sweeps leftover files on a timer; started and closed with the app (it closes the store last). */
   sweeper: PhotoSweeper
+  /** Where uploads are processed; closed with the app. */
+  threads: ImageThreads
   routes: {
     /** `/v1/pets/{petId}/photos…`. */
     v1: FastifyPluginAsyncTypebox
@@ -22,10 +25,12 @@ export interface Photos {
   }
 }
 
-export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config'> & { store: ObjectStore; config: PhotosDeps['config'] & Pick<Config, 'photoMaxBytes' | 'photoSweepIntervalMs' | 'mediaCacheBytes'> }): Photos {
-  const service = new PhotosService({ ...deps, config })
+export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config' | 'images'> & { store: ObjectStore; config: PhotosDeps['config'] & Pick<Config, 'photoMaxBytes' | 'photoSweepIntervalMs' | 'mediaCacheBytes'> }): Photos {
+  const threads = new ImageThreads()
+  const service = new PhotosService({ ...deps, images: threads, config })
   return {
     service,
+    threads,
     sweeper: new PhotoSweeper(service, deps.store, deps.clock, config.photoSweepIntervalMs, deps.log),
     routes: {
       v1: (app) => photosRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),

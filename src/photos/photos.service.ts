@@ -7,7 +7,8 @@ import type { Db } from '../db/database.js'
 import { type Outcome, Refusal, refuse } from '../errors.js'
 import type { ObjectStore } from '../storage/store.js'
 import type { Outbox } from '../webhooks/outbox.js'
-import { Gate, processImage } from './images.js'
+import type { ImageThreads } from './image-threads.js'
+import { Gate } from './images.js'
 import { countPhotos, deletePhoto, existingPhotoIds, findPhoto, insertPhoto, listPhotos, type PhotoRow, photoIdsAfter, setPosition, touchPet, type VariantRow, writePetPhotos } from './photos.repository.js'
 import { type Photo, type StoredPhoto, toPhoto } from './photos.schemas.js'
 
@@ -22,6 +23,8 @@ export interface PhotosDeps {
   db: Db
   clock: Clock
   store: ObjectStore
+  /** Where uploads are processed: threads with heaps of their own. */
+  images: Pick<ImageThreads, 'process'>
   config: Pick<Config, 'mediaBaseUrl' | 'photoMaxPixels' | 'photoProcessingConcurrency'>
   /** Told after a committed change, before the answer: cached animals on every instance move on. */
   generations: Pick<Generations, 'dataChanged'>
@@ -99,7 +102,7 @@ export class PhotosService {
     const count = await countPhotos(db, projectId, petId)
     if (count === undefined) return { ok: false, error: 'not_found', message: noSuchPet(petId) }
     if (count >= PHOTOS_PER_PET) return full(petId)
-    const processed = await this.gate.run(() => processImage(bytes, this.deps.config.photoMaxPixels))
+    const processed = await this.gate.run(() => this.deps.images.process(bytes, this.deps.config.photoMaxPixels))
     if (!processed.ok) return processed
     const id = randomBytes(16).toString('base64url')
     const variants: VariantRow[] = processed.photo.variants.map(({ format, width, height, bytes: out, hash }) => ({

@@ -7,7 +7,7 @@ import pg from 'pg'
 import { defineConfig } from '../../src/config.js'
 import { type DatabaseHandle, migrateToLatest, migratorOf, openDatabase, SQLITE_FILE } from '../../src/db/database.js'
 // SQLite's writer threads, from the TypeScript sources.
-import '../../scripts/sqlite-writer-script.js'
+import '../../scripts/thread-scripts.js'
 
 /** The PostgreSQL server tests may use: TEST_DATABASE_URL, else DATABASE_URL, else none. */
 export const postgresUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || undefined
