@@ -82,6 +82,27 @@ describe('sign-in sessions', () => {
     assert.doesNotMatch(String(forwarded.headers['set-cookie']), /Secure/)
   })
 
+  test("the session says which of the operator's features are configured: custom domains with PLATFORM_DOMAIN, webhooks with WEBHOOK_ENCRYPTION_KEY", async () => {
+    for (const [config, features] of [
+      [{ platformDomain: undefined, webhookEncryptionKey: undefined }, { customDomains: false, webhooks: false }],
+      [{ webhookEncryptionKey: 'a'.repeat(64) }, { customDomains: true, webhooks: true }],
+    ] as const) {
+      const t = await app(config)
+      const user = await createAccount(t)
+      const signedIn = await signInRequest(t, user.email, user.password)
+      assert.deepEqual(signedIn.json<Session>().features, features)
+      const cookie = cookieOf(signedIn)!
+      const again = await t.request({ method: 'GET', url: '/admin/v1/session', headers: { cookie: `${SESSION_COOKIE}=${cookie.value}` } })
+      assert.deepEqual(again.json<Session>().features, features)
+      // What the session says is what the operations do.
+      const project = await t.project()
+      const domains = await admin(t, 'GET', `/projects/${project.slug}/domains`)
+      assert.equal(domains.statusCode, features.customDomains ? 200 : 404, domains.body)
+      const endpoint = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: 'https://hooks.example.com/in', types: ['pet.created'] })
+      assert.equal(endpoint.statusCode, features.webhooks ? 201 : 503, endpoint.body)
+    }
+  })
+
   test('behind a trusted proxy that received HTTPS, the cookie is Secure', async () => {
     const t = await app({ trustProxy: true })
     const user = await createAccount(t)

@@ -32,7 +32,25 @@ function conflictingRecord(domain: Domain): boolean {
   return domain.status.state === 'failed' && /\bconflicting record\b/i.test(domain.status.reason ?? '')
 }
 
-export function Domains({ project }: { project: Project }) {
+/** Custom domains, or, when the operator has not enabled them (no PLATFORM_DOMAIN), why there are none to add. */
+export function Domains({ project, enabled }: { project: Project; enabled: boolean }) {
+  if (!enabled) {
+    return (
+      <>
+        <h2 tabIndex={-1}>Domains</h2>
+        <aside class="banner" aria-label="Custom domains are not enabled">
+          <p>
+            <strong>Custom domains are not enabled on this service.</strong> Projects are published at their own subdomains, and can add their own domains, once
+            an operator sets <code>PLATFORM_DOMAIN</code> (and <code>PLATFORM_DNS_TARGET</code>, the name DNS records point at). See the deployment guide.
+          </p>
+        </aside>
+      </>
+    )
+  }
+  return <DomainsEnabled project={project} />
+}
+
+function DomainsEnabled({ project }: { project: Project }) {
   const slug = project.slug
   const [settings, setSettings] = useState<DomainSettings | null>(null)
   const [error, setError] = useState<string | null>(null)

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, type Project } from './api'
+import { api, messageOf, type Project, type Session } from './api'
 import { ErrorMessage, Loading } from './components'
 import { AnimalEditor } from './animal-editor/AnimalEditor'
 import { Animals } from './Animals'
@@ -14,7 +14,7 @@ import { UsagePage } from './Usage'
 import { Webhooks } from './Webhooks'
 
 /** A project: its summary, its sub-navigation, and the page of the tab chosen. */
-export function ProjectPage({ slug, tab, search, animal }: { slug: string; tab: Tab; search: string; animal?: AnimalRef }) {
+export function ProjectPage({ slug, tab, search, animal, features }: { slug: string; tab: Tab; search: string; animal?: AnimalRef; features: Session['features'] }) {
   const [project, setProject] = useState<Project | null>(null)
   const [error, setError] = useState<string | null>(null)
 
@@ -62,8 +62,8 @@ export function ProjectPage({ slug, tab, search, animal }: { slug: string; tab: 
           {tab === 'categories' && <Categories slug={slug} />}
           {tab === 'orders' && <Orders slug={slug} search={search} />}
           {tab === 'usage' && <UsagePage slug={slug} />}
-          {tab === 'domains' && <Domains project={project} />}
-          {tab === 'webhooks' && <Webhooks slug={slug} />}
+          {tab === 'domains' && <Domains project={project} enabled={features.customDomains} />}
+          {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} />}
         </div>
       )}
     </>

@@ -6,7 +6,8 @@ import { FormCard, useActions, useConfirm, useSubmit } from './dialogs'
 const ALL = '*'
 
 /** A project's webhook endpoints: add one (its secret shown once), test, rotate, enable or disable, remove, and each one's delivery log. */
-export function Webhooks({ slug }: { slug: string }) {
+/** A project's webhook endpoints; without WEBHOOK_ENCRYPTION_KEY on the service, none can be added or rotated, and the page says so. */
+export function Webhooks({ slug, configured }: { slug: string; configured: boolean }) {
   const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | null>(null)
   const { status, error, setStatus, setError, act } = useActions()
   const [secret, setSecret] = useState<{ endpoint: NewWebhookEndpoint; rotated: boolean } | null>(null)
@@ -73,14 +74,24 @@ export function Webhooks({ slug }: { slug: string }) {
         </a>
         , and retried for about 3 days until your endpoint answers 2xx.
       </p>
-      <NewEndpointForm
-        slug={slug}
-        onCreated={(endpoint) => {
-          setSecret({ endpoint, rotated: false })
-          setStatus(null)
-          setEndpoints((list) => [...(list ?? []), endpoint])
-        }}
-      />
+      {!configured && (
+        <aside class="banner" aria-label="Webhooks are not configured">
+          <p>
+            <strong>Webhooks are not configured on this service.</strong> Endpoints can be added once an operator sets <code>WEBHOOK_ENCRYPTION_KEY</code>, which
+            seals their signing secrets at rest. See the deployment guide.
+          </p>
+        </aside>
+      )}
+      {configured && (
+        <NewEndpointForm
+          slug={slug}
+          onCreated={(endpoint) => {
+            setSecret({ endpoint, rotated: false })
+            setStatus(null)
+            setEndpoints((list) => [...(list ?? []), endpoint])
+          }}
+        />
+      )}
       {secret && (
         <NewSecret
           endpoint={secret.endpoint}
@@ -98,7 +109,7 @@ export function Webhooks({ slug }: { slug: string }) {
           slug={slug}
           endpoint={endpoint}
           onToggle={() => void toggle(endpoint)}
-          onRotate={() => rotate(endpoint)}
+          onRotate={configured ? () => rotate(endpoint) : undefined}
           onRemove={() => remove(endpoint)}
         />
       ))}
@@ -119,7 +130,7 @@ function EndpointState({ endpoint }: { endpoint: WebhookEndpoint }) {
   return <Badge tone="good">Enabled</Badge>
 }
 
-function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: string; endpoint: WebhookEndpoint; onToggle: () => void; onRotate: () => void; onRemove: () => void }) {
+function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: string; endpoint: WebhookEndpoint; onToggle: () => void; onRotate: (() => void) | undefined; onRemove: () => void }) {
   const [showLog, setShowLog] = useState(false)
   const [reload, setReload] = useState(0)
   const [status, setStatus] = useState<string | null>(null)
@@ -171,9 +182,11 @@ function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: 
           {endpoint.enabled ? 'Disable' : 'Enable'}
           <Hidden> {endpoint.url}</Hidden>
         </button>
-        <button type="button" class="button-small" onClick={onRotate}>
-          Rotate secret<Hidden> of {endpoint.url}</Hidden>
-        </button>
+        {onRotate && (
+          <button type="button" class="button-small" onClick={onRotate}>
+            Rotate secret<Hidden> of {endpoint.url}</Hidden>
+          </button>
+        )}
         <button type="button" class="button-small button-danger" onClick={onRemove}>
           Remove<Hidden> {endpoint.url}</Hidden>
         </button>

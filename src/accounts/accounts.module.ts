@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Clock } from '../clock.js'
+import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
 import { PASSWORD_COST, type ScryptCost } from './passwords.js'
 import { sessionsRoutes } from './sessions.routes.js'
@@ -13,6 +14,8 @@ export interface AccountsDeps {
   clock: Clock
   /** What a new password hash costs; default: scrypt at OWASP's minimum (PASSWORD_COST). */
   passwordCost?: ScryptCost | undefined
+  /** What the sessions tell the dashboard is configured. */
+  config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey'>
 }
 
 /** The accounts that sign in to the dashboard, wired: their users, their sessions, their admin routes. */
@@ -27,11 +30,11 @@ export interface Accounts {
   }
 }
 
-export function createAccounts({ db, clock, passwordCost = PASSWORD_COST }: AccountsDeps): Accounts {
+export function createAccounts({ db, clock, config, passwordCost = PASSWORD_COST }: AccountsDeps): Accounts {
   // One throttle for both: a password reset forgives its user's failed sign-ins.
   const throttle = new SignInThrottle(db, clock)
   const users = new UsersService({ db, clock, throttle, passwordCost })
-  const sessions = new SessionsService({ db, clock, throttle, passwordCost })
+  const sessions = new SessionsService({ db, clock, throttle, passwordCost, config })
   return {
     users,
     sessions,

@@ -36,6 +36,13 @@ export const SessionSchema = Type.Object(
       { additionalProperties: false },
     ),
     csrfToken: Type.String({ description: 'Send it as the header `X-CSRF-Token` with every POST, PUT, PATCH and DELETE made with the session cookie' }),
+    features: Type.Object(
+      {
+        customDomains: Type.Boolean({ description: 'Custom domains can be added (the operator set `PLATFORM_DOMAIN`); when false, every domain operation is 404' }),
+        webhooks: Type.Boolean({ description: 'Webhook endpoints can be added (the operator set `WEBHOOK_ENCRYPTION_KEY`); when false, adding one is 503' }),
+      },
+      { additionalProperties: false, description: 'What the operator configured on this service, so that a client offers only what can work' },
+    ),
   },
   { additionalProperties: false, description: 'The signed-in session' },
 )

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js'
 import { createHash, randomBytes } from 'node:crypto'
 import { type Change, recordChange } from '../audit/audit.js'
 import type { AdminPrincipal, SessionLookup, SignedIn } from '../auth/admin-access.js'
@@ -28,6 +29,15 @@ export const SESSION_TTL_MS = 12 * 3_600_000
 export interface Session {
   user: { email: string; role: UserRole; projects: string[] }
   csrfToken: string
+  features: ServiceFeatures
+}
+
+/** What the operator configured: the dashboard offers only what can work. */
+export interface ServiceFeatures {
+  /** PLATFORM_DOMAIN is set: projects are published at their subdomains and may add custom domains. */
+  customDomains: boolean
+  /** WEBHOOK_ENCRYPTION_KEY is set: webhook endpoints can be added (their secrets are sealed with it). */
+  webhooks: boolean
 }
 
 /** A refusal of the sign-in throttle, with the wait it asks for. */
@@ -52,6 +62,7 @@ export interface SessionsDeps {
   throttle: SignInThrottle
   /** What a new password hash costs (see passwords.ts). */
   passwordCost: ScryptCost
+  config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey'>
 }
 
 /**
@@ -61,8 +72,11 @@ export interface SessionsDeps {
  */
 export class SessionsService implements SessionLookup {
   private lastPurge = 0
+  private readonly features: ServiceFeatures
 
-  constructor(private readonly deps: SessionsDeps) {}
+  constructor(private readonly deps: SessionsDeps) {
+    this.features = { customDomains: deps.config.platformDomain !== undefined, webhooks: deps.config.webhookEncryptionKey !== undefined }
+  }
 
   /**
    * The signed-in user's own password: the current one is checked first (a wrong one counts as a
@@ -156,7 +170,7 @@ export class SessionsService implements SessionLookup {
       await recordChange(trx, this.deps.clock, change, { action: 'session.signed_in', target: { type: 'user', id: user.id }, projectId: null, details: { address } })
     })
     const projects = await this.projectsOf(user.id, user.role)
-    return { ok: true, token, expiresAt, session: { user: { email: user.email, role: user.role, projects }, csrfToken } }
+    return { ok: true, token, expiresAt, session: { user: { email: user.email, role: user.role, projects }, csrfToken, features: this.features } }
   }
 
   /** The live session the cookie's token opens, with the principal it stands for; undefined when none. */
@@ -178,7 +192,7 @@ export class SessionsService implements SessionLookup {
 
   /** The `Session` answer for a signed-in request. */
   async describe({ user, csrfToken }: SignedIn): Promise<Session> {
-    return { user: { email: user.email, role: user.role, projects: await this.projectsOf(user.id, user.role) }, csrfToken }
+    return { user: { email: user.email, role: user.role, projects: await this.projectsOf(user.id, user.role) }, csrfToken, features: this.features }
   }
 
   async signOut({ sessionId, user }: SignedIn, requestId: string): Promise<void> {
