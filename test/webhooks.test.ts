@@ -615,6 +615,21 @@ describe('domain checks when the service\'s own resolvers do not answer', () => 
     assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 0 })
     assert.equal(await countRows('webhook_events'), 0)
   })
+
+  test('Verify answers 503 naming the resolvers, saves nothing and sends no domain.failed', async () => {
+    const project = await t.project({ plan: 'pro' })
+    await addEndpoint(t, project.slug, receiver.url, ['domain.failed', 'domain.verified'])
+    const name = `verify-${process.pid}.resolver-down.test`
+    assert.equal((await admin(t, 'POST', `/projects/${project.slug}/domains`, { name })).statusCode, 201)
+    const before = (await admin(t, 'GET', `/projects/${project.slug}/domains/${name}`)).json<{ status: unknown }>()
+    const verified = await admin(t, 'POST', `/projects/${project.slug}/domains/${name}/verify`)
+    assert.equal(verified.statusCode, 503, verified.body)
+    const body = verified.json<{ code: string; message: string }>()
+    assert.equal(body.code, 'service_unavailable')
+    assert.match(body.message, /the service's DNS resolvers do not answer\. The domain keeps its state \(pending\)/)
+    assert.deepEqual((await admin(t, 'GET', `/projects/${project.slug}/domains/${name}`)).json<{ status: unknown }>().status, before.status)
+    assert.equal(await countRows('webhook_events'), 0, 'no domain.failed')
+  })
 })
 
 describe('endpoints per plan', () => {

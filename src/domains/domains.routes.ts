@@ -90,7 +90,7 @@ export const domainsRoutes: FastifyPluginAsyncTypebox<{ domains: DomainsService;
         'x-audit-action': 'domain.verification_requested',
         summary: 'Verify (or re-verify) a domain now',
         description:
-          "Queries DNS now, through the service's configured resolvers. The answer is the domain with its new state: `verified`, or `failed` with the reason (a missing CNAME, a conflicting A record, other addresses). A verified domain is served from the next request and its certificate is requested.",
+          "Queries DNS now, through the service's configured resolvers. The answer is the domain with its new state: `verified`, or `failed` with the reason (a missing CNAME, a conflicting A record, other addresses). A verified domain is served from the next request and its certificate is requested. When the service's own resolvers do not answer (the lookup of the platform's DNS target fails too), nothing is saved and no event is sent: 503 `service_unavailable`, the domain keeping its state.",
         params: DomainParamsSchema,
         response: { 200: { description: 'The domain after the check', ...DomainSchema }, ...errorResponses(400, 401, 404, 413, 415, 500, 503) },
       },

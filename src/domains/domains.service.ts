@@ -65,7 +65,7 @@ export interface DomainSettingsConfig {
 }
 
 /** not_found: domains not enabled, or no such project or domain; the others as the catalog says. */
-export type DomainFailure = Failure<'not_found' | 'invalid_request' | 'plan_required' | 'domain_taken' | 'domain_conflict'>
+export type DomainFailure = Failure<'not_found' | 'invalid_request' | 'plan_required' | 'domain_taken' | 'domain_conflict' | 'service_unavailable'>
 
 export type DomainResult<T> = ({ ok: true } & T) | DomainFailure
 
@@ -174,6 +174,10 @@ export class DomainsService {
     const now = this.clock.now()
     // A person watches this check: its reason says what failed, the resolvers included.
     const result = await checkDomainDns(this.dns, { name: found.domain.name, apex: found.domain.apex === 1 }, this.target)
+    if (!result.ok && result.resolversDown) {
+      // The service's fault, not the domain's: nothing is saved, no event is sent.
+      return { ok: false, error: 'service_unavailable', message: `${result.reason.replace(/; the check is retried\.$/, '')}. The domain keeps its state (${found.domain.state}); Verify again once they answer.` }
+    }
     const checked = this.checked(found.domain, result, now, now)
     const row = await this.change(async (trx) => this.reported(trx, found.domain, checked, await saveDomainCheck(trx, found.domain.id, checked)), change, {
       action: 'domain.verification_requested',
