@@ -86,6 +86,8 @@ describe('sign-in sessions', () => {
     for (const [config, features] of [
       [{ platformDomain: undefined, webhookEncryptionKey: undefined }, { customDomains: false, webhooks: false }],
       [{ webhookEncryptionKey: 'a'.repeat(64) }, { customDomains: true, webhooks: true }],
+      // Without a key of their own, webhook secrets are sealed with the certificates' key.
+      [{ webhookEncryptionKey: undefined, certificateEncryptionKey: 'b'.repeat(64) }, { customDomains: true, webhooks: true }],
     ] as const) {
       const t = await app(config)
       const user = await createAccount(t)

@@ -36,7 +36,7 @@ export interface Session {
 export interface ServiceFeatures {
   /** PLATFORM_DOMAIN is set: projects are published at their subdomains and may add custom domains. */
   customDomains: boolean
-  /** WEBHOOK_ENCRYPTION_KEY is set: webhook endpoints can be added (their secrets are sealed with it). */
+  /** WEBHOOK_ENCRYPTION_KEY (or else CERTIFICATE_ENCRYPTION_KEY) is set: webhook endpoints can be added (their secrets are sealed with it). */
   webhooks: boolean
 }
 
@@ -62,7 +62,7 @@ export interface SessionsDeps {
   throttle: SignInThrottle
   /** What a new password hash costs (see passwords.ts). */
   passwordCost: ScryptCost
-  config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey'>
+  config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey' | 'certificateEncryptionKey'>
 }
 
 /**
@@ -75,7 +75,7 @@ export class SessionsService implements SessionLookup {
   private readonly features: ServiceFeatures
 
   constructor(private readonly deps: SessionsDeps) {
-    this.features = { customDomains: deps.config.platformDomain !== undefined, webhooks: deps.config.webhookEncryptionKey !== undefined }
+    this.features = { customDomains: deps.config.platformDomain !== undefined, webhooks: (deps.config.webhookEncryptionKey ?? deps.config.certificateEncryptionKey) !== undefined }
   }
 
   /**
