@@ -59,6 +59,8 @@ export interface Config {
   readonly responseCacheBytes: number
   /** 32-byte key (base64 or hex) that seals webhook signing secrets; absent: CERTIFICATE_ENCRYPTION_KEY, else no webhooks. */
   readonly webhookEncryptionKey: string | undefined
+  /** Keys that sealed webhook secrets before `webhookEncryptionKey`: they still open them (a rotation of the key). */
+  readonly webhookPreviousEncryptionKeys: readonly string[]
   /** Networks (CIDR) webhooks may reach although they are private, loopback or link-local; plain http only to these. */
   readonly webhookAllowedNetworks: readonly string[]
   /** Longest one webhook attempt may take, from connecting to the end of the answer. */
@@ -131,6 +133,9 @@ export const EnvSchema = Type.Object({
   RESPONSE_CACHE: Type.Enum(['on', 'off'], { default: 'on' }),
   RESPONSE_CACHE_MAX_BYTES: Type.Integer({ minimum: 0, maximum: 17179869184, default: 33554432 }),
   WEBHOOK_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$', description: '32 bytes as 64 hex or 44 base64 characters (e.g. openssl rand -hex 32)' })),
+  WEBHOOK_PREVIOUS_ENCRYPTION_KEYS: Type.Optional(
+    Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)(,([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=))*$', description: 'comma-separated keys of 32 bytes, each as 64 hex or 44 base64 characters' }),
+  ),
   WEBHOOK_ALLOWED_NETWORKS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:/, ]+$', description: 'comma-separated CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1/32' })),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000 }),
   WEBHOOK_WORKER_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 3600000, default: 1000 }),
@@ -232,9 +237,9 @@ export function configuredSecrets(overrides: ConfigOverrides = {}, env: NodeJS.P
     return given === undefined || given === '' ? undefined : String(given)
   }
   const secrets: string[] = []
-  for (const key of ['ADMIN_TOKEN', 'CERTIFICATE_ENCRYPTION_KEY', 'WEBHOOK_ENCRYPTION_KEY'] as const) {
+  for (const key of ['ADMIN_TOKEN', 'CERTIFICATE_ENCRYPTION_KEY', 'WEBHOOK_ENCRYPTION_KEY', 'WEBHOOK_PREVIOUS_ENCRYPTION_KEYS'] as const) {
     const given = value(key)
-    if (given) secrets.push(given)
+    if (given) secrets.push(given, ...given.split(','))
   }
   for (const key of ['DATABASE_URL', 'REDIS_URL'] as const) {
     const given = value(key)
@@ -295,6 +300,7 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     domainWorkerIntervalMs: env.DOMAIN_WORKER_INTERVAL_MS,
     responseCacheBytes: env.RESPONSE_CACHE === 'off' ? 0 : env.RESPONSE_CACHE_MAX_BYTES,
     webhookEncryptionKey: env.WEBHOOK_ENCRYPTION_KEY,
+    webhookPreviousEncryptionKeys: env.WEBHOOK_PREVIOUS_ENCRYPTION_KEYS?.split(',') ?? [],
     webhookAllowedNetworks: parseNetworks(env.WEBHOOK_ALLOWED_NETWORKS),
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     webhookWorkerIntervalMs: env.WEBHOOK_WORKER_INTERVAL_MS,

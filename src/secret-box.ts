@@ -9,10 +9,12 @@ const VERSION = 'v1'
  */
 export class SecretBox {
   private readonly key: Buffer
+  /** Keys that sealed values before the current one: they open, never seal (a key's rotation). */
+  private readonly previous: Buffer[]
 
-  constructor(key: string) {
-    this.key = /^[0-9a-fA-F]{64}$/.test(key) ? Buffer.from(key, 'hex') : Buffer.from(key, 'base64')
-    if (this.key.length !== 32) throw new Error('The encryption key must be 32 bytes, as 64 hex digits or 44 base64 characters')
+  constructor(key: string, previous: readonly string[] = []) {
+    this.key = keyBytes(key)
+    this.previous = previous.map(keyBytes)
   }
 
   seal(plaintext: string, context: string): string {
@@ -23,13 +25,26 @@ export class SecretBox {
     return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), ciphertext.toString('base64')].join(':')
   }
 
-  /** Throws when the value was sealed under another key or another context, or was altered. */
+  /** Throws when the value was sealed under none of the keys or under another context, or was altered. */
   open(sealed: string, context: string): string {
     const [version, iv, tag, ciphertext] = sealed.split(':')
     if (version !== VERSION || !iv || !tag || ciphertext === undefined) throw new Error('Not a sealed value')
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'))
-    decipher.setAAD(Buffer.from(context))
-    decipher.setAuthTag(Buffer.from(tag, 'base64'))
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8')
+    for (const key of [this.key, ...this.previous]) {
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'))
+      decipher.setAAD(Buffer.from(context))
+      decipher.setAuthTag(Buffer.from(tag, 'base64'))
+      try {
+        return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8')
+      } catch {
+        // Not this key's (or altered): the next one.
+      }
+    }
+    throw new Error('The value does not open with the configured keys: it was sealed with another key, or altered')
   }
+}
+
+function keyBytes(key: string): Buffer {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(key) ? Buffer.from(key, 'hex') : Buffer.from(key, 'base64')
+  if (bytes.length !== 32) throw new Error('The encryption key must be 32 bytes, as 64 hex digits or 44 base64 characters')
+  return bytes
 }

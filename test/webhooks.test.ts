@@ -5,13 +5,15 @@
  * addresses the operator did not allow.
  */
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import sharp from 'sharp'
 import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
 import { WEBHOOK_ENDPOINT_LIMITS } from '../src/limits/plans.js'
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../src/webhooks/events.js'
-import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../src/webhooks/worker.js'
+import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS, SEALED_ELSEWHERE, secretContext } from '../src/webhooks/worker.js'
+import { SecretBox } from '../src/secret-box.js'
 import { admin } from './helpers/admin.js'
 import { bearer, ManualClock, type TestApp } from './helpers/app.js'
 import { assertSigned, type Received, Receiver, validSignatures } from './helpers/receiver.js'
@@ -651,6 +653,47 @@ describe('endpoints per plan', () => {
     assert.equal((await admin(t, 'PUT', `/projects/${project.slug}/plan`, { plan: 'pro' })).statusCode, 200)
     for (let i = WEBHOOK_ENDPOINT_LIMITS.free; i < WEBHOOK_ENDPOINT_LIMITS.pro; i++) assert.equal((await add(200 + i)).statusCode, 201)
     assert.equal((await add(300)).statusCode, 409)
+  })
+})
+
+describe('secrets sealed with another key', () => {
+  const oldKey = randomBytes(32).toString('hex')
+  /** The endpoint's secret as another key (one the service was started with before) sealed it. */
+  const sealedWithOldKey = async (app: TestApp, endpoint: { id: string; secret: string }) => {
+    await sql`update webhook_endpoints set secret = ${new SecretBox(oldKey).seal(endpoint.secret, secretContext(endpoint.id))} where id = ${endpoint.id}`.execute(app.database.db)
+  }
+
+  test("a delivery fails with a reason the operator can act on, and is retried; it is not left pending for ever", async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    await sealedWithOldKey(t, endpoint)
+    assert.equal((await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })).statusCode, 201)
+    assert.equal(await t.app.services.webhooks.worker.runOnce(), 1)
+    const [delivery] = await deliveriesOf(t, project.slug, endpoint.id)
+    assert.equal(delivery!.attempts, 1)
+    assert.equal(delivery!.lastError, SEALED_ELSEWHERE)
+    assert.match(delivery!.lastError!, /WEBHOOK_PREVIOUS_ENCRYPTION_KEYS/)
+    // Retried on the schedule: the operator may restart with the key meanwhile.
+    assert.equal(delivery!.state, 'pending')
+    assert.ok(Date.parse(delivery!.nextAttemptAt!) >= clock.now() + RETRY_SCHEDULE_MS[0]! * (1 - JITTER))
+    assert.equal(receiver.received.length, 0, 'nothing was sent unsigned')
+  })
+
+  test('with the old key in WEBHOOK_PREVIOUS_ENCRYPTION_KEYS, it opens the secret and the delivery is signed with it', async () => {
+    const rotated = await createWebhooksApp({ webhookPreviousEncryptionKeys: [randomBytes(32).toString('hex'), oldKey] }, { clock })
+    try {
+      const project = await rotated.project()
+      const endpoint = await addEndpoint(rotated, project.slug, receiver.url, ['pet.created'])
+      await sealedWithOldKey(rotated, endpoint)
+      const created = await rotated.request({ method: 'POST', url: '/v1/pets', headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'Rex', categoryId: 1 }) })
+      assert.equal(created.statusCode, 201)
+      await deliverAll(rotated)
+      const [received] = await receiver.waitFor('pet.created')
+      assertSigned(received!, endpoint.secret)
+      assert.equal((await deliveriesOf(rotated, project.slug, endpoint.id))[0]!.state, 'succeeded')
+    } finally {
+      await rotated.close()
+    }
   })
 })
 

@@ -14,7 +14,7 @@ import { WebhooksService } from './webhooks.service.js'
 import { type DeliveryObserver, WebhookWorker } from './worker.js'
 
 export interface WebhooksDeps {
-  config: Pick<Config, 'webhookEncryptionKey' | 'certificateEncryptionKey' | 'webhookAllowedNetworks' | 'dnsResolvers' | 'webhookTimeoutMs' | 'webhookWorkerIntervalMs'>
+  config: Pick<Config, 'webhookEncryptionKey' | 'webhookPreviousEncryptionKeys' | 'certificateEncryptionKey' | 'webhookAllowedNetworks' | 'dnsResolvers' | 'webhookTimeoutMs' | 'webhookWorkerIntervalMs'>
   db: Db
   dialect: DatabaseHandle['dialect']
   clock: Clock
@@ -41,9 +41,10 @@ export interface Webhooks {
 const NO_OBSERVER: DeliveryObserver = { attempted: () => undefined }
 
 export function createWebhooks({ config, db, dialect, clock, log, failures, generations, authChanged, observer = NO_OBSERVER }: WebhooksDeps): Webhooks {
-  // Signing secrets are sealed under their own key, else the certificates' one (each under its own context).
+  // Signing secrets are sealed under their own key, else the certificates' one (each under its own
+  // context); the keys they were sealed with before still open them.
   const key = config.webhookEncryptionKey ?? config.certificateEncryptionKey
-  const box = key ? new SecretBox(key) : undefined
+  const box = key ? new SecretBox(key, config.webhookPreviousEncryptionKeys) : undefined
   const settings = { allowsPlainHttp: config.webhookAllowedNetworks.length > 0, policy: new AddressPolicy(config.webhookAllowedNetworks), resolve: hostResolver(config.dnsResolvers) }
   const sender = new WebhookSender({ policy: settings.policy, dnsServers: config.dnsResolvers, timeoutMs: config.webhookTimeoutMs })
   const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs })

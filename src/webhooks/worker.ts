@@ -39,6 +39,10 @@ export const RETENTION_MS = 30 * DAY
 const BATCH = 20
 const PURGE_EVERY_MS = HOUR
 
+/** An attempt's error when the endpoint's secret does not open here: what the operator can do about it. */
+export const SEALED_ELSEWHERE =
+  "The endpoint's signing secret was sealed with another WEBHOOK_ENCRYPTION_KEY than this service's: add that key to WEBHOOK_PREVIOUS_ENCRYPTION_KEYS (it then opens the secret again), or rotate the endpoint's secret with no overlap (overlapHours 0)."
+
 /** The context an endpoint's secrets are sealed under: they only open for that endpoint. */
 export function secretContext(endpointId: string): string {
   return `webhook-secret:${endpointId}`
@@ -147,10 +151,13 @@ export class WebhookWorker {
   private async attempt(row: WebhookDeliveryRow, event: WebhookEventRow | undefined, endpoint: WebhookEndpointRow | undefined): Promise<void> {
     const at = this.clock.now()
     let result: AttemptResult
+    let secrets: string[] | undefined
     if (!event || !endpoint) {
       result = { ok: false, status: null, latencyMs: 0, excerpt: null, error: 'The event or the endpoint no longer exists.' }
     } else if (!this.box) {
       result = { ok: false, status: null, latencyMs: 0, excerpt: null, error: 'Webhooks are not configured on this instance: set WEBHOOK_ENCRYPTION_KEY.' }
+    } else if (!(secrets = this.secretsOf(endpoint, at))) {
+      result = { ok: false, status: null, latencyMs: 0, excerpt: null, error: SEALED_ELSEWHERE }
     } else {
       const body = eventBody(event.type, event.created_at, event.data)
       const timestamp = Math.floor(at / SECOND)
@@ -162,21 +169,28 @@ export class WebhookWorker {
           'user-agent': 'AdoptionStore-Webhooks/1.0',
           'webhook-id': event.id,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(this.secretsOf(endpoint, at), event.id, timestamp, body),
+          'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
         },
       })
     }
     await this.record({ row, endpoint, at, result })
   }
 
-  /** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
-  private secretsOf(endpoint: WebhookEndpointRow, at: number): string[] {
+  /**
+   * The secrets that sign now: the current one, and the previous one during a rotation's overlap;
+   * undefined when this instance's keys do not open them (they were sealed with another key).
+   */
+  private secretsOf(endpoint: WebhookEndpointRow, at: number): string[] | undefined {
     const box = this.box!
-    const secrets = [box.open(endpoint.secret, secretContext(endpoint.id))]
-    if (endpoint.previous_secret && endpoint.previous_secret_until && Date.parse(endpoint.previous_secret_until) > at) {
-      secrets.push(box.open(endpoint.previous_secret, secretContext(endpoint.id)))
+    try {
+      const secrets = [box.open(endpoint.secret, secretContext(endpoint.id))]
+      if (endpoint.previous_secret && endpoint.previous_secret_until && Date.parse(endpoint.previous_secret_until) > at) {
+        secrets.push(box.open(endpoint.previous_secret, secretContext(endpoint.id)))
+      }
+      return secrets
+    } catch {
+      return undefined
     }
-    return secrets
   }
 
   /**
