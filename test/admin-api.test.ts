@@ -8,6 +8,7 @@ import { afterEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract } from './helpers/admin.js'
 import { bearer, createTestApp, ManualClock, type TestApp } from './helpers/app.js'
+import { eventually } from './helpers/wait.js'
 
 interface Project {
   slug: string
@@ -261,6 +262,8 @@ describe('admin API: keys and bans', () => {
     const { slug: project } = await t.project()
     const created = await createKey(t, project)
     assert.equal((await pets(t, created.key)).statusCode, 200)
+    // The use is recorded in the background: once it is, the two revocations see the same key.
+    await eventually('the key use is recorded', async () => (await keys(t, project)).find((k) => k.id === created.id)?.lastUsedAt != null)
 
     const revoked = await admin(t, 'DELETE', `/projects/${project}/keys/${created.id}`)
     assert.equal(revoked.statusCode, 200, revoked.body)
