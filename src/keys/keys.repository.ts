@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Db } from '../db/database.js'
 import { prepare } from '../db/prepared.js'
 import type { ApiKeyRow, Plan } from '../db/schema.js'
@@ -13,6 +14,9 @@ export interface KeyWithProject {
   plan: Plan
   per_minute: number | null
   per_day: number | null
+  scopes: string | null
+  publishable: number
+  allowed_origins: string | null
 }
 
 export async function insertApiKey(db: Db, key: ApiKeyRow): Promise<ApiKeyRow> {
@@ -29,6 +33,9 @@ const findByHash = prepare((db, hash: string) =>
       'api_keys.expires_at',
       'api_keys.revoked_at',
       'api_keys.last_used_at',
+      'api_keys.scopes',
+      'api_keys.publishable',
+      'api_keys.allowed_origins',
       'projects.slug',
       'projects.plan',
       'projects.per_minute',
@@ -93,4 +100,21 @@ export async function listKeysExpiringBefore(db: Db, from: string, until: string
     .where('api_keys.expires_at', '<=', until)
     .orderBy('api_keys.expires_at')
     .execute()
+}
+
+/**
+ * Whether a publishable key that is not revoked nor expired at `now` lists `origin` (a valid origin: no LIKE wildcard
+ * or space can be in it); with `projectId`, a key of that project. For CORS preflight requests,
+ * which carry no key.
+ */
+export async function anyKeyAllowsOrigin(db: Db, origin: string, projectId: number | undefined, now: string): Promise<boolean> {
+  let query = db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('publishable', '=', 1)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where(sql<string>`' ' || allowed_origins || ' '`, 'like', `% ${origin} %`)
+  if (projectId !== undefined) query = query.where('project_id', '=', projectId)
+  return (await query.limit(1).executeTakeFirst()) !== undefined
 }
