@@ -1574,6 +1574,12 @@ export interface components {
             revokedAt: string | null;
             /** @description The end of a running ban */
             bannedUntil: string | null;
+            /** @description What the key may call (pets:read, pets:write, orders:read, orders:write); null: everything, as keys made without scopes */
+            scopes: string[] | null;
+            /** @description A key for web pages: read-only (pets:read), answered with CORS headers for its allowedOrigins only */
+            publishable: boolean;
+            /** @description A publishable key's origins; empty for other keys */
+            allowedOrigins: string[];
         };
         /** @description An animal added, changed (as it is now) or removed (as it was) */
         PetEvent: {
@@ -1672,6 +1678,12 @@ export interface components {
                 revokedAt: string | null;
                 /** @description The end of a running ban */
                 bannedUntil: string | null;
+                /** @description What the key may call (pets:read, pets:write, orders:read, orders:write); null: everything, as keys made without scopes */
+                scopes: string[] | null;
+                /** @description A key for web pages: read-only (pets:read), answered with CORS headers for its allowedOrigins only */
+                publishable: boolean;
+                /** @description A publishable key's origins; empty for other keys */
+                allowedOrigins: string[];
                 /**
                  * @description The notice: 7 days or 1 day before
                  * @enum {number}
