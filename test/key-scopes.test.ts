@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { admin, createAdminApp } from './helpers/admin.js'
-import { bearer, type TestApp } from './helpers/app.js'
+import { bearer, type ManualClock, type TestApp } from './helpers/app.js'
 
 let t: TestApp
 let project: { slug: string; id: number; key: string }
@@ -165,11 +165,52 @@ describe('publishable keys', () => {
   })
 
   test('a revoked publishable key no longer answers preflights for its origin', async () => {
+    await publishable()
     const { id } = await t.key(project.slug, { publishable: true, allowedOrigins: ['https://other.example'] })
     const preflight = () => t.app.inject({ method: 'OPTIONS', url: '/v1/pets', headers: { origin: 'https://other.example', 'access-control-request-method': 'GET' } })
     assert.equal((await preflight()).statusCode, 204)
     assert.equal((await admin(t, 'DELETE', `/projects/${project.slug}/keys/${id}`)).statusCode, 200)
-    assert.equal((await preflight()).statusCode, 403)
+    const refused = await preflight()
+    assert.equal(refused.statusCode, 403)
+    assert.equal(body(refused).code, 'origin_not_allowed')
+    assert.equal(refused.headers['access-control-allow-origin'], undefined)
+  })
+
+  test('without any live publishable key, a preflight is 405 as before the keys existed, without CORS headers', async () => {
+    const preflight = (headers: Record<string, string> = {}) =>
+      t.app.inject({ method: 'OPTIONS', url: '/v1/pets', headers: { origin: SHELTER, 'access-control-request-method': 'GET', ...headers } })
+    const none = await preflight()
+    assert.equal(none.statusCode, 405)
+    assert.equal(body(none).code, 'method_not_allowed')
+    assert.ok(none.headers.allow)
+    assert.ok(!Object.keys(none.headers).some((name) => name.startsWith('access-control-')), JSON.stringify(none.headers))
+    assert.equal((await preflight({ origin: 'null' })).statusCode, 405, 'nor for an origin no key could list')
+
+    // A revoked or expired publishable key is none.
+    const revoked = await t.key(project.slug, { publishable: true, allowedOrigins: [SHELTER] })
+    assert.equal((await preflight()).statusCode, 204)
+    assert.equal((await admin(t, 'DELETE', `/projects/${project.slug}/keys/${revoked.id}`)).statusCode, 200)
+    assert.equal((await preflight()).statusCode, 405)
+    await t.key(project.slug, { publishable: true, allowedOrigins: [SHELTER], expiresInMs: 60_000 })
+    assert.equal((await preflight()).statusCode, 204)
+    const clock = t.clock as ManualClock
+    clock.advance(60_001)
+    assert.equal((await preflight()).statusCode, 405)
+  })
+
+  test("on a project's host, only that project's publishable keys answer its preflights", async () => {
+    await publishable()
+    const other = await t.project()
+    const preflight = (slug: string, origin: string) =>
+      t.app.inject({ method: 'OPTIONS', url: '/v1/pets', headers: { host: `${slug}.platform.test`, origin, 'access-control-request-method': 'GET' } })
+    assert.equal((await preflight(project.slug, SHELTER)).statusCode, 204)
+    assert.equal((await preflight(project.slug, 'https://evil.example')).statusCode, 403)
+    // The other project has no publishable key: its host takes no cross-origin request at all.
+    assert.equal((await preflight(other.slug, SHELTER)).statusCode, 405)
+    assert.equal((await preflight(other.slug, 'https://evil.example')).statusCode, 405)
+    await t.key(other.slug, { publishable: true, allowedOrigins: ['https://other.example'] })
+    assert.equal((await preflight(other.slug, SHELTER)).statusCode, 403, "the first project's origin is not the other's")
+    assert.equal((await preflight(other.slug, 'https://other.example')).statusCode, 204)
   })
 
   test('publishable keys have a budget of their own, the size of the plan', async () => {

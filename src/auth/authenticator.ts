@@ -47,9 +47,15 @@ export interface KeyLookup {
   byHash(hash: string): Promise<StoredKey | undefined>
   /** Records when the key was last used (`last_used_at`). */
   touch(keyId: string, at: string): Promise<void>
-  /** Whether a publishable key, not revoked nor expired at `now`, allows `origin` (of `projectId` when given). */
-  originAllowed(origin: string, projectId: number | undefined, now: string): Promise<boolean>
+  /** Whether the publishable keys not revoked nor expired at `now` (of `projectId` when given) allow `origin` (undefined: not a valid origin). */
+  originAccess(origin: string | undefined, projectId: number | undefined, now: string): Promise<OriginAccess>
 }
+
+/**
+ * What a CORS preflight's origin is to the publishable keys: one of them allows it (`allowed`),
+ * some exist but none allows it (`refused`), or there is no publishable key at all (`none`).
+ */
+export type OriginAccess = 'allowed' | 'refused' | 'none'
 
 export type AuthResult =
   | { ok: true; principal: Principal }
@@ -135,9 +141,9 @@ export class Authenticator {
     return { ok: true, principal }
   }
 
-  /** For a CORS preflight, which carries no key: whether a live publishable key allows `origin`. */
-  async originAllowed(origin: string, projectId: number | undefined): Promise<boolean> {
-    return this.keys.originAllowed(origin, projectId, new Date(this.clock.now()).toISOString())
+  /** For a CORS preflight, which carries no key: what the live publishable keys say of `origin`. */
+  async originAccess(origin: string | undefined, projectId: number | undefined): Promise<OriginAccess> {
+    return this.keys.originAccess(origin, projectId, new Date(this.clock.now()).toISOString())
   }
 
   /** Forgets every cached principal (the generations can no longer be trusted). */

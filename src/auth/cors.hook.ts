@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
 import { sendError } from '../http/error-handler.js'
-import type { Principal } from './authenticator.js'
+import type { OriginAccess, Principal } from './authenticator.js'
 import { parseOrigin } from './scopes.js'
 
 /**
@@ -57,26 +57,30 @@ function addVary(reply: FastifyReply, name: string): void {
 }
 
 export interface PreflightDeps {
-  /** Whether a publishable key that is not revoked allows `origin` (of `projectId`, on a project's host). */
-  originAllowed(origin: string, projectId: number | undefined): Promise<boolean>
+  /** What the live publishable keys (of `projectId`, on a project's host) say of `origin` (undefined: not a valid origin). */
+  originAccess(origin: string | undefined, projectId: number | undefined): Promise<OriginAccess>
 }
 
 /**
  * Answers CORS preflight requests (OPTIONS with Origin and Access-Control-Request-Method) on the
- * scope's paths. A preflight carries no key, so the origin is checked against every publishable
- * key (on a project's host, that project's): allowed, 204 with the methods and headers a page
- * may use; else 403 `origin_not_allowed` without CORS headers, and the browser sends nothing.
+ * scope's paths. A preflight carries no key, so the origin is checked against every live
+ * publishable key (on a project's host, that project's): allowed, 204 with the methods and
+ * headers a page may use; else 403 `origin_not_allowed` without CORS headers, and the browser
+ * sends nothing. Where there is no publishable key at all, the API takes no cross-origin request,
+ * and a preflight is answered as before the keys existed: 405, like any other OPTIONS request.
  * Runs after the caller step: a preflight is charged to the client's address like any request
- * without a key. Other OPTIONS requests are answered as before (405).
+ * without a key.
  */
-export function answerPreflight(scope: FastifyInstance, { originAllowed }: PreflightDeps): void {
+export function answerPreflight(scope: FastifyInstance, { originAccess }: PreflightDeps): void {
   scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
     if (request.method !== 'OPTIONS' || request.is404) return
     const sent = request.headers.origin
     if (sent === undefined || request.headers['access-control-request-method'] === undefined) return
     const origin = parseOrigin(sent)
+    const access = await originAccess(origin, request.site?.projectId)
+    if (access === 'none') return
     reply.header('vary', 'Origin')
-    if (origin === undefined || !(await originAllowed(origin, request.site?.projectId))) {
+    if (origin === undefined || access === 'refused') {
       return sendError(reply, new ApiError('origin_not_allowed', `No publishable key allows the origin ${JSON.stringify(sent)}: list it in the key's allowed origins.`))
     }
     return reply

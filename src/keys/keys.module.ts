@@ -8,7 +8,7 @@ import type { FailureLog } from '../db/outage.js'
 import type { LimiterStore } from '../limits/store.js'
 import type { Outbox } from '../webhooks/outbox.js'
 import { BansService } from './bans.service.js'
-import { anyKeyAllowsOrigin, findKeyByHash, touchApiKey } from './keys.repository.js'
+import { findKeyByHash, publishableOriginAccess, touchApiKey } from './keys.repository.js'
 import { keysRoutes } from './keys.routes.js'
 import { KeysService } from './keys.service.js'
 
@@ -42,7 +42,7 @@ export function createKeys({ db, clock, config, authChanged, outbox, failures, s
   const lookup: KeyLookup = {
     byHash: (hash) => findKeyByHash(db, hash),
     touch: (keyId, at) => touchApiKey(db, keyId, at),
-    originAllowed: (origin, projectId, now) => anyKeyAllowsOrigin(db, origin, projectId, now),
+    originAccess: (origin, projectId, now) => publishableOriginAccess(db, origin, projectId, now),
   }
   return { service, bans, lookup, routes: (app) => keysRoutes(app, { keys: service, bans }) }
 }

@@ -103,18 +103,21 @@ export async function listKeysExpiringBefore(db: Db, from: string, until: string
 }
 
 /**
- * Whether a publishable key that is not revoked nor expired at `now` lists `origin` (a valid origin: no LIKE wildcard
- * or space can be in it); with `projectId`, a key of that project. For CORS preflight requests,
- * which carry no key.
+ * For CORS preflight requests, which carry no key: `allowed` when a publishable key that is not
+ * revoked nor expired at `now` lists `origin` (a valid origin: no LIKE wildcard or space can be
+ * in it; undefined for one that is not valid), `refused` when such keys exist but none lists it,
+ * `none` when there is no such key at all. With `projectId`, the keys of that project only.
  */
-export async function anyKeyAllowsOrigin(db: Db, origin: string, projectId: number | undefined, now: string): Promise<boolean> {
+export async function publishableOriginAccess(db: Db, origin: string | undefined, projectId: number | undefined, now: string): Promise<'allowed' | 'refused' | 'none'> {
+  const lists = origin === undefined ? sql<number>`0` : sql<number>`case when ' ' || allowed_origins || ' ' like ${`% ${origin} %`} then 1 else 0 end`
   let query = db
     .selectFrom('api_keys')
-    .select('id')
+    .select(lists.as('lists'))
     .where('publishable', '=', 1)
     .where('revoked_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .where(sql<string>`' ' || allowed_origins || ' '`, 'like', `% ${origin} %`)
   if (projectId !== undefined) query = query.where('project_id', '=', projectId)
-  return (await query.limit(1).executeTakeFirst()) !== undefined
+  const found = await query.orderBy('lists', 'desc').limit(1).executeTakeFirst()
+  if (found === undefined) return 'none'
+  return Number(found.lists) === 1 ? 'allowed' : 'refused'
 }

@@ -75,7 +75,7 @@ export async function registerPublicApi(app: FastifyInstance, api: PublicApi): P
       documentHostAnswers(v1, api.router)
       limitRequests(v1, api.metrics, api.generations)
       // A CORS preflight carries no key: charged like any request without one, then answered.
-      answerPreflight(v1, { originAllowed: (origin, projectId) => api.authenticator.originAllowed(origin, projectId) })
+      answerPreflight(v1, { originAccess: (origin, projectId) => api.authenticator.originAccess(origin, projectId) })
       recordUsage(v1, api.usage)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))
