@@ -118,7 +118,9 @@ export function Keys({ slug }: { slug: string }) {
 
 /**
  * Keys as a table; on a phone each row becomes a block of labelled lines (each cell's
- * `data-label`), so nothing needs a sideways scroll. Without handlers: no Actions column.
+ * `data-label`), so nothing needs a sideways scroll. Without handlers: no Actions column. A key's
+ * name and prefix share its first column (the prefix under the name), so that with Scopes the
+ * table fits a laptop's width: the dates, the status and the buttons each keep to one line.
  */
 function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string; keys: ApiKey[]; now: number; onLiftBan?: (key: ApiKey) => void; onRevoke?: (key: ApiKey) => void }) {
   const actions = onLiftBan !== undefined || onRevoke !== undefined
@@ -126,14 +128,15 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
     <TableWrap label={caption}>
       <table class="keys stacked">
         <caption>{caption}</caption>
-        <ColumnHeads names={['Name', 'Prefix', 'Scopes', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]} />
+        <ColumnHeads names={['Key', 'Scopes', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]} />
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>
-              <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
-              <td data-label="Prefix">
+              <th scope="row">
+                {key.name ?? <span class="muted">(no name)</span>}
+                <br />
                 <code class="prefix">{key.prefix}…</code>
-              </td>
+              </th>
               <td data-label="Scopes">
                 <KeyScopes apiKey={key} />
               </td>
@@ -163,18 +166,27 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
   )
 }
 
-/** A key's scopes: "all" for a key made without them; a publishable key's origins after. */
+/**
+ * A key's scopes: "all" for a key made without them; a publishable key's badge and origins after,
+ * one origin per line (an origin too long for the column breaks anywhere rather than widen it).
+ * One element: on a phone the cell is a grid of its label and its content.
+ */
 function KeyScopes({ apiKey }: { apiKey: ApiKey }) {
   return (
-    <>
+    <div>
       {apiKey.scopes === null ? 'all' : apiKey.scopes.join(', ')}
       {apiKey.publishable && (
         <>
           {' '}
-          <Badge tone="neutral">Publishable</Badge> <span class="muted">{apiKey.allowedOrigins.join(', ')}</span>
+          <Badge tone="neutral">Publishable</Badge>
+          <ul class="origins" aria-label={`Allowed origins of ${keyLabel(apiKey)}`}>
+            {apiKey.allowedOrigins.map((origin) => (
+              <li key={origin}>{origin}</li>
+            ))}
+          </ul>
         </>
       )}
-    </>
+    </div>
   )
 }
 
@@ -238,18 +250,20 @@ function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApi
           Optional: empty for a key that does not expire.
         </p>
       </div>
-      <fieldset class="field">
+      <fieldset class="event-types key-scopes">
         <legend>Scopes</legend>
         {SCOPES.map(({ scope, help }) => (
-          <label key={scope}>
+          <label class="checkbox" key={scope}>
             <input type="checkbox" name="scopes" value={scope} checked={scopes.includes(scope)} disabled={publishable && scope !== 'pets:read'} onChange={(e) => toggle(scope, e.currentTarget.checked)} />{' '}
-            <code>{scope}</code> <span class="muted">{help}</span>
+            <span>
+              <code>{scope}</code> <span class="muted">{help}</span>
+            </span>
           </label>
         ))}
         <p class="help">None ticked: the key may call everything.</p>
       </fieldset>
-      <div class="field">
-        <label>
+      <div class="field field-wide">
+        <label class="checkbox wraps">
           <input
             id="new-key-publishable"
             type="checkbox"
