@@ -3,13 +3,13 @@ import type { Generated, Insertable, Kysely, Selectable } from 'kysely'
 /** What the enumerated columns may hold: each list is the one definition of its values. */
 /** Every plan, cheapest first: the plan column and the API's `plan` take their type from it. */
 export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const
-/** Every status of an animal: the status column takes its type from it. */
 /**
  * What an API key may be given (`api_keys.scopes`): reading or changing the animals (with their
  * photos, categories, breeds and locations), reading or changing the adoption orders.
  */
 export const API_SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write'] as const
 export type ApiScope = (typeof API_SCOPES)[number]
+/** Every status of an animal: the status column takes its type from it. */
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 /** Every status of an order: the status column takes its type from it. */
 export const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const
