@@ -11,6 +11,8 @@ export const ERROR_CATALOG = {
   unauthorized: { status: 401, summary: 'The API key is missing, malformed, unknown, revoked, expired or for the other environment.' },
   forbidden: { status: 403, summary: 'Your role does not allow this action: it is for operators.' },
   csrf_failed: { status: 403, summary: 'A signed-in change came without the session\'s X-CSRF-Token header, or with another one.' },
+  insufficient_scope: { status: 403, summary: "The API key's scopes do not include this operation's; the message names the scope it needs. Create a key with that scope." },
+  origin_not_allowed: { status: 403, summary: "A publishable key was sent from a web page whose origin is not one of the key's allowed origins (no CORS headers are sent)." },
   plan_required: { status: 403, summary: "The project's plan does not include this feature; the message names the plan needed." },
   own_account: { status: 403, summary: 'Operators cannot disable, delete or reset their own account: another operator can, or the CLI.' },
   password_change_required: { status: 403, summary: 'The password is a one-time password: sign in again with your own as newPassword.' },

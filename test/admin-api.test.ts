@@ -245,7 +245,8 @@ describe('admin API: keys and bans', () => {
       [{ expiresInDays: 1.5 }, /expiresInDays.*integer/],
       [{ name: 'x'.repeat(101) }, /name.*at most 100/],
       [{ name: 'tab\there' }, /control characters/],
-      [{ scopes: ['read'] }, /Unknown field "scopes"/],
+      [{ scopes: ['read'] }, /scopes.0.*one of: pets:read, pets:write, orders:read, orders:write/],
+      [{ publishable: true, allowedOrigins: ['https://shelter.example/'] }, /allowedOrigins\[0\]/],
     ]
     for (const [body, message] of cases) {
       const response = await admin(t, 'POST', `/projects/${project}/keys`, body)

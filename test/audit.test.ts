@@ -82,9 +82,23 @@ describe('audit log through the admin API', () => {
     assert.deepEqual(planEntry?.details, { from: { plan: 'free', perMinute: 60, perDay: 1_000 }, to: { plan: 'enterprise', perMinute: 5, perDay: 50 } })
     assert.equal(planEntry?.requestId, changed.headers['x-request-id'])
     assert.deepEqual(keyEntry?.target, { type: 'key', id: keyId })
-    assert.deepEqual(keyEntry?.details, { name: 'ci', prefix, expiresAt: null })
+    assert.deepEqual(keyEntry?.details, { name: 'ci', prefix, expiresAt: null, scopes: null, publishable: false, allowedOrigins: [] })
     assert.ok(!JSON.stringify(before).includes(secret), 'the secret is not recorded')
     assert.ok(projectEntry!.id < planEntry!.id && planEntry!.id < keyEntry!.id, 'ids ascend in the order of the changes')
+
+    // What a key may do is recorded with it.
+    const site = await admin(t, 'POST', `/projects/${slug}/keys`, { name: 'site', publishable: true, allowedOrigins: ['https://shelter.example'] })
+    assert.equal(site.statusCode, 201, site.body)
+    const [siteEntry] = await entries(t, `?project=${slug}&action=key.created`)
+    assert.deepEqual(siteEntry?.target, { type: 'key', id: site.json<{ id: string }>().id })
+    assert.deepEqual(siteEntry?.details, {
+      name: 'site',
+      prefix: site.json<{ prefix: string }>().prefix,
+      expiresAt: null,
+      scopes: ['pets:read'],
+      publishable: true,
+      allowedOrigins: ['https://shelter.example'],
+    })
   })
 
   test('a signed-in user is the actor of their changes, and the request id they sent is the one recorded', async () => {

@@ -216,6 +216,9 @@ async function storeKey(t: TestApp, projectId: number, environment: Environment)
       last_used_at: null,
       expires_at: null,
       revoked_at: null,
+      scopes: null,
+      publishable: 0,
+      allowed_origins: null,
     })
     .execute()
   return secret

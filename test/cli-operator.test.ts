@@ -136,6 +136,49 @@ describe('operator commands against a running server', () => {
 
     assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.describe())
   })
+
+  test('keys create --scope and --publishable --origin make keys that the running API holds to', { timeout: 120_000 }, async () => {
+    const dataDir = makeDataDir()
+    const server = await startServer({ dataDir })
+    const cli = { dataDir }
+    await cliJson<Project>(['projects', 'create', 'shelter', '--json'], cli)
+    const full = await cliJson<ApiKey & { key: string }>(['keys', 'create', '--project', 'shelter', '--json'], cli)
+    const reader = await cliJson<ApiKey & { key: string }>(['keys', 'create', '--project', 'shelter', '--scope', 'pets:read', '--scope', 'orders:read', '--json'], cli)
+    assert.deepEqual([reader.scopes, reader.publishable, reader.allowedOrigins], [['pets:read', 'orders:read'], false, []])
+    const web = await cliJson<ApiKey & { key: string }>(['keys', 'create', '--project', 'shelter', '--publishable', '--origin', 'https://shelter.example', '--json'], cli)
+    assert.deepEqual([web.scopes, web.publishable, web.allowedOrigins], [['pets:read'], true, ['https://shelter.example']])
+
+    assert.equal((await api(server, 'GET', '/v1/pets', reader.key)).status, 200)
+    const refused = await api<{ code: string; message: string }>(server, 'POST', '/v1/pets', reader.key, { name: 'Rex', categoryId: 1 })
+    assert.deepEqual([refused.status, refused.body.code], [403, 'insufficient_scope'])
+    assert.match(refused.body.message, /pets:write/)
+    assert.equal((await api(server, 'POST', '/v1/pets', full.key, { name: 'Rex', categoryId: 1 })).status, 201)
+    const page = await fetch(new URL('/v1/pets', server.url), { headers: { authorization: `Bearer ${web.key}`, origin: 'https://shelter.example' } })
+    assert.equal(page.status, 200)
+    assert.equal(page.headers.get('access-control-allow-origin'), 'https://shelter.example')
+
+    const listed = await cliJson<ApiKey[]>(['keys', 'list', '--project', 'shelter', '--json'], cli)
+    assert.deepEqual(listed.map((k) => [k.id, k.scopes, k.publishable]).sort(), [
+      [full.id, null, false],
+      [reader.id, ['pets:read', 'orders:read'], false],
+      [web.id, ['pets:read'], true],
+    ].sort())
+    const table = await runCli(['keys', 'list', '--project', 'shelter'], cli)
+    assert.match(table.stdout, /SCOPES/)
+    assert.match(table.stdout, /pets:read \(publishable\)/)
+
+    for (const [args, message] of [
+      [['--scope', 'pets:admin'], /Unknown scope "pets:admin" in "scopes"/],
+      [['--publishable'], /allowedOrigins/],
+      [['--publishable', '--origin', 'http://shelter.example'], /allowedOrigins\[0\]/],
+      [['--publishable', '--origin', 'https://shelter.example', '--scope', 'pets:write'], /read-only/],
+    ] as const) {
+      const result = await runCli(['keys', 'create', '--project', 'shelter', ...args], cli)
+      assert.equal(result.code, 1, args.join(' '))
+      assertCliError(result, message, `keys create ${args.join(' ')}`)
+      assert.doesNotMatch(result.stdout, KEY)
+    }
+  })
 })
 
 describe('bans through the CLI', () => {

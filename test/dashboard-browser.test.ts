@@ -196,6 +196,43 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     await closePages()
   })
 
+  test('keys with scopes: made in the form, a scoped key calls only its scopes; a publishable key shows its origins; the table still fits', async () => {
+    const { t, base } = suite
+    const project = await t.project({ plan: 'pro' })
+    const longOrigin = 'https://adoptions.riverside-county-animal-shelter.example'
+    await t.key(project.slug, { name: 'shelter-site', publishable: true, allowedOrigins: [longOrigin, 'http://localhost:5173'] })
+    const user = await createUser(t, { role: 'operator' })
+    const { page } = await newPage()
+    await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/keys`)
+    const table = page.getByRole('table', { name: `Keys of ${project.slug}`, exact: true })
+    await table.waitFor()
+
+    await page.getByLabel('Name').fill('reader')
+    await page.getByRole('checkbox', { name: /^pets:read / }).check()
+    await page.getByRole('checkbox', { name: /^orders:read / }).check()
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const secret = (await textOf(page.getByTestId('new-key-secret'), /^as_live_\S+$/)).trim()
+    await textOf(table.getByRole('row', { name: /^reader\b/ }), /pets:read, orders:read/)
+    assert.equal((await pets(base, secret)).status, 200, 'pets:read: the animals are read')
+    const write = await fetch(`${base}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) })
+    assert.equal(write.status, 403, 'no pets:write: adding an animal is refused')
+    assert.equal(((await write.json()) as { code: string }).code, 'insufficient_scope')
+
+    // A publishable key reads only: the other scopes cannot be ticked.
+    await page.getByLabel('Name').fill('widget')
+    await page.getByRole('checkbox', { name: /^Publishable/ }).check()
+    assert.equal(await page.getByRole('checkbox', { name: /^pets:write / }).isDisabled(), true, 'pets:write cannot be ticked for a publishable key')
+    await page.getByRole('textbox', { name: 'Allowed origins' }).fill('https://shelter.example\nhttp://localhost:5173')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const widget = table.getByRole('row', { name: /^widget\b/ })
+    await textOf(widget, /pets:read\s+Publishable\s+https:\/\/shelter\.example\s+http:\/\/localhost:5173/)
+    await textOf(table.getByRole('row', { name: /^shelter-site\b/ }), new RegExp(`Publishable\\s+${longOrigin.replace(/[.]/g, '\\.')}`))
+    // The project's first key, made without scopes, may call everything.
+    await textOf(table.getByRole('row', { name: /^\(no name\)/ }), /\ball\b/)
+    await assertKeysTableFits(page, project.slug, 'keys-scopes')
+    await closePages()
+  })
+
   test('plans: an operator changes a plan in the page; the next /v1 request has the new limit', async () => {
     const { t, base } = suite
     const project = await t.project({ plan: 'free' })
@@ -302,8 +339,13 @@ describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 
     // A reader in Los Angeles, in the afternoon there or not: the page still speaks UTC.
     const { page } = await newPage({ timezoneId: 'America/Los_Angeles' })
     await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/keys`)
-    const row = page.getByRole('table', { name: `Keys of ${project.slug}`, exact: true }).locator('tbody tr').first()
-    const created = (await textOf(row.locator('td').nth(1), /\S/)).trim()
+    const table = page.getByRole('table', { name: `Keys of ${project.slug}`, exact: true })
+    const row = table.locator('tbody tr').first()
+    await row.waitFor()
+    // The column found by its heading, wherever it is among the row's cells (its header cell included).
+    const column = (await table.locator('thead th').allInnerTexts()).map((text) => text.trim()).indexOf('Created')
+    assert.ok(column >= 0, 'the keys table has a Created column')
+    const created = (await textOf(row.locator('th, td').nth(column), /\S/)).trim()
     assert.equal(created, `${createdAt.slice(0, 10)} ${createdAt.slice(11, 16)} UTC`, 'Created: the UTC date and 24-hour time, saying UTC')
 
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Usage' }).click()

@@ -370,7 +370,7 @@ for (const dialect of dialects) {
     test('keys are found by hash with their project and plan; hashes are unique', async () => {
       await withDatabase(dialect, async ({ db }) => {
         const project = await insertProject(db, { slug: 'e', plan: 'enterprise', perMinute: 5, perDay: 50, createdAt: at })
-        const row = { id: 'key_1', project_id: project.id, prefix: 'as_live_abcd', hash: 'f'.repeat(64), name: null, created_at: at, last_used_at: null, expires_at: null, revoked_at: null }
+        const row = { id: 'key_1', project_id: project.id, prefix: 'as_live_abcd', hash: 'f'.repeat(64), name: null, created_at: at, last_used_at: null, expires_at: null, revoked_at: null, scopes: null, publishable: 0, allowed_origins: null }
         await insertApiKey(db, row)
         const found = await findKeyByHash(db, 'f'.repeat(64))
         assert.deepEqual(

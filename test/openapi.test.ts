@@ -47,18 +47,17 @@ test('servers list this service relatively first, then production and staging, e
   }
 })
 
-test('every operation has an operationId, bearer security and documents 401, 500 and 503', () => {
-  assert.deepEqual(committed.components.securitySchemes.bearerAuth, {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'An API key: `as_live_…` in production, `as_test_…` in staging',
-  })
+test('every operation has an operationId, bearer security and its scope, and documents 401, 403, 500 and 503', () => {
+  const { description, ...scheme } = committed.components.securitySchemes.bearerAuth as unknown as { description: string }
+  assert.deepEqual(scheme, { type: 'http', scheme: 'bearer' })
+  assert.match(description, /^An API key: `as_live_…` in production, `as_test_…` in staging\. A key made with scopes/)
   const operations = Object.values(committed.paths).flatMap((item) => Object.values(item))
   assert.ok(operations.length >= 3)
   for (const operation of operations) {
     assert.match(operation.operationId ?? '', /^[a-z][A-Za-z]+$/)
     assert.deepEqual(operation.security, [{ bearerAuth: [] }], operation.operationId)
-    for (const status of ['401', '500', '503']) assert.ok(operation.responses[status], `${operation.operationId} documents ${status}`)
+    assert.match(String((operation as { 'x-scopes'?: string[] })['x-scopes']), /^(pets|orders):(read|write)$/, `${operation.operationId} names its scope`)
+    for (const status of ['401', '403', '500', '503']) assert.ok(operation.responses[status], `${operation.operationId} documents ${status}`)
   }
 })
 

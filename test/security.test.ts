@@ -292,7 +292,7 @@ describe('API3 broken object property level authorization', () => {
     assert.deepEqual(Object.keys(order.json()).sort(), ['complete', 'createdAt', 'id', 'petId', 'status'])
     const keys = await admin(t, 'GET', `/projects/${owner.slug}/keys`)
     for (const listed of keys.json<Record<string, unknown>[]>()) {
-      assert.deepEqual(Object.keys(listed).sort(), ['bannedUntil', 'createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt'])
+      assert.deepEqual(Object.keys(listed).sort(), ['allowedOrigins', 'bannedUntil', 'createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'publishable', 'revokedAt', 'scopes'])
     }
   })
 })
@@ -557,23 +557,37 @@ describe('a redirect Location built from the request', { skip: pebbleMissing }, 
 })
 
 describe('API8 security misconfiguration', () => {
-  test('no CORS grant to any origin, no preflight, no server fingerprint', async () => {
+  test('no CORS grant to an origin no publishable key lists, no preflight without publishable keys, no server fingerprint', async () => {
     const t = await app()
     const owner = await enterprise(t)
     const origin = { origin: 'https://evil.example' }
-    const responses = [
+    const answers = async () => [
       await t.request({ method: 'GET', url: '/v1/pets', headers: { ...origin, ...bearer(owner.key) } }),
       await t.request({ method: 'GET', url: '/admin/v1/projects', headers: { ...origin, ...bearer(ADMIN_TOKEN) } }),
       await t.request({ method: 'GET', url: '/healthz', headers: origin }),
       await t.request({ method: 'GET', url: '/v1/openapi.json', headers: origin }),
     ]
-    const preflight = await t.request({ method: 'OPTIONS', url: '/v1/pets', headers: { ...origin, 'access-control-request-method': 'POST' } })
-    assert.equal(preflight.statusCode, 405)
-    for (const response of [...responses, preflight]) {
-      for (const name of Object.keys(response.headers)) {
-        assert.ok(!name.startsWith('access-control-'), `${name} on ${response.statusCode}`)
-        assert.ok(!['x-powered-by', 'server'].includes(name), `${name} reveals the server`)
+    const preflight = () => t.request({ method: 'OPTIONS', url: '/v1/pets', headers: { ...origin, 'access-control-request-method': 'POST' } })
+    const assertNoGrant = (responses: LightMyRequestResponse[]) => {
+      for (const response of responses) {
+        for (const name of Object.keys(response.headers)) {
+          assert.ok(!name.startsWith('access-control-'), `${name} on ${response.statusCode}`)
+          assert.ok(!['x-powered-by', 'server'].includes(name), `${name} reveals the server`)
+        }
       }
     }
+    // Without publishable keys the API takes no cross-origin request: OPTIONS is no method of it.
+    const before = await preflight()
+    assertError(before, 405, 'method_not_allowed')
+    assertNoGrant([...(await answers()), before])
+
+    // A publishable key for another origin grants that origin only: not this one, on no answer.
+    const site = await admin(t, 'POST', `/projects/${owner.slug}/keys`, { name: 'site', publishable: true, allowedOrigins: ['https://shelter.example'] })
+    assert.equal(site.statusCode, 201, site.body)
+    const refused = await preflight()
+    assertError(refused, 403, 'origin_not_allowed')
+    const fromPage = await t.request({ method: 'GET', url: '/v1/pets', headers: { ...origin, ...bearer(site.json<{ key: string }>().key) } })
+    assertError(fromPage, 403, 'origin_not_allowed')
+    assertNoGrant([...(await answers()), refused, fromPage])
   })
 })

@@ -194,8 +194,18 @@ describe('events from their triggers', () => {
     const key = created.json<{ id: string; key: string }>()
     await admin(t, 'DELETE', `/projects/${project.slug}/keys/${key.id}`)
     const expiring = await t.key(project.slug, { expiresInMs: 10 * DAY_MS, name: 'expiring' })
+    const site = (await admin(t, 'POST', `/projects/${project.slug}/keys`, { name: 'site', publishable: true, allowedOrigins: ['https://shelter.example'] })).json<{ id: string }>()
     await deliverAll(t)
-    assert.deepEqual(receiver.of('key.created').map((r) => r.event.data.id), [key.id, expiring.id])
+    assert.deepEqual(receiver.of('key.created').map((r) => r.event.data.id), [key.id, expiring.id, site.id])
+    // The key's access as the admin API shows it (the receiver checks every event against openapi.json).
+    assert.deepEqual(
+      receiver.of('key.created').map(({ event: { data } }) => [data.scopes, data.publishable, data.allowedOrigins]),
+      [
+        [null, false, []],
+        [null, false, []],
+        [['pets:read'], true, ['https://shelter.example']],
+      ],
+    )
     assert.equal(receiver.of('key.revoked')[0]?.event.data.id, key.id)
     assert.ok(receiver.of('key.revoked')[0]?.event.data.revokedAt)
     assert.ok(!receiver.received.some((r) => r.body.includes(key.key) || r.body.includes(expiring.secret)), 'no secret in any event')
@@ -314,7 +324,7 @@ describe('the published document', () => {
 
   test('an event that differs from its schema is caught: the check can fail', () => {
     const body = (data: unknown) => JSON.stringify({ type: 'key.expiring', timestamp: new Date().toISOString(), data })
-    const key = { id: 'key_1', project: 'acme', prefix: 'as_live_ab', name: null, createdAt: new Date().toISOString(), lastUsedAt: null, expiresAt: null, revokedAt: null, bannedUntil: null }
+    const key = { id: 'key_1', project: 'acme', prefix: 'as_live_ab', name: null, createdAt: new Date().toISOString(), lastUsedAt: null, expiresAt: null, revokedAt: null, bannedUntil: null, scopes: null, publishable: false, allowedOrigins: [] }
     assert.equal(eventSchemaError(body({ ...key, noticeDays: 7 })), undefined)
     assert.match(eventSchemaError(body({ ...key, noticeDays: 3 })) ?? '', /noticeDays/)
     assert.match(eventSchemaError(body({ ...key, noticeDays: 7, secret: 'x' })) ?? '', /additional/)

@@ -118,7 +118,9 @@ export function Keys({ slug }: { slug: string }) {
 
 /**
  * Keys as a table; on a phone each row becomes a block of labelled lines (each cell's
- * `data-label`), so nothing needs a sideways scroll. Without handlers: no Actions column.
+ * `data-label`), so nothing needs a sideways scroll. Without handlers: no Actions column. A key's
+ * name and prefix share its first column (the prefix under the name), so that with Scopes the
+ * table fits a laptop's width: the dates, the status and the buttons each keep to one line.
  */
 function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string; keys: ApiKey[]; now: number; onLiftBan?: (key: ApiKey) => void; onRevoke?: (key: ApiKey) => void }) {
   const actions = onLiftBan !== undefined || onRevoke !== undefined
@@ -126,13 +128,17 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
     <TableWrap label={caption}>
       <table class="keys stacked">
         <caption>{caption}</caption>
-        <ColumnHeads names={['Name', 'Prefix', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]} />
+        <ColumnHeads names={['Key', 'Scopes', 'Created', 'Expires', 'Last used', 'Status', ...(actions ? ['Actions'] : [])]} />
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>
-              <th scope="row">{key.name ?? <span class="muted">(no name)</span>}</th>
-              <td data-label="Prefix">
+              <th scope="row">
+                {key.name ?? <span class="muted">(no name)</span>}
+                <br />
                 <code class="prefix">{key.prefix}…</code>
+              </th>
+              <td data-label="Scopes">
+                <KeyScopes apiKey={key} />
               </td>
               <td data-label="Created">
                 <DateTime value={key.createdAt} />
@@ -160,18 +166,63 @@ function KeyTable({ caption, keys, now, onLiftBan, onRevoke }: { caption: string
   )
 }
 
+/**
+ * A key's scopes: "all" for a key made without them; a publishable key's badge and origins after,
+ * one origin per line (an origin too long for the column breaks anywhere rather than widen it).
+ * One element: on a phone the cell is a grid of its label and its content.
+ */
+function KeyScopes({ apiKey }: { apiKey: ApiKey }) {
+  return (
+    <div>
+      {apiKey.scopes === null ? 'all' : apiKey.scopes.join(', ')}
+      {apiKey.publishable && (
+        <>
+          {' '}
+          <Badge tone="neutral">Publishable</Badge>
+          <ul class="origins" aria-label={`Allowed origins of ${keyLabel(apiKey)}`}>
+            {apiKey.allowedOrigins.map((origin) => (
+              <li key={origin}>{origin}</li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  )
+}
+
+type Scope = NonNullable<RequestBody<'createApiKey'>['scopes']>[number]
+const SCOPES: { scope: Scope; help: string }[] = [
+  { scope: 'pets:read', help: 'read animals, photos, changes, categories, breeds, locations' },
+  { scope: 'pets:write', help: 'add, change and remove animals and photos' },
+  { scope: 'orders:read', help: 'read adoption orders' },
+  { scope: 'orders:write', help: 'place, approve, deliver and cancel orders' },
+]
+
 function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApiKey) => void }) {
   const [name, setName] = useState('')
   const [days, setDays] = useState('')
+  const [scopes, setScopes] = useState<Scope[]>([])
+  const [publishable, setPublishable] = useState(false)
+  const [origins, setOrigins] = useState('')
   const form = useSubmit(async () => {
     const body: RequestBody<'createApiKey'> = {}
     if (name.trim()) body.name = name.trim()
     if (days.trim()) body.expiresInDays = Number(days)
+    // No scope ticked: a key of full access (a publishable key: pets:read).
+    if (scopes.length > 0) body.scopes = scopes
+    if (publishable) {
+      body.publishable = true
+      body.allowedOrigins = origins.split(/\s+/).filter(Boolean)
+    }
     const key = await api.post('/projects/{slug}/keys', { path: { slug }, body })
     setName('')
     setDays('')
+    setScopes([])
+    setPublishable(false)
+    setOrigins('')
     onCreated(key)
   })
+  const toggle = (scope: Scope, on: boolean) => setScopes((list) => (on ? [...list, scope] : list.filter((s) => s !== scope)))
 
   return (
     <FormCard id="new-key" title="Create a key" submitLabel="Create key" form={form}>
@@ -199,6 +250,42 @@ function NewKeyForm({ slug, onCreated }: { slug: string; onCreated: (key: NewApi
           Optional: empty for a key that does not expire.
         </p>
       </div>
+      <fieldset class="event-types key-scopes">
+        <legend>Scopes</legend>
+        {SCOPES.map(({ scope, help }) => (
+          <label class="checkbox" key={scope}>
+            <input type="checkbox" name="scopes" value={scope} checked={scopes.includes(scope)} disabled={publishable && scope !== 'pets:read'} onChange={(e) => toggle(scope, e.currentTarget.checked)} />{' '}
+            <span>
+              <code>{scope}</code> <span class="muted">{help}</span>
+            </span>
+          </label>
+        ))}
+        <p class="help">None ticked: the key may call everything.</p>
+      </fieldset>
+      <div class="field field-wide">
+        <label class="checkbox wraps">
+          <input
+            id="new-key-publishable"
+            type="checkbox"
+            checked={publishable}
+            onChange={(e) => {
+              const on = e.currentTarget.checked
+              setPublishable(on)
+              if (on) setScopes((list) => list.filter((s) => s === 'pets:read'))
+            }}
+          />{' '}
+          Publishable: for web pages, read-only (pets:read)
+        </label>
+      </div>
+      {publishable && (
+        <div class="field">
+          <label for="new-key-origins">Allowed origins</label>
+          <textarea id="new-key-origins" rows={2} aria-describedby="new-key-origins-help" value={origins} onInput={(e) => setOrigins(e.currentTarget.value)} />
+          <p id="new-key-origins-help" class="help">
+            One per line, as browsers send them: https://shelter.example or https://shelter.example:8443; http://localhost for development.
+          </p>
+        </div>
+      )}
     </FormCard>
   )
 }

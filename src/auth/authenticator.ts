@@ -4,6 +4,7 @@ import type { Environment } from '../config.js'
 import type { Plan } from '../db/schema.js'
 import { limitsOf, type PlanLimits } from '../limits/plans.js'
 import { parseApiKey } from './api-key.js'
+import { type ApiScope, parseScopes } from './scopes.js'
 
 /** Who a request acts for, once its key is accepted. */
 export interface Principal {
@@ -12,6 +13,12 @@ export interface Principal {
   projectSlug: string
   plan: Plan
   limits: PlanLimits
+  /** What the key may do; null: everything (a key made without scopes). */
+  scopes: readonly ApiScope[] | null
+  /** A publishable key: read-only, for web pages, with its own rate-limit budget. */
+  publishable: boolean
+  /** The origins a publishable key is answered for (with CORS headers); empty for other keys. */
+  allowedOrigins: readonly string[]
   /** Taken from the principal cache: the auth token it was resolved at (shared generations check it). */
   cachedAt?: string | undefined
 }
@@ -26,6 +33,9 @@ export interface StoredKey {
   plan: Plan
   per_minute: number | null
   per_day: number | null
+  scopes: string | null
+  publishable: number
+  allowed_origins: string | null
 }
 
 /**
@@ -37,7 +47,15 @@ export interface KeyLookup {
   byHash(hash: string): Promise<StoredKey | undefined>
   /** Records when the key was last used (`last_used_at`). */
   touch(keyId: string, at: string): Promise<void>
+  /** Whether the publishable keys not revoked nor expired at `now` (of `projectId` when given) allow `origin` (undefined: not a valid origin). */
+  originAccess(origin: string | undefined, projectId: number | undefined, now: string): Promise<OriginAccess>
 }
+
+/**
+ * What a CORS preflight's origin is to the publishable keys: one of them allows it (`allowed`),
+ * some exist but none allows it (`refused`), or there is no publishable key at all (`none`).
+ */
+export type OriginAccess = 'allowed' | 'refused' | 'none'
 
 export type AuthResult =
   | { ok: true; principal: Principal }
@@ -105,13 +123,27 @@ export class Authenticator {
     if (key.revoked_at !== null) return { ok: false, reason: 'revoked', at: key.revoked_at }
     if (key.expires_at !== null && Date.parse(key.expires_at) <= now) return { ok: false, reason: 'expired', at: key.expires_at }
     this.touch(key.id, now)
-    const principal: Principal = { keyId: key.id, projectId: key.project_id, projectSlug: key.slug, plan: key.plan, limits: limitsOf(key) }
+    const principal: Principal = {
+      keyId: key.id,
+      projectId: key.project_id,
+      projectSlug: key.slug,
+      plan: key.plan,
+      limits: limitsOf(key),
+      scopes: parseScopes(key.scopes),
+      publishable: key.publishable === 1,
+      allowedOrigins: key.allowed_origins === null ? [] : key.allowed_origins.split(' '),
+    }
     if (generation !== undefined) {
       if (this.principals.size >= PRINCIPAL_CACHE_SIZE) this.principals.clear()
       const expiresAt = key.expires_at === null ? Infinity : Date.parse(key.expires_at)
       this.principals.set(parsed.hash, { principal: { ...principal, cachedAt: generation }, expiresAt, token: generation, at: now })
     }
     return { ok: true, principal }
+  }
+
+  /** For a CORS preflight, which carries no key: what the live publishable keys say of `origin`. */
+  async originAccess(origin: string | undefined, projectId: number | undefined): Promise<OriginAccess> {
+    return this.keys.originAccess(origin, projectId, new Date(this.clock.now()).toISOString())
   }
 
   /** Forgets every cached principal (the generations can no longer be trusted). */

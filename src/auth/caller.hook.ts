@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
 import { REALM } from './api-key.js'
 import type { AuthResult, Authenticator } from './authenticator.js'
+import { allowOrigin } from './cors.hook.js'
 
 /** The project a request's host selects (a `<slug>.<PLATFORM_DOMAIN>` host or a custom domain). */
 export interface Site {
@@ -46,19 +47,24 @@ export interface CallerDeps {
  * revoked, a plan changed on another instance) is read again at once, under the token it read,
  * and charged then: a principal read just now is never stale.
  *
+ * A publishable key's answers carry CORS headers for its allowed origins (auth/cors.ts).
+ *
  * A key that cannot be checked (the database is unavailable) ends the request at once, with
  * 503 and no rate-limit decision: it is not "no valid key", so it is never charged to the
  * client's address budget (which would turn an outage into 429s), and it never fails open.
  */
 export function identifyCaller(scope: FastifyInstance, { authenticator, charge }: CallerDeps): void {
   scope.decorateRequest('caller', null as never)
-  scope.addHook('onRequest', async (request: FastifyRequest) => {
+  scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
     request.caller = onSite(request, await authenticator.authenticate(request.headers.authorization))
     const fresh = await charge(request, request.caller)
     if (fresh) {
       request.caller = onSite(request, await authenticator.authenticate(request.headers.authorization, fresh))
       await charge(request, request.caller)
     }
+    // A publishable key's page can read every answer, a 429 or a 404 included; a page of another
+    // origin gets no CORS headers, and requireApiKey refuses it.
+    if (request.caller.ok) allowOrigin(reply, request.caller.principal, request.headers.origin)
   })
 }
 

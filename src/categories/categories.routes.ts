@@ -15,6 +15,7 @@ export const categoriesRoutes: FastifyPluginAsyncTypebox<{ categories: Categorie
   app.get(
     '/categories',
     {
+      config: { scope: 'pets:read' },
       schema: {
         ...BETA,
         operationId: 'listCategories',
@@ -31,6 +32,7 @@ export const categoriesRoutes: FastifyPluginAsyncTypebox<{ categories: Categorie
   app.get(
     '/categories/:categoryId/breeds',
     {
+      config: { scope: 'pets:read' },
       schema: {
         ...BETA,
         operationId: 'listBreeds',

@@ -2,7 +2,8 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
 import { createKeys, type Keys } from '../keys/keys.module.js'
-import { MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
+import { API_SCOPES } from '../auth/scopes.js'
+import { type ApiKey, MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
 import { commandStore } from '../limits/backend.js'
 import { type CliContext, jsonOption, print, printList, succeeded, withFeatures } from './common.js'
 
@@ -18,13 +19,25 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
       .description('create an API key; its secret is shown only this once')
       .requiredOption('--project <slug>', 'the project the key acts for')
       .option('--name <text>', 'a name to recognise the key by')
-      .option('--expires-in <duration>', `lifetime, e.g. 90d, 12h, 30m, 2w; at most ${MAX_KEY_LIFETIME_DAYS}d`, keyLifetime),
-  ).action(async (options: { project: string; name?: string; expiresIn?: number; json?: boolean }) =>
+      .option('--expires-in <duration>', `lifetime, e.g. 90d, 12h, 30m, 2w; at most ${MAX_KEY_LIFETIME_DAYS}d`, keyLifetime)
+      .option('--scope <scope>', `what the key may call, repeatable: ${API_SCOPES.join(', ')}; without it, everything`, collect, [])
+      .option('--publishable', 'a read-only key (pets:read) for web pages, answered with CORS headers for its --origin values')
+      .option('--origin <origin>', "a publishable key's allowed origin, repeatable: https://host[:port], or http://localhost[:port]", collect, []),
+  ).action(async (options: { project: string; name?: string; expiresIn?: number; scope: string[]; publishable?: boolean; origin: string[]; json?: boolean }) =>
     run(async ({ service: keys }) => {
-      const { key, secret } = succeeded(await keys.create({ project: options.project, name: options.name, expiresInMs: options.expiresIn }, commandLineChange()))
+      const request = {
+        project: options.project,
+        name: options.name,
+        expiresInMs: options.expiresIn,
+        scopes: options.scope.length > 0 ? options.scope : undefined,
+        publishable: options.publishable,
+        allowedOrigins: options.origin.length > 0 ? options.origin : undefined,
+      }
+      const { key, secret } = succeeded(await keys.create(request, commandLineChange()))
       print(options.json, { ...key, key: secret }, () =>
         [
-          `Created key ${key.id} for project ${key.project}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}.`,
+          `Created ${key.publishable ? 'publishable ' : ''}key ${key.id} for project ${key.project}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}.`,
+          `Scopes: ${describeScopes(key)}${key.publishable ? `; allowed origins: ${key.allowedOrigins.join(', ')}` : ''}.`,
           'The secret is shown only this once:',
           '',
           `  ${secret}`,
@@ -45,6 +58,8 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
           EXPIRES: (k) => k.expiresAt ?? '',
           REVOKED: (k) => k.revokedAt ?? '',
           'BANNED UNTIL': (k) => k.bannedUntil ?? '',
+          SCOPES: (k) => describeScopes(k),
+          ORIGINS: (k) => k.allowedOrigins.join(' '),
         }),
       ),
   )
@@ -63,6 +78,15 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
         print(options.json, { id, wasBanned }, () => (wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
       }),
   )
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value]
+}
+
+function describeScopes(key: ApiKey): string {
+  const scopes = key.scopes === null ? 'all' : key.scopes.join(' ')
+  return key.publishable ? `${scopes} (publishable)` : scopes
 }
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }

@@ -1574,6 +1574,12 @@ export interface components {
             revokedAt: string | null;
             /** @description The end of a running ban */
             bannedUntil: string | null;
+            /** @description What the key may call (pets:read, pets:write, orders:read, orders:write); null: everything, as keys made without scopes */
+            scopes: string[] | null;
+            /** @description A key for web pages: read-only (pets:read), answered with CORS headers for its allowedOrigins only */
+            publishable: boolean;
+            /** @description A publishable key's origins; empty for other keys */
+            allowedOrigins: string[];
         };
         /** @description An animal added, changed (as it is now) or removed (as it was) */
         PetEvent: {
@@ -1672,6 +1678,12 @@ export interface components {
                 revokedAt: string | null;
                 /** @description The end of a running ban */
                 bannedUntil: string | null;
+                /** @description What the key may call (pets:read, pets:write, orders:read, orders:write); null: everything, as keys made without scopes */
+                scopes: string[] | null;
+                /** @description A key for web pages: read-only (pets:read), answered with CORS headers for its allowedOrigins only */
+                publishable: boolean;
+                /** @description A publishable key's origins; empty for other keys */
+                allowedOrigins: string[];
                 /**
                  * @description The notice: 7 days or 1 day before
                  * @enum {number}
@@ -2120,6 +2132,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
             414: {
                 headers: {
@@ -2275,6 +2308,27 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
                     "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -2542,6 +2596,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
             414: {
                 headers: {
@@ -2706,6 +2781,27 @@ export interface operations {
                     Sunset?: string;
                     /** @description The successor: `</v1/pets>; rel="successor-version"` */
                     Link?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -2928,6 +3024,27 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
                     "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -3211,6 +3328,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
@@ -3474,6 +3612,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
@@ -3663,6 +3822,27 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
                     "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -3959,6 +4139,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
@@ -4183,6 +4384,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
@@ -4377,6 +4599,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
             414: {
                 headers: {
@@ -4517,6 +4760,27 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
                     "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -4721,6 +4985,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The URL (path and query string) is longer than 8 KiB; refused before anything else, without rate-limit headers (code: uri_too_long) */
             414: {
                 headers: {
@@ -4873,6 +5158,27 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
                     "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -5044,6 +5350,27 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
                     "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -5325,6 +5652,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
@@ -5486,6 +5834,27 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
                     "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -5746,6 +6115,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The requested resource could not be found (code: not_found or unknown_host) */
             404: {
                 headers: {
@@ -5970,6 +6360,27 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750); `error="invalid_token"` when a key was sent but refused */
                     "WWW-Authenticate"?: string;
+                    /** @description The limit of the binding window (the one with the fewest requests remaining) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the binding window; 0 while the key is banned */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the binding window resets; while the key is banned, the end of the ban */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force, IETF draft form: `"minute";q=60;w=60, "day";q=1000;w=86400` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Every window's remaining requests and seconds to reset: `"minute";r=59;t=30, "day";r=999;t=4000`; while the key is banned, every window says r=0 and t the seconds left in the ban */
+                    RateLimit?: string;
+                    /** @description The request id: the client's own when it sent a sane one, else generated */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not call this operation: its scopes do not include the operation's (code: insufficient_scope, the message names the scope), or it is a publishable key sent from an origin it does not allow (code: origin_not_allowed) */
+            403: {
+                headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left in the binding window; 0 while the key is banned */
@@ -6836,6 +7247,8 @@ export const errorCodes = {
     unauthorized: 401,
     forbidden: 403,
     csrf_failed: 403,
+    insufficient_scope: 403,
+    origin_not_allowed: 403,
     plan_required: 403,
     own_account: 403,
     password_change_required: 403,

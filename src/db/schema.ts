@@ -3,6 +3,12 @@ import type { Generated, Insertable, Kysely, Selectable } from 'kysely'
 /** What the enumerated columns may hold: each list is the one definition of its values. */
 /** Every plan, cheapest first: the plan column and the API's `plan` take their type from it. */
 export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const
+/**
+ * What an API key may be given (`api_keys.scopes`): reading or changing the animals (with their
+ * photos, categories, breeds and locations), reading or changing the adoption orders.
+ */
+export const API_SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write'] as const
+export type ApiScope = (typeof API_SCOPES)[number]
 /** Every status of an animal: the status column takes its type from it. */
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 /** Every status of an order: the status column takes its type from it. */
@@ -83,6 +89,12 @@ export interface ApiKeyTable {
   last_used_at: string | null
   expires_at: string | null
   revoked_at: string | null
+  /** The key's scopes, space-separated (`API_SCOPES`); null: full access (every key made before scopes). */
+  scopes: string | null
+  /** 1 for a publishable key (read-only, for web pages, answered with CORS headers for its origins). */
+  publishable: number
+  /** A publishable key's allowed origins, space-separated exact `scheme://host[:port]`; null for other keys. */
+  allowed_origins: string | null
 }
 
 export interface PetTable {

@@ -8,8 +8,9 @@ const options: Options = {
   removeAdditional: false,
   // Never guess a type: "1" is not 1 in a JSON body, and "1e3" or "0x10" is not an id in a URL.
   coerceTypes: false,
-  // `x-expected`: what a value matching the pattern looks like, for the error message.
-  keywords: ['example', 'x-deprecated-sunset', 'x-expected'],
+  // `x-expected`: what a value matching the pattern looks like, for the error message;
+  // `x-stability`: a field added as beta (documentation only).
+  keywords: ['example', 'x-deprecated-sunset', 'x-expected', 'x-stability'],
   strict: true,
   // Error messages quote the schema's ranges.
   verbose: true,

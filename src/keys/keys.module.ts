@@ -8,7 +8,7 @@ import type { FailureLog } from '../db/outage.js'
 import type { LimiterStore } from '../limits/store.js'
 import type { Outbox } from '../webhooks/outbox.js'
 import { BansService } from './bans.service.js'
-import { findKeyByHash, touchApiKey } from './keys.repository.js'
+import { findKeyByHash, publishableOriginAccess, touchApiKey } from './keys.repository.js'
 import { keysRoutes } from './keys.routes.js'
 import { KeysService } from './keys.service.js'
 
@@ -39,6 +39,10 @@ export interface Keys {
 export function createKeys({ db, clock, config, authChanged, outbox, failures, store }: KeysDeps): Keys {
   const service = new KeysService(db, clock, config.environment, authChanged, outbox, failures)
   const bans = new BansService({ db, clock, outbox, store })
-  const lookup: KeyLookup = { byHash: (hash) => findKeyByHash(db, hash), touch: (keyId, at) => touchApiKey(db, keyId, at) }
+  const lookup: KeyLookup = {
+    byHash: (hash) => findKeyByHash(db, hash),
+    touch: (keyId, at) => touchApiKey(db, keyId, at),
+    originAccess: (origin, projectId, now) => publishableOriginAccess(db, origin, projectId, now),
+  }
   return { service, bans, lookup, routes: (app) => keysRoutes(app, { keys: service, bans }) }
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Db } from '../db/database.js'
 import { prepare } from '../db/prepared.js'
 import type { ApiKeyRow, Plan } from '../db/schema.js'
@@ -13,6 +14,9 @@ export interface KeyWithProject {
   plan: Plan
   per_minute: number | null
   per_day: number | null
+  scopes: string | null
+  publishable: number
+  allowed_origins: string | null
 }
 
 export async function insertApiKey(db: Db, key: ApiKeyRow): Promise<ApiKeyRow> {
@@ -29,6 +33,9 @@ const findByHash = prepare((db, hash: string) =>
       'api_keys.expires_at',
       'api_keys.revoked_at',
       'api_keys.last_used_at',
+      'api_keys.scopes',
+      'api_keys.publishable',
+      'api_keys.allowed_origins',
       'projects.slug',
       'projects.plan',
       'projects.per_minute',
@@ -93,4 +100,24 @@ export async function listKeysExpiringBefore(db: Db, from: string, until: string
     .where('api_keys.expires_at', '<=', until)
     .orderBy('api_keys.expires_at')
     .execute()
+}
+
+/**
+ * For CORS preflight requests, which carry no key: `allowed` when a publishable key that is not
+ * revoked nor expired at `now` lists `origin` (a valid origin: no LIKE wildcard or space can be
+ * in it; undefined for one that is not valid), `refused` when such keys exist but none lists it,
+ * `none` when there is no such key at all. With `projectId`, the keys of that project only.
+ */
+export async function publishableOriginAccess(db: Db, origin: string | undefined, projectId: number | undefined, now: string): Promise<'allowed' | 'refused' | 'none'> {
+  const lists = origin === undefined ? sql<number>`0` : sql<number>`case when ' ' || allowed_origins || ' ' like ${`% ${origin} %`} then 1 else 0 end`
+  let query = db
+    .selectFrom('api_keys')
+    .select(lists.as('lists'))
+    .where('publishable', '=', 1)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+  if (projectId !== undefined) query = query.where('project_id', '=', projectId)
+  const found = await query.orderBy('lists', 'desc').limit(1).executeTakeFirst()
+  if (found === undefined) return 'none'
+  return Number(found.lists) === 1 ? 'allowed' : 'refused'
 }

@@ -39,7 +39,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; bans: Ba
         'x-audit-action': 'key.created',
         summary: 'Create an API key',
         description:
-          'The answer carries the secret (`key`) this once, with `Cache-Control: no-store`: only its SHA-256 is stored, so it cannot be shown again. The key works from the next request.',
+          'The answer carries the secret (`key`) this once, with `Cache-Control: no-store`: only its SHA-256 is stored, so it cannot be shown again. The key works from the next request. `scopes` limits what it may call (without them: everything); a `publishable` key is read-only, for web pages of its `allowedOrigins`. An unknown scope, a scope beyond pets:read for a publishable key, or an origin that is not `https://host[:port]` (or `http://localhost`) is a 400 naming the field.',
         params: ProjectParamsSchema,
         body: KeyRequestSchema,
         response: {
@@ -53,10 +53,9 @@ export const keysRoutes: FastifyPluginAsyncTypebox<{ keys: KeysService; bans: Ba
       },
     },
     async (request, reply) => {
-      const { name, expiresInDays } = request.body
-      const { key, secret } = orThrow(
-        await keys.create({ project: request.adminProject.slug, name, expiresInMs: expiresInDays === undefined ? undefined : expiresInDays * DAY_MS }, changeOf(request)),
-      )
+      const { name, expiresInDays, scopes, publishable, allowedOrigins } = request.body
+      const expiresInMs = expiresInDays === undefined ? undefined : expiresInDays * DAY_MS
+      const { key, secret } = orThrow(await keys.create({ project: request.adminProject.slug, name, expiresInMs, scopes, publishable, allowedOrigins }, changeOf(request)))
       return reply.code(201).header('cache-control', 'no-store').send({ ...key, key: secret })
     },
   )

@@ -1,5 +1,6 @@
 import { type Change, recordChange } from '../audit/audit.js'
 import { generateApiKey, randomBase62 } from '../auth/api-key.js'
+import { API_SCOPES, type ApiScope, isScope, parseOrigin, parseScopes, PUBLISHABLE_SCOPES } from '../auth/scopes.js'
 import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
@@ -22,6 +23,11 @@ export interface ApiKey {
   revokedAt: string | null
   /** The end of the temporary ban running now, if any. */
   bannedUntil: string | null
+  /** What the key may do; null: full access. */
+  scopes: ApiScope[] | null
+  /** Read-only, for web pages: answered with CORS headers for `allowedOrigins`. */
+  publishable: boolean
+  allowedOrigins: string[]
 }
 
 /** not_found: no such project or key (another project's key included); invalid_request: a bad name. */
@@ -38,6 +44,9 @@ export function toApiKey(row: ApiKeyRow & { banned_until?: string | null }, proj
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     bannedUntil: row.banned_until ?? null,
+    scopes: row.scopes === null ? null : [...(parseScopes(row.scopes) ?? [])],
+    publishable: row.publishable === 1,
+    allowedOrigins: row.allowed_origins === null ? [] : row.allowed_origins.split(' '),
   }
 }
 
@@ -49,6 +58,50 @@ export interface KeyRequest {
   name?: string | undefined
   /** Lifetime in milliseconds; absent means the key does not expire. */
   expiresInMs?: number | undefined
+  /** What the key may do (`API_SCOPES`); absent: full access, or `pets:read` for a publishable key. */
+  scopes?: readonly string[] | undefined
+  /** A key for web pages: read-only, answered with CORS headers for `allowedOrigins` only. */
+  publishable?: boolean | undefined
+  /** A publishable key's origins: exact `https://host[:port]`, or `http://localhost[:port]`. */
+  allowedOrigins?: readonly string[] | undefined
+}
+
+/** The most origins one publishable key may list. */
+export const MAX_ALLOWED_ORIGINS = 20
+
+interface KeyAccess {
+  scopes: string | null
+  publishable: number
+  allowed_origins: string | null
+}
+
+/** The scopes and origins a key is created with, checked; the message names the field. */
+export function keyAccess(request: Pick<KeyRequest, 'scopes' | 'publishable' | 'allowedOrigins'>): Outcome<{ access: KeyAccess }, 'invalid_request'> {
+  const fail = (message: string) => ({ ok: false as const, error: 'invalid_request' as const, message })
+  let scopes: ApiScope[] | null = null
+  if (request.scopes !== undefined) {
+    const unknown = request.scopes.find((scope) => !isScope(scope))
+    if (unknown !== undefined) return fail(`Unknown scope "${unknown}" in "scopes": use ${API_SCOPES.join(', ')}.`)
+    if (request.scopes.length === 0) return fail('"scopes" is empty: name at least one scope, or leave it out for a key of full access.')
+    scopes = API_SCOPES.filter((scope) => request.scopes?.includes(scope))
+  }
+  if (!request.publishable) {
+    if (request.allowedOrigins !== undefined) return fail('"allowedOrigins" is for publishable keys: add "publishable": true, or leave the origins out.')
+    return { ok: true, access: { scopes: scopes?.join(' ') ?? null, publishable: 0, allowed_origins: null } }
+  }
+  const beyond = scopes?.find((scope) => !PUBLISHABLE_SCOPES.includes(scope))
+  if (beyond !== undefined) return fail(`A publishable key is read-only: its "scopes" may only be ${PUBLISHABLE_SCOPES.join(', ')}, not "${beyond}".`)
+  const origins = request.allowedOrigins ?? []
+  if (origins.length === 0) return fail('A publishable key needs "allowedOrigins": the origins of the web pages that use it, e.g. https://shelter.example.')
+  if (origins.length > MAX_ALLOWED_ORIGINS) return fail(`"allowedOrigins" lists at most ${MAX_ALLOWED_ORIGINS} origins.`)
+  for (const [index, origin] of origins.entries()) {
+    if (parseOrigin(origin) === undefined) {
+      return fail(
+        `"allowedOrigins[${index}]" is not an origin a key can allow: write it as the browser sends it, https://host or https://host:port in lower case (no path, no trailing slash, no default port); http:// only for localhost.`,
+      )
+    }
+  }
+  return { ok: true, access: { scopes: PUBLISHABLE_SCOPES.join(' '), publishable: 1, allowed_origins: [...new Set(origins)].join(' ') } }
 }
 
 const DAY_MS = 86_400_000
@@ -109,6 +162,8 @@ export class KeysService {
     if (name !== null && (name.length > 100 || /\p{Cc}/u.test(name))) {
       return { ok: false, error: 'invalid_request', message: 'A key name is at most 100 characters, without control characters.' }
     }
+    const access = keyAccess(request)
+    if (!access.ok) return access
     const now = this.clock.now()
     const { secret, hash, prefix } = generateApiKey(this.environment)
     const id = `key_${randomBase62(16)}`
@@ -124,9 +179,16 @@ export class KeysService {
         last_used_at: null,
         expires_at: expiresAt,
         revoked_at: null,
+        ...access.access,
       })
+      const { scopes, publishable, allowedOrigins } = toApiKey(inserted, project.slug)
       // The prefix only: never the secret, nor its hash.
-      await recordChange(trx, this.clock, change, { action: 'key.created', target: { type: 'key', id }, projectId: project.id, details: { name, prefix, expiresAt } })
+      await recordChange(trx, this.clock, change, {
+        action: 'key.created',
+        target: { type: 'key', id },
+        projectId: project.id,
+        details: { name, prefix, expiresAt, scopes, publishable, allowedOrigins },
+      })
       await this.outbox.write(trx, project.id, 'key.created', toApiKey(inserted, project.slug))
       return inserted
     })

@@ -70,7 +70,7 @@ export function limitRequests(scope: FastifyInstance, metrics: Metrics, generati
       request.tokens = decision.tokens
     }
     reply.headers(rateLimitHeaders(decision))
-    const refused = refusal(decision, caller.ok ? { plan: caller.principal.plan } : 'address')
+    const refused = refusal(decision, caller.ok ? { plan: caller.principal.plan, publishable: caller.principal.publishable } : 'address')
     if (refused) {
       metrics.refused.inc({ reason: refused.code, subject: caller.ok ? 'project' : 'address' })
       // Answered here rather than thrown: the error handler would only send the same envelope.

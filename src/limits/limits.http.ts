@@ -31,7 +31,7 @@ export function rateLimitHeaders(decision: Decision): Record<string, string> {
 }
 
 /** The 429 for a refused decision, or nothing when the request may proceed. */
-export function refusal(decision: Decision, who: { plan: string } | 'address'): ApiError | undefined {
+export function refusal(decision: Decision, who: { plan: string; publishable?: boolean } | 'address'): ApiError | undefined {
   if (decision.outcome === 'allowed') return undefined
   if (decision.outcome === 'banned') {
     const retryAfter = Math.max(1, Math.ceil((decision.until - decision.now) / 1000))
@@ -47,7 +47,7 @@ export function refusal(decision: Decision, who: { plan: string } | 'address'): 
   const message =
     who === 'address'
       ? `Too many requests without a valid API key from your address: at most ${per}. Retry after ${retryAfter} s.`
-      : `Rate limit exceeded: the ${who.plan} plan allows ${per} for this project${binding.name === 'day' ? ' (the day resets at 00:00 UTC)' : ''}. Retry after ${retryAfter} s; requests sent while limited can get the key temporarily banned.`
+      : `Rate limit exceeded: the ${who.plan} plan allows ${per} for this project${who.publishable ? "'s publishable keys together" : ''}${binding.name === 'day' ? ' (the day resets at 00:00 UTC)' : ''}. Retry after ${retryAfter} s; requests sent while limited can get the key temporarily banned.`
   return new ApiError('rate_limited', message, { 'retry-after': String(retryAfter), 'x-ratelimit-remaining': '0' })
 }
 

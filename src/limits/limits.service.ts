@@ -99,10 +99,14 @@ export class RateLimiter {
   /**
    * Charges one request of an authenticated key to its project's plan. A principal taken from
    * the cache may answer `stale` (shared generations): nothing is charged; resolve it again.
+   *
+   * Publishable keys (in web pages, read by anyone) share a budget of their own, per project and
+   * as large as the plan's: a page's visitors, or someone who copied its key, cannot use up the
+   * quota of the project's servers, and more publishable keys do not make more requests.
    */
   async forKey(principal: Principal): Promise<Decision | StaleDecision> {
     const request = {
-      subject: `p:${principal.projectId}`,
+      subject: principal.publishable ? `pk:${principal.projectId}` : `p:${principal.projectId}`,
       windows: [
         { name: 'minute', limit: principal.limits.perMinute, lengthMs: MINUTE_MS },
         { name: 'day', limit: principal.limits.perDay, lengthMs: DAY_MS },
@@ -111,7 +115,8 @@ export class RateLimiter {
       generations: this.deps.readsGenerations() ? { projectId: principal.projectId, expectAuth: principal.cachedAt } : undefined,
     }
     const decision = await this.backend.store.consume(request)
-    if (decision.outcome === 'allowed' || decision.outcome === 'limited') this.noticeQuota(principal, decision.windows)
+    // The quota events are about the project's own budget: the publishable keys' is not it.
+    if ((decision.outcome === 'allowed' || decision.outcome === 'limited') && !principal.publishable) this.noticeQuota(principal, decision.windows)
     if (decision.outcome !== 'banned') return decision
     if (decision.started) {
       this.deps.events.onBan(decision.level, principal.projectId)

@@ -17,6 +17,7 @@ export const locationsRoutes: FastifyPluginAsyncTypebox<{ locations: LocationsSe
   app.get(
     '/locations',
     {
+      config: { scope: 'pets:read' },
       schema: {
         ...BETA,
         operationId: 'listLocations',

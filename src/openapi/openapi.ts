@@ -146,7 +146,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config, even
       webhooks: events.webhooks,
       components: {
         securitySchemes: {
-          [API_KEY_SECURITY]: { type: 'http', scheme: 'bearer', description: 'An API key: `as_live_…` in production, `as_test_…` in staging' },
+          [API_KEY_SECURITY]: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "An API key: `as_live_…` in production, `as_test_…` in staging. A key made with scopes calls only the operations of its scopes (each operation's `x-scopes`): `pets:read` (animals, their photos and changes, categories, breeds, locations), `pets:write` (adding, changing and removing animals and photos), `orders:read`, `orders:write`; beyond them it gets 403 `insufficient_scope`. A key made without scopes calls everything. A publishable key (read-only, `pets:read`) may be used from web pages of its allowed origins, which get CORS headers; from another origin it gets 403 `origin_not_allowed`.",
+          },
         },
       },
     },

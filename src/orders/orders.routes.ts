@@ -16,6 +16,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
   app.get(
     '/store/orders',
     {
+      config: { scope: 'orders:read' },
       schema: {
         ...STORE,
         operationId: 'listOrders',
@@ -31,6 +32,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
   app.post(
     '/store/orders',
     {
+      config: { scope: 'orders:write' },
       schema: {
         ...STORE,
         operationId: 'placeOrder',
@@ -59,6 +61,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
   app.get(
     '/store/orders/:orderId',
     {
+      config: { scope: 'orders:read' },
       schema: {
         ...STORE,
         operationId: 'getOrder',
@@ -80,6 +83,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
     app.post(
       `/store/orders/:orderId/${action}`,
       {
+        config: { scope: 'orders:write' },
         schema: {
           ...STORE,
           operationId: `${action}Order`,

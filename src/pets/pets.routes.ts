@@ -22,6 +22,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.get(
     '/pets',
     {
+      config: { scope: 'pets:read' },
       schema: {
         operationId: 'listPets',
         tags: ['pets'],
@@ -52,6 +53,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.get(
     '/pets/changes',
     {
+      config: { scope: 'pets:read' },
       schema: {
         ...BETA,
         operationId: 'listPetChanges',
@@ -80,6 +82,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.post(
     '/pets',
     {
+      config: { scope: 'pets:write' },
       schema: {
         operationId: 'createPet',
         tags: ['pets'],
@@ -120,6 +123,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.get(
     '/pets/:petId',
     {
+      config: { scope: 'pets:read' },
       schema: {
         operationId: 'getPet',
         tags: ['pets'],
@@ -156,6 +160,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
     scope.patch(
       '/pets/:petId',
       {
+        config: { scope: 'pets:write' },
         schema: {
           ...BETA,
           operationId: 'updatePet',
@@ -191,6 +196,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
   app.delete(
     '/pets/:petId',
     {
+      config: { scope: 'pets:write' },
       schema: {
         ...BETA,
         operationId: 'deletePet',

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyRequest } from 'fastify'
 import { Type, type TObject } from 'typebox'
 import { changeOf } from '../audit/audit.http.js'
 import type { Change } from '../audit/audit.js'
@@ -25,6 +25,8 @@ interface PhotoApi {
   photoParams: TObject
   schema: Record<string, unknown>
   ids: { upload: string; list: string; order: string; remove: string }
+  /** The route config of its reads and of its changes: on /v1, the scope a key needs. */
+  config: { read: FastifyContextConfig; write: FastifyContextConfig }
   audit: boolean
   projectOf(request: FastifyRequest): number
   changeOf(request: FastifyRequest): Change | undefined
@@ -39,6 +41,7 @@ const V1: PhotoApi = {
   photoParams: Type.Object({ petId, photoId }, { additionalProperties: false }),
   schema: { tags: ['pets'], 'x-stability': 'beta' },
   ids: { upload: 'uploadPetPhoto', list: 'listPetPhotos', order: 'orderPetPhotos', remove: 'deletePetPhoto' },
+  config: { read: { scope: 'pets:read' }, write: { scope: 'pets:write' } },
   audit: false,
   projectOf: (request) => request.principal.projectId,
   changeOf: () => undefined,
@@ -50,6 +53,7 @@ const ADMIN: PhotoApi = {
   photoParams: Type.Object({ ...ProjectParamsSchema.properties, petId, photoId }, { additionalProperties: false }),
   schema: { tags: ['animals'] },
   ids: { upload: 'addAnimalPhoto', list: 'listAnimalPhotos', order: 'orderAnimalPhotos', remove: 'removeAnimalPhoto' },
+  config: { read: {}, write: {} },
   audit: true,
   projectOf: (request) => request.adminProject.id,
   changeOf: (request) => changeOf(request),
@@ -73,6 +77,7 @@ async function photoOperations(app: App, { photos, maxBytes }: PhotoRoutesOption
     uploads.post(
       api.path,
       {
+        config: api.config.write,
         schema: {
           ...api.schema,
           ...audit('pet.photo_added'),
@@ -105,6 +110,7 @@ async function photoOperations(app: App, { photos, maxBytes }: PhotoRoutesOption
   app.get(
     api.path,
     {
+      config: api.config.read,
       schema: {
         ...api.schema,
         operationId: api.ids.list,
@@ -120,6 +126,7 @@ async function photoOperations(app: App, { photos, maxBytes }: PhotoRoutesOption
   app.put(
     `${api.path}/order`,
     {
+      config: api.config.write,
       schema: {
         ...api.schema,
         ...audit('pet.photos_ordered'),
@@ -140,6 +147,7 @@ async function photoOperations(app: App, { photos, maxBytes }: PhotoRoutesOption
   app.delete(
     `${api.path}/:photoId`,
     {
+      config: api.config.write,
       schema: {
         ...api.schema,
         ...audit('pet.photo_removed'),

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { requireApiKey } from '../auth/api-key.scope.js'
 import type { Authenticator } from '../auth/authenticator.js'
 import { identifyCaller } from '../auth/caller.hook.js'
+import { answerPreflight } from '../auth/cors.hook.js'
 import type { Generations } from '../cache/generations.js'
 import type { Environment } from '../config.js'
 import { documentHostAnswers, type HostRouter } from '../domains/host-routing.hook.js'
@@ -73,6 +74,8 @@ export async function registerPublicApi(app: FastifyInstance, api: PublicApi): P
       identifyCaller(v1, { authenticator: api.authenticator, charge: chargeCaller(api.limiter, api.generations) })
       documentHostAnswers(v1, api.router)
       limitRequests(v1, api.metrics, api.generations)
+      // A CORS preflight carries no key: charged like any request without one, then answered.
+      answerPreflight(v1, { originAccess: (origin, projectId) => api.authenticator.originAccess(origin, projectId) })
       recordUsage(v1, api.usage)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))

@@ -130,6 +130,13 @@ const apiKeyProperties = {
   expiresAt: timestamp('When it stops working; null: never'),
   revokedAt: timestamp('When it was revoked'),
   bannedUntil: timestamp('The end of a running ban'),
+  // Added with key scopes, beta as in the admin API's ApiKey.
+  scopes: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    'x-stability': 'beta',
+    description: 'What the key may call (pets:read, pets:write, orders:read, orders:write); null: everything, as keys made without scopes',
+  }),
+  publishable: Type.Boolean({ 'x-stability': 'beta', description: 'A key for web pages: read-only (pets:read), answered with CORS headers for its allowedOrigins only' }),
+  allowedOrigins: Type.Array(Type.String(), { 'x-stability': 'beta', description: "A publishable key's origins; empty for other keys" }),
 }
 
 const ApiKeyData = Type.Object(apiKeyProperties, { additionalProperties: false, description: 'An API key, never its secret' })

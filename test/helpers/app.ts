@@ -9,6 +9,7 @@ import type { Clock } from '../../src/clock.js'
 import { type Config, defineConfig } from '../../src/config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db/database.js'
 import type { Plan } from '../../src/db/schema.js'
+import type { KeyRequest } from '../../src/keys/keys.service.js'
 import { assertMatchesContract } from './contract.js'
 import { copyMigratedSqlite, testAppPostgresDatabase, testDialect } from './databases.js'
 
@@ -36,7 +37,7 @@ export interface TestApp {
   /** A new project with one key; answers its slug, id and the key's secret. */
   project(options?: ProjectOptions): Promise<{ slug: string; id: number; key: string }>
   /** Another key for an existing project. */
-  key(project: string, options?: { expiresInMs?: number; name?: string }): Promise<{ id: string; secret: string }>
+  key(project: string, options?: Omit<KeyRequest, 'project'>): Promise<{ id: string; secret: string }>
   /** Closes the app and builds a new one on the same data, as a process restart would. */
   restart(): Promise<TestApp>
   /** A second instance on the same data and configuration; the caller closes it (its `close` keeps the data). */
