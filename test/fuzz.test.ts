@@ -3,7 +3,8 @@
  * `/admin/v1/openapi.json`, read from the app), sent through `inject` to a real app on the test
  * dialect, and every answer held to the documents:
  *
- * - never a 5xx (a 503 would only be right during shutdown, which no request here causes);
+ * - never a 5xx (a 503 would only be right during shutdown, which no request here causes, and
+ *   for a Verify of a domain while no DNS resolver answers, which none does here);
  * - a documented operation answers only statuses documented for it, with a body matching the
  *   documented schema (test/helpers/contract.ts for /v1, assertMatchesAdminContract for the admin
  *   API); other methods and unknown routes answer 404 or 405;
@@ -263,8 +264,11 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
       const status = response.statusCode
       const counts = answered.get(current) ?? new Map<number, number>()
       answered.set(current, counts.set(status, (counts.get(status) ?? 0) + 1))
-      assert.ok(status < 500, `a ${status}: the service must answer bad input with a 4xx`)
       const operation = routeOf(drawn.method, drawn.url)
+      // The one 5xx that is right here: no DNS server answers this app (DNS_RESOLVERS), so a
+      // Verify of an existing domain finds the service's resolvers down, its documented 503.
+      const resolversDown = status === 503 && operation?.operationId === 'verifyDomain' && /DNS resolvers do not answer/.test(response.body)
+      assert.ok(status < 500 || resolversDown, `a ${status}: the service must answer bad input with a 4xx`)
       if (operation) {
         assert.ok(operation.statuses.includes(String(status)), `${drawn.method} ${operation.path} -> ${status}: status ${status} is not documented for ${operation.operationId}`)
       } else if (/^\/(v1|admin\/v1)(\/|$)/.test(new URL(drawn.url, 'http://localhost').pathname)) {
