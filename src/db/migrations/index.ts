@@ -14,6 +14,7 @@ import * as animalProfiles from './0012-animal-profiles.js'
 import * as searchPerProject from './0013-search-per-project.js'
 import * as petPhotos from './0014-pet-photos.js'
 import * as searchWords from './0015-search-words.js'
+import * as adoptionSite from './0016-adoption-site.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013-search-per-project': searchPerProject,
   '0014-pet-photos': petPhotos,
   '0015-search-words': searchWords,
+  '0016-adoption-site': adoptionSite,
 }
