@@ -164,7 +164,7 @@ export function listingPage(context: SiteContext, view: ListingView): string {
   const { filters, categories, pets } = view
   const action = context.embed ? `${context.base}/embed` : `${context.base}/`
   const species = Object.fromEntries(categories.map((category) => [String(category.id), category.name]))
-  const form = html`<form class="filters" method="get" action="${action}" role="search" aria-label="Find an animal">
+  const form = html`<form class="filters" method="get" action="${action}"${context.embed ? raw(' target="_self"') : ''} role="search" aria-label="Find an animal">
 <p><label for="f-q">Search</label><input id="f-q" name="q" type="search" maxlength="200" value="${filters.q ?? ''}"></p>
 ${select('categoryId', 'Species', species, filters.categoryId === undefined ? undefined : String(filters.categoryId))}
 ${select('age', 'Age', LABELS.age, filters.age)}${select('size', 'Size', LABELS.size, filters.size)}${select('sex', 'Sex', { female: 'Female', male: 'Male' }, filters.sex)}

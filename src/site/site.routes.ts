@@ -206,7 +206,7 @@ function checkEnquiry(body: Record<string, string>): { values: EnquiryForm['valu
   if (!values.email && !values.phone) errors.email = 'Enter an email address or a phone number, so the shelter can answer you.'
   if (values.message.length > 5000) errors.message = 'Your message can be at most 5,000 characters.'
   // A value too long to show back is cut for the form; the message above says why.
-  const shown = Object.fromEntries(Object.entries(values).map(([key, value]) => [key, value.slice(0, key === 'message' ? 5000 : 254)]))
+  const shown = Object.fromEntries(Object.entries(values).map(([key, value]) => [key, value.slice(0, { name: 200, email: 254, phone: 40, message: 5000 }[key])]))
   return { values: shown, errors }
 }
 
