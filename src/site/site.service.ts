@@ -54,9 +54,17 @@ export class SiteService {
         if (value === null) delete after[field]
         else if (value !== undefined) after[field] = value
       }
-      const row: SiteSettingsTable = { project_id: projectId, published: after.published ? 1 : 0, updated_at: at } as SiteSettingsTable
-      for (const [field, column] of Object.entries(FIELDS)) row[column] = after[field as keyof typeof FIELDS] ?? null
-      await saveSiteSettings(trx, row)
+      await saveSiteSettings(trx, {
+        project_id: projectId,
+        published: after.published ? 1 : 0,
+        display_name: after.displayName ?? null,
+        logo_url: after.logoUrl ?? null,
+        primary_color: after.primaryColor ?? null,
+        about: after.about ?? null,
+        contact_email: after.contactEmail ?? null,
+        contact_phone: after.contactPhone ?? null,
+        updated_at: at,
+      })
       if (change) {
         const changed = Object.keys(changes).filter((field) => JSON.stringify(before[field as keyof SiteSettings]) !== JSON.stringify(after[field as keyof SiteSettings]))
         await recordChange(trx, this.deps.clock, change, { action: 'site.updated', target: { type: 'site', id: projectId }, projectId, details: { changed } })
