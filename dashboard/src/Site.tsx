@@ -57,7 +57,8 @@ export function Site({ slug, address }: { slug: string; address: string | null }
         <section class="card" aria-labelledby="site-settings">
           <h3 id="site-settings">Settings</h3>
           <form class="form" onSubmit={form.submit}>
-            <CheckboxField id="site-published" label="Published (unticked: the project's addresses serve the API only)" checked={published} onChange={setPublished} />
+            <CheckboxField id="site-published" label="Published" checked={published} onChange={setPublished} />
+            <p class="help">Unticked, the project's addresses serve the API only: the site's pages answer 404.</p>
             <TextField id="site-name" label="Shelter name" help={`Shown in the header and titles; empty: ${slug}`} input={{ maxLength: 100 }} {...field('displayName')} />
             <TextField id="site-logo" label="Logo address" help="An https address of an image, shown at most 48 px high" input={{ type: 'url', maxLength: 500 }} {...field('logoUrl')} />
             <TextField id="site-color" label="Colour" help="The header's and buttons' colour, #rrggbb, e.g. #1f5f8b" input={{ maxLength: 7 }} {...field('primaryColor')} />
@@ -75,7 +76,7 @@ export function Site({ slug, address }: { slug: string; address: string | null }
       <section class="card" aria-labelledby="site-embed">
         <h3 id="site-embed">Embed the listing in another site</h3>
         <p>Paste this where the animals should appear: the listing without the site's header, each animal opening in a new tab.</p>
-        <pre>
+        <pre class="snippet">
           <code id="site-embed-code">{embed}</code>
         </pre>
         <CopyButton value={embed} label="Copy the snippet" />
