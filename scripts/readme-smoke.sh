@@ -62,7 +62,9 @@ echo "smoke: photo $(head -c 200 "$DATA_DIR/photo.json")"
 photo_url=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')).variants.webp[0].url)" "$DATA_DIR/photo.json")
 curl -s -D - -o /dev/null "$photo_url" | has -i '^cache-control: public, max-age=31536000, immutable'
 curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/v1/pets/2" | has '"photos":\[{'
-echo "smoke: README profile, search and photo commands passed"
+# The adoption site, as the README shows it: Luna is available (Rex has an open order).
+curl -s "http://127.0.0.1:$PORT/sites/default/" | has '<h2>Luna</h2>'
+echo "smoke: README profile, search, photo and site commands passed"
 
 # Data commands, through the client.
 export ADOPTION_STORE_URL="http://127.0.0.1:$PORT/v1" ADOPTION_STORE_KEY="$KEY"

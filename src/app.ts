@@ -28,6 +28,7 @@ import type { LocationsService } from './locations/locations.service.js'
 import { createPets } from './pets/pets.module.js'
 import { createPhotos } from './photos/photos.module.js'
 import type { PhotosService } from './photos/photos.service.js'
+import { createSite } from './site/site.module.js'
 import { createObjectStore } from './storage/backend.js'
 import type { PetsService } from './pets/pets.service.js'
 import { createProjects } from './projects/projects.module.js'
@@ -111,6 +112,18 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const pets = createPets({ db, dialect, clock, idempotency, generations, outbox, locations: locations.service, photos: photos.service, cache: cache.responses })
   const orders = createOrders({ db, clock, idempotency, generations, outbox, cache: cache.responses })
   const projects = createProjects({ db, clock, config, authChanged })
+  // The shelter's adoption site: its pages read through the features' services; enquiries are counted in the limiter's store.
+  const site = createSite({
+    db,
+    clock,
+    generations,
+    pets: pets.service,
+    categories: categories.service,
+    locations: locations.service,
+    orders: orders.service,
+    findProject: (slug) => projects.service.find(slug),
+    limits: limits.backend.store,
+  })
   // A lifted ban ends in the running limiter's store.
   const keys = createKeys({ db, clock, config, authChanged, outbox, failures: outage, store: limits.backend.store })
   // Who is calling: the authenticator reads the keys through the keys feature's lookup.
@@ -147,13 +160,15 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
       locations.routes.admin,
       categories.routes.admin,
       orders.routes.admin,
+      site.routes.admin,
       webhooks.routes,
     ],
   })
   await app.register(ops.routes)
   await app.register(photos.routes.media)
   await installDashboard(app, { mediaBaseUrl: config.mediaBaseUrl })
-  await app.register(indexRoutes)
+  await app.register(indexRoutes, { site: site.routes.root })
+  await app.register(site.routes.pages)
   await registerPublicApi(app, {
     environment: config.environment,
     authenticator,

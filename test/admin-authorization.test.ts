@@ -148,6 +148,8 @@ const REQUESTS: Record<string, RequestSpec> = {
   listProjectBreeds: { success: 200 },
   setCategory: { success: 200, body: () => ({ name: 'Hound', breeds: ['Matrix'] }) },
   removeCategory: { success: 204 },
+  getSiteSettings: { success: 200 },
+  updateSiteSettings: { success: 200, body: () => ({ displayName: 'Matrix shelter' }) },
 }
 
 /** Operator actions: an owner gets 403 even for their own project. */

@@ -45,6 +45,34 @@ const MOVE: Record<Move, { label: string; confirm: Pick<ConfirmOptions, 'confirm
   },
 }
 
+/** Who asked through the adoption site's enquiry form, and what they wrote. */
+function Enquiry({ enquiry }: { enquiry: NonNullable<AdoptionOrder['enquiry']> }) {
+  return (
+    <span class="enquiry">
+      <br />
+      Enquiry from <strong>{enquiry.name}</strong>
+      {enquiry.email && (
+        <>
+          {' '}
+          · <a href={`mailto:${enquiry.email}`}>{enquiry.email}</a>
+        </>
+      )}
+      {enquiry.phone && (
+        <>
+          {' '}
+          · <a href={`tel:${enquiry.phone.replace(/[^0-9+]/g, '')}`}>{enquiry.phone}</a>
+        </>
+      )}
+      {enquiry.message && (
+        <details>
+          <summary>Message</summary>
+          <p class="pre-line">{enquiry.message}</p>
+        </details>
+      )}
+    </span>
+  )
+}
+
 function confirmation(order: AdoptionOrder, move: Move): ConfirmOptions {
   const { confirm, says } = MOVE[move]
   return { ...confirm, title: `${confirm.confirmLabel} ${order.id}?`, body: <p>{says(order.petName)}</p> }
@@ -58,7 +86,8 @@ function statusOf(search: string): OrderStatus | '' {
 /**
  * A project's adoption orders, each with its animal's name and status beside it: filtered by
  * status (in the address), paged by the id cursor ("More orders"); approve, deliver or cancel,
- * each after a confirmation. Orders are placed through the API (`POST /v1/store/orders`).
+ * each after a confirmation. Orders are placed through the API (`POST /v1/store/orders`) and by
+ * the adoption site's enquiry form (those carry the enquiry: who asked, how to reach them, their message).
  */
 export function Orders({ slug, search }: { slug: string; search: string }) {
   const status = statusOf(search)
@@ -87,7 +116,7 @@ export function Orders({ slug, search }: { slug: string; search: string }) {
     <>
       <h2 tabIndex={-1}>Adoption orders</h2>
       <p>
-        Orders are placed through the API (<code>POST /v1/store/orders</code>): placing one makes its animal pending. Approve it, then deliver it (the animal is sold),
+        Orders are placed through the API (<code>POST /v1/store/orders</code>) and by the adoption site's enquiry form, which shows who asked: placing one makes its animal pending. Approve it, then deliver it (the animal is sold),
         or cancel it (the animal is available again).
       </p>
       {(status || Boolean(orders?.length)) && (
@@ -120,6 +149,7 @@ export function Orders({ slug, search }: { slug: string; search: string }) {
                   <td data-label="Animal">
                     <span>
                       {order.petName} <span class="muted">(id {order.petId})</span>
+                      {order.enquiry && <Enquiry enquiry={order.enquiry} />}
                     </span>
                   </td>
                   <td data-label="Animal status">{order.petStatus ? <PetStatusBadge status={order.petStatus} /> : <Badge tone="neutral">removed</Badge>}</td>

@@ -8,6 +8,7 @@ import { Domains } from './Domains'
 import { Keys } from './Keys'
 import { Locations } from './Locations'
 import { Orders } from './Orders'
+import { Site } from './Site'
 import { hostOf, Limits } from './Projects'
 import { type AnimalRef, Link, projectPath, type Tab, TABS } from './router'
 import { UsagePage } from './Usage'
@@ -61,6 +62,7 @@ export function ProjectPage({ slug, tab, search, animal, features }: { slug: str
           {tab === 'locations' && <Locations slug={slug} />}
           {tab === 'categories' && <Categories slug={slug} />}
           {tab === 'orders' && <Orders slug={slug} search={search} />}
+          {tab === 'site' && <Site slug={slug} address={project?.address ?? null} />}
           {tab === 'usage' && <UsagePage slug={slug} />}
           {tab === 'domains' && <Domains project={project} enabled={features.customDomains} />}
           {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} />}

@@ -39,6 +39,7 @@ export type ProjectLocation = Schemas['Location']
 /** A category of the project (default or its own): an animal's `categoryId`. */
 export type ProjectCategory = Schemas['ProjectCategory']
 export type AdoptionOrder = Schemas['AdoptionOrder']
+export type SiteSettings = Schemas['SiteSettings']
 export type OrderStatus = AdoptionOrder['status']
 export type WebhookEndpoint = Schemas['WebhookEndpoint']
 /** A new endpoint (or a rotated one), with its signing secret: shown this once. */

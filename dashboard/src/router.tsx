@@ -11,6 +11,7 @@ export const TABS = [
   { tab: 'locations', label: 'Locations' },
   { tab: 'categories', label: 'Categories' },
   { tab: 'orders', label: 'Orders' },
+  { tab: 'site', label: 'Site' },
   { tab: 'usage', label: 'Usage' },
   { tab: 'domains', label: 'Domains' },
   { tab: 'webhooks', label: 'Webhooks' },

@@ -20,6 +20,7 @@ import { AdoptionOrderSchema, AdoptionOrdersSchema } from '../orders/orders.sche
 import { ProjectSchema } from '../projects/projects.schemas.js'
 import { UsageSchema } from '../usage/usage.schemas.js'
 import { NewWebhookEndpointSchema, WebhookDeliverySchema, WebhookEndpointSchema } from '../webhooks/webhooks.schemas.js'
+import { SiteSettingsSchema } from '../site/site.schemas.js'
 
 export const ADMIN_PREFIX = '/admin/v1'
 
@@ -48,6 +49,7 @@ const ADMIN_SCHEMAS = [
   NewWebhookEndpointSchema,
   WebhookDeliverySchema,
   ProjectCategorySchema,
+  SiteSettingsSchema,
 ]
 
 export interface AdminApi {
@@ -112,6 +114,7 @@ export async function registerAdminApi(app: FastifyInstance, { adminToken, sessi
             { name: 'locations', description: "A project's places (shelter sites, foster areas), with their addresses and coordinates" },
             { name: 'categories', description: "A project's categories: rename a default one, add breeds, add its own" },
             { name: 'orders', description: "A project's adoption orders, with their animals: list, approve, deliver, cancel" },
+            { name: 'site', description: "A project's adoption site: published or not, and its branding (name, logo, colour, about, contact)" },
             { name: 'webhooks', description: "A project's webhook endpoints: add, change, rotate the signing secret, the delivery log, redelivery and test events" },
           ],
           components: {

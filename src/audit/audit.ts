@@ -54,6 +54,7 @@ export const AUDIT_ACTIONS = {
   'location.deleted': 'A location was removed',
   'category.set': "A category's name or breeds were set for the project",
   'category.removed': "The project's own name and breeds of a category were removed",
+  'site.updated': "The project's adoption site was published, unpublished or rebranded",
   'order.approved': 'An adoption order was approved',
   'order.delivered': 'An adoption order was delivered',
   'order.cancelled': 'An adoption order was cancelled',

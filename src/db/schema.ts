@@ -43,6 +43,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable
   api_key_bans: ApiKeyBanTable
   orders: OrderTable
+  site_settings: SiteSettingsTable
+  site_keys: SiteKeyTable
   domains: DomainTable
   certificates: CertificateTable
   acme_challenges: AcmeChallengeTable
@@ -243,6 +245,34 @@ export interface OrderTable {
   updated_at: string
   /** The animal's name, copied when the animal is removed; null while it exists. */
   pet_name: string | null
+  /** Who asked through the adoption site's enquiry form; null for orders placed through the API. */
+  enquiry_name: Generated<string | null>
+  enquiry_email: Generated<string | null>
+  enquiry_phone: Generated<string | null>
+  enquiry_message: Generated<string | null>
+}
+
+/** A project's adoption site; no row: published, with the defaults. */
+export interface SiteSettingsTable {
+  project_id: number
+  /** 1: the site is served on the project's hosts; 0: only the API. */
+  published: number
+  display_name: string | null
+  logo_url: string | null
+  /** `#rrggbb`. */
+  primary_color: string | null
+  about: string | null
+  contact_email: string | null
+  contact_phone: string | null
+  updated_at: string
+}
+
+/** The secret the adoption site's form tokens are signed with: one row (id 1) for the service. */
+export interface SiteKeyTable {
+  id: number
+  /** 32 random bytes, hex. */
+  secret: string
+  created_at: string
 }
 
 export type DomainState = (typeof DOMAIN_STATES)[number]
@@ -478,6 +508,7 @@ export type PetChangeRow = Selectable<PetChangeTable>
 export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>
 export type ApiKeyBanRow = Selectable<ApiKeyBanTable>
 export type OrderRow = Selectable<OrderTable>
+export type SiteSettingsRow = Selectable<SiteSettingsTable>
 export type DomainRow = Selectable<DomainTable>
 export type CertificateRow = Selectable<CertificateTable>
 export type UserRow = Selectable<UserTable>

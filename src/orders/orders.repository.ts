@@ -1,6 +1,14 @@
 import type { Db } from '../db/database.js'
 import type { OrderRow, OrderStatus, PetStatus } from '../db/schema.js'
 
+/** Who asked to adopt, through the adoption site's enquiry form: a name and an email, a phone or both. */
+export interface Enquiry {
+  name: string
+  email?: string | undefined
+  phone?: string | undefined
+  message?: string | undefined
+}
+
 export interface OrderFilter {
   status?: OrderStatus | undefined
   /** Only ids greater than this. */
@@ -19,10 +27,18 @@ export async function findOrder(db: Db, projectId: number, id: number): Promise<
   return db.selectFrom('orders').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
 }
 
-export async function insertOrder(db: Db, order: { projectId: number; petId: number; at: string }): Promise<OrderRow> {
+export async function insertOrder(db: Db, order: { projectId: number; petId: number; at: string; enquiry?: Enquiry | undefined }): Promise<OrderRow> {
+  const { enquiry } = order
   return db
     .insertInto('orders')
-    .values({ project_id: order.projectId, pet_id: order.petId, status: 'placed', created_at: order.at, updated_at: order.at })
+    .values({
+      project_id: order.projectId,
+      pet_id: order.petId,
+      status: 'placed',
+      created_at: order.at,
+      updated_at: order.at,
+      ...(enquiry && { enquiry_name: enquiry.name, enquiry_email: enquiry.email ?? null, enquiry_phone: enquiry.phone ?? null, enquiry_message: enquiry.message ?? null }),
+    })
     .returningAll()
     .executeTakeFirstOrThrow()
 }

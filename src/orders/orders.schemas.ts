@@ -32,9 +32,24 @@ export const OrderSchema = Type.Object(
 /** The fields of an Order, shared by the public shape and the admin API's. */
 const orderFields = OrderSchema.properties
 
+export const MAX_ENQUIRY_NAME = 200
+export const MAX_ENQUIRY_CONTACT = 254
+export const MAX_ENQUIRY_MESSAGE = 5000
+
+export const EnquirySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: MAX_ENQUIRY_NAME, description: 'The name the enquirer gave' }),
+    email: Type.Optional(Type.String({ maxLength: MAX_ENQUIRY_CONTACT, description: 'Their email address, when they gave one' })),
+    phone: Type.Optional(Type.String({ maxLength: 40, description: 'Their phone number, when they gave one' })),
+    message: Type.Optional(Type.String({ maxLength: MAX_ENQUIRY_MESSAGE, description: 'What they wrote, line breaks kept' })),
+  },
+  { additionalProperties: false, description: "Who asked to adopt through the project's adoption site (its enquiry form): a name, an email or a phone or both, and a message" },
+)
+
 export const AdoptionOrderSchema = Type.Object(
   {
     ...orderFields,
+    enquiry: Type.Optional(EnquirySchema),
     petName: Type.String({ description: "The animal's name: as listed now, or as it was when the animal was removed" }),
     petStatus: Type.Union([StringEnum(PET_STATUSES), Type.Null()], {
       description: "The animal's status now; null once the animal was removed (its delivered and cancelled orders are kept)",

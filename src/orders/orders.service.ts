@@ -9,7 +9,7 @@ import type { Idempotency } from '../idempotency/idempotency.service.js'
 import type { Outbox } from '../webhooks/outbox.js'
 import { findPet, movePet, setPetStatus } from '../pets/pets.repository.js'
 import { noSuchPet } from '../pets/pets.service.js'
-import { findOrder, insertOrder, listOrders, listOrdersWithPets, moveOrder } from './orders.repository.js'
+import { type Enquiry, findOrder, insertOrder, listOrders, listOrdersWithPets, moveOrder } from './orders.repository.js'
 import type { AdoptionOrder, Order, OrderStatus } from './orders.schemas.js'
 
 /**
@@ -64,8 +64,11 @@ export class OrdersService {
     return row && toOrder(row)
   }
 
-  /** Places an order and takes the animal, atomically: of concurrent orders for one animal, one wins. */
-  async place(projectId: number, petId: number, idempotencyKey: string | undefined): Promise<PlaceOrderResult> {
+  /**
+   * Places an order and takes the animal, atomically: of concurrent orders for one animal, one wins.
+   * An order from the adoption site carries its `enquiry` (who asked); the API's orders have none.
+   */
+  async place(projectId: number, petId: number, idempotencyKey: string | undefined, enquiry?: Enquiry): Promise<PlaceOrderResult> {
     const idempotent = idempotencyKey === undefined ? undefined : { key: idempotencyKey, request: { operation: 'placeOrder', body: { petId } }, status: 201 }
     // order.placed goes out with the order, in its transaction, when an endpoint wants it.
     const reported = await this.deps.outbox.wants(projectId, 'order.placed')
@@ -75,7 +78,7 @@ export class OrdersService {
         if (!pet) return refuse('not_found', noSuchPet(petId))
         return refuse('pet_unavailable', `Animal ${petId} is ${pet.status}, not available: only available animals can be ordered.`)
       }
-      const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.deps.clock.now()).toISOString() }))
+      const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.deps.clock.now()).toISOString(), enquiry }))
       if (reported) await this.deps.outbox.write(trx, projectId, 'order.placed', order)
       return order
     })
@@ -120,5 +123,12 @@ export class OrdersService {
 }
 
 function withPet(row: OrderRow, pet: { name: string; status: PetStatus | null }): AdoptionOrder {
-  return { ...toOrder(row), petName: pet.name, petStatus: pet.status }
+  return { ...toOrder(row), ...enquiryOf(row), petName: pet.name, petStatus: pet.status }
+}
+
+/** The enquiry of an order placed through the adoption site, as the admin API shows it. */
+function enquiryOf(row: OrderRow): Pick<AdoptionOrder, 'enquiry'> {
+  if (row.enquiry_name === null) return {}
+  const optional = { email: row.enquiry_email, phone: row.enquiry_phone, message: row.enquiry_message }
+  return { enquiry: { name: row.enquiry_name, ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)) } }
 }

@@ -143,7 +143,7 @@ export function dashboardSuite(options: Pick<TestAppOptions, 'config'> = {}): Da
 }
 
 /** A port free on loopback now, to listen on once the app that needs its address is built. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once('error', reject)

@@ -15,6 +15,7 @@ import * as searchPerProject from './0013-search-per-project.js'
 import * as petPhotos from './0014-pet-photos.js'
 import * as searchWords from './0015-search-words.js'
 import * as keyScopes from './0016-key-scopes.js'
+import * as adoptionSite from './0017-adoption-site.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014-pet-photos': petPhotos,
   '0015-search-words': searchWords,
   '0016-key-scopes': keyScopes,
+  '0017-adoption-site': adoptionSite,
 }

@@ -1,0 +1,132 @@
+/**
+ * The adoption site in Chromium, against the real app on loopback: the listing, an animal's page
+ * and its enquiry form with its errors, each checked by axe-core on a desktop and a 390 px phone;
+ * the enquiry sent with JavaScript off; the listing's compressed size; every image's dimensions.
+ */
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { after, before, describe, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import sharp from 'sharp'
+import { admin } from './helpers/admin.js'
+import { createAdminApp } from './helpers/admin.js'
+import { bearer, ManualClock, type TestApp } from './helpers/app.js'
+import { chromiumMissing, DESKTOP, freePort, launchChromium, pageScrollWidth, PHONE, screenshot } from './helpers/browser.js'
+import { MIN_FILL_MS } from '../src/site/site.routes.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// What the browser shows is the subject; the site's rules run on both back ends in test/site.test.ts.
+export const testPlan: TestPlan = { legs: 'sqlite' }
+
+/** The listing's HTML and CSS, compressed, at most. */
+const MAX_LISTING_BYTES = 60 * 1024
+
+async function axeViolations(page: Page): Promise<string[]> {
+  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+  await page.evaluate(source)
+  const violations = await page.locator('html').evaluate(async (html) => {
+    type Results = { violations: { id: string; help: string; nodes: { target: unknown[] }[] }[] }
+    const { axe } = html.ownerDocument.defaultView as unknown as { axe: { run: (context: unknown) => Promise<Results> } }
+    return (await axe.run(html.ownerDocument)).violations
+  })
+  return violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`)
+}
+
+describe('the adoption site in Chromium', { skip: chromiumMissing, timeout: 240_000 }, () => {
+  let t: TestApp
+  let browser: Browser
+  let base: string
+  let site: string
+  let luna: number
+  const clock = new ManualClock(Date.now())
+
+  before(async () => {
+    const port = await freePort()
+    t = await createAdminApp({ clock, config: { mediaBaseUrl: `http://127.0.0.1:${port}/media` } })
+    base = await t.app.listen({ port, host: '127.0.0.1' })
+    browser = await launchChromium()
+    const shelter = await t.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    site = `${base}/sites/${shelter.slug}`
+    assert.equal((await admin(t, 'PATCH', `/projects/${shelter.slug}/site`, { displayName: 'Springfield Rescue', primaryColor: '#ffdd00', about: 'Since 1999.', contactEmail: 'adopt@example.org' })).statusCode, 200)
+    const photo = await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#2a6f97' } }).jpeg().toBuffer()
+    for (let i = 0; i < 24; i++) {
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: bearer(shelter.key),
+        payload: { name: i === 0 ? 'Luna' : `Animal ${i}`, categoryId: 1 + (i % 2), status: 'available', age: 'young', sex: 'female', size: 'medium', breeds: { primary: 'Labrador Retriever' }, description: 'Friendly and calm. '.repeat(20) },
+      })
+      const id = created.json<{ id: number }>().id
+      if (i === 0) luna = id
+      if (i < 8) {
+        const uploaded = await t.app.inject({ method: 'POST', url: `/v1/pets/${id}/photos`, headers: { ...bearer(shelter.key), 'content-type': 'image/jpeg' }, payload: photo })
+        assert.equal(uploaded.statusCode, 201, uploaded.body)
+      }
+    }
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  async function open(url: string, options: { javaScriptEnabled?: boolean; viewport?: typeof DESKTOP } = {}) {
+    const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, javaScriptEnabled: options.javaScriptEnabled ?? true })
+    const page = await context.newPage()
+    const response = await page.goto(url)
+    return { context, page, status: response?.status() }
+  }
+
+  test('the listing: accessible on a desktop and a phone, small, every image sized', async () => {
+    for (const viewport of [DESKTOP, PHONE]) {
+      const { context, page, status } = await open(`${site}/`, { viewport })
+      assert.equal(status, 200)
+      assert.equal(await page.getByRole('heading', { level: 1 }).count(), 1)
+      assert.deepEqual(await axeViolations(page), [], `listing at ${viewport.width} px`)
+      assert.ok((await pageScrollWidth(page)) <= viewport.width, `no sideways scroll at ${viewport.width} px`)
+      const sizes = await page.locator('img').evaluateAll((images) => images.map((img) => [img.getAttribute('width'), img.getAttribute('height')]))
+      assert.equal(sizes.length, 8)
+      for (const [width, height] of sizes) assert.ok(Number(width) > 0 && Number(height) > 0)
+      await screenshot(page, `site-listing-${viewport.width}`)
+      await context.close()
+    }
+    const compressed = await fetch(`${site}/`, { headers: { accept: 'text/html', 'accept-encoding': 'br' } })
+    assert.equal(compressed.headers.get('content-encoding'), 'br')
+    const bytes = (await t.app.inject({ method: 'GET', url: new URL(`${site}/`).pathname, headers: { 'accept-encoding': 'br' } })).rawPayload.length
+    assert.ok(bytes <= MAX_LISTING_BYTES, `the listing is ${bytes} bytes compressed`)
+  })
+
+  test("an animal's page and its form's errors: accessible on a desktop and a phone", async () => {
+    for (const viewport of [DESKTOP, PHONE]) {
+      const { context, page, status } = await open(`${site}/animals/${luna}`, { viewport })
+      assert.equal(status, 200)
+      assert.deepEqual(await axeViolations(page), [], `animal page at ${viewport.width} px`)
+      assert.ok((await pageScrollWidth(page)) <= viewport.width)
+      clock.advance(MIN_FILL_MS + 1000)
+      await page.getByLabel('Email').fill('not an email')
+      await page.getByRole('button', { name: 'Send enquiry' }).click()
+      await page.getByRole('heading', { name: 'Your enquiry was not sent' }).waitFor()
+      assert.equal(await page.getByRole('alert').count(), 1)
+      assert.match((await page.getByRole('textbox', { name: 'Your name' }).getAttribute('aria-describedby')) ?? '', /name-error/)
+      assert.deepEqual(await axeViolations(page), [], `the form's errors at ${viewport.width} px`)
+      await screenshot(page, `site-enquiry-errors-${viewport.width}`)
+      await context.close()
+    }
+  })
+
+  test('the enquiry is sent with JavaScript off', async () => {
+    const { context, page } = await open(`${site}/animals/${luna}`, { javaScriptEnabled: false, viewport: PHONE })
+    await page.getByLabel('Your name').fill('Ada Lovelace')
+    await page.getByLabel('Email').fill('ada@example.org')
+    await page.getByLabel('Message').fill('We have a garden.')
+    clock.advance(MIN_FILL_MS + 1000)
+    await page.getByRole('button', { name: 'Send enquiry' }).click()
+    await page.getByRole('heading', { name: 'Thank you' }).waitFor()
+    assert.match(await page.locator('main').innerText(), /Your enquiry about Luna was sent to Springfield Rescue/)
+    await context.close()
+    const orders = t.app.services.orders
+    const projectId = (await t.app.services.projects.find(new URL(site).pathname.split('/')[2]!))!.id
+    const placed = await orders.listWithPets(projectId, { limit: 10 })
+    assert.deepEqual(placed.items.map((order) => [order.petName, order.enquiry?.name]), [['Luna', 'Ada Lovelace']])
+  })
+})
