@@ -8,14 +8,12 @@
  * screenshots go to test-results/dashboard/.
  */
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Page } from 'playwright-core'
 import sharp from 'sharp'
 import { admin } from './helpers/admin.js'
-import { assertFitsPhone, chromiumMissing, dashboardSuite, isFocused, pageScrollWidth, PHONE, screenshot, signedInPage, textOf } from './helpers/browser.js'
+import { assertFitsPhone, axeViolations, chromiumMissing, dashboardSuite, isFocused, pageScrollWidth, PHONE, screenshot, signedInPage, textOf } from './helpers/browser.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page, what it sends and what it shows, is the subject: the photo operations under it are
@@ -47,19 +45,6 @@ async function largeImage(): Promise<Buffer> {
   const png = await sharp(pixels, { raw: { width: 400, height: 400, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer()
   assert.ok(png.length > MAX_BYTES, `the noisy PNG is over the limit (${png.length} bytes)`)
   return png
-}
-
-/** axe-core's rules on the page as it is: every violation, with where it is. */
-async function axeViolations(page: Page): Promise<string[]> {
-  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-  // Evaluated by the browser's debugger, not as a page script: the dashboard's CSP allows no inline script.
-  await page.evaluate(source)
-  const violations = await page.locator('html').evaluate(async (html) => {
-    type Results = { violations: { id: string; help: string; nodes: { target: unknown[] }[] }[] }
-    const { axe } = html.ownerDocument.defaultView as unknown as { axe: { run: (context: unknown) => Promise<Results> } }
-    return (await axe.run(html.ownerDocument)).violations
-  })
-  return violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`)
 }
 
 describe("an animal's photos in the editor, in Chromium", { skip: chromiumMissing, timeout: 240_000 }, () => {

@@ -5,28 +5,14 @@
  * axe-core finds nothing; the page fits a 390 px phone.
  */
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { describe, test } from 'node:test'
-import type { Page } from 'playwright-core'
 import { admin } from './helpers/admin.js'
 import { bearer } from './helpers/app.js'
-import { assertFitsPhone, chromiumMissing, dashboardSuite, signedInPage, textOf } from './helpers/browser.js'
+import { assertFitsPhone, axeViolations, chromiumMissing, dashboardSuite, signedInPage, textOf } from './helpers/browser.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page is the subject; the settings' rules run on both back ends in test/site.test.ts.
 export const testPlan: TestPlan = { legs: 'sqlite' }
-
-async function axeViolations(page: Page): Promise<string[]> {
-  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-  await page.evaluate(source)
-  const violations = await page.locator('html').evaluate(async (html) => {
-    type Results = { violations: { id: string; help: string; nodes: { target: unknown[] }[] }[] }
-    const { axe } = html.ownerDocument.defaultView as unknown as { axe: { run: (context: unknown) => Promise<Results> } }
-    return (await axe.run(html.ownerDocument)).violations
-  })
-  return violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`)
-}
 
 describe('the Site page of the dashboard, in Chromium', { skip: chromiumMissing, timeout: 180_000 }, () => {
   const suite = dashboardSuite()

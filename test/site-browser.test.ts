@@ -4,15 +4,13 @@
  * the enquiry sent with JavaScript off; the listing's compressed size; every image's dimensions.
  */
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import sharp from 'sharp'
 import { admin } from './helpers/admin.js'
 import { createAdminApp } from './helpers/admin.js'
 import { bearer, ManualClock, type TestApp } from './helpers/app.js'
-import { chromiumMissing, DESKTOP, freePort, launchChromium, pageScrollWidth, PHONE, screenshot } from './helpers/browser.js'
+import { axeViolations, chromiumMissing, DESKTOP, freePort, launchChromium, pageScrollWidth, PHONE, screenshot } from './helpers/browser.js'
 import { MIN_FILL_MS } from '../src/site/site.routes.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 
@@ -21,17 +19,6 @@ export const testPlan: TestPlan = { legs: 'sqlite' }
 
 /** The listing's HTML and CSS, compressed, at most. */
 const MAX_LISTING_BYTES = 60 * 1024
-
-async function axeViolations(page: Page): Promise<string[]> {
-  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-  await page.evaluate(source)
-  const violations = await page.locator('html').evaluate(async (html) => {
-    type Results = { violations: { id: string; help: string; nodes: { target: unknown[] }[] }[] }
-    const { axe } = html.ownerDocument.defaultView as unknown as { axe: { run: (context: unknown) => Promise<Results> } }
-    return (await axe.run(html.ownerDocument)).violations
-  })
-  return violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`)
-}
 
 describe('the adoption site in Chromium', { skip: chromiumMissing, timeout: 240_000 }, () => {
   let t: TestApp

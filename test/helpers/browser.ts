@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -320,4 +322,17 @@ export async function v1Request(base: string, key: string, method: string, path:
     body: body && JSON.stringify(body),
   })
   return { status: response.status, body: response.status === 204 ? undefined : ((await response.json()) as Record<string, unknown>) }
+}
+
+/** axe-core's rules on the page as it is: every violation, with where it is. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const source = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+  // Evaluated by the browser's debugger, not as a page script: the pages' CSPs allow no inline script.
+  await page.evaluate(source)
+  const violations = await page.locator('html').evaluate(async (html) => {
+    type Results = { violations: { id: string; help: string; nodes: { target: unknown[] }[] }[] }
+    const { axe } = html.ownerDocument.defaultView as unknown as { axe: { run: (context: unknown) => Promise<Results> } }
+    return (await axe.run(html.ownerDocument)).violations
+  })
+  return violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`)
 }
