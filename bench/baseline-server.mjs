@@ -41,6 +41,10 @@ const server = http.createServer((req, res) => {
     })
     return
   }
+  if (req.url.startsWith('/sites/')) {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(bodies.site) })
+    return res.end(bodies.site)
+  }
   if (req.url.startsWith('/v1/pets?')) return send(res, 200, auth === config.fullAuth ? bodies.listFull : bodies.list)
   if (req.url.startsWith('/v1/pets/')) return send(res, 200, bodies.pet)
   send(res, 404, { code: 'not_found', message: 'No route', status: 404 })

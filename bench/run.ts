@@ -143,6 +143,16 @@ const SCENARIOS: Scenario[] = [
     request: (t) => ({ method: 'GET', path: `${t.prefix}/pets?limit=20`, headers: auth(t.fullKey) }),
   },
   {
+    id: 'site',
+    title: 'Site listing (HTML)',
+    expectedStatus: 200,
+    // Half of GET list's target: the listing must answer at ≥ 0.5 of GET list (its own check below).
+    ratioTarget: 0.35,
+    // The adoption site's first page of the full-profiles project (24 animals), as a browser asks for it.
+    targets: ['service', 'baseline', 'pg'],
+    request: (t) => ({ method: 'GET', path: `/sites/${t.fullSlug}/`, headers: { accept: 'text/html' } }),
+  },
+  {
     id: 'get',
     title: 'GET by id',
     expectedStatus: 200,
@@ -354,6 +364,11 @@ async function throughput(): Promise<void> {
   if (!Array.isArray(fullBody) || fullBody.length !== 20 || !fullBody.every((pet: Record<string, unknown>) => pet.description && pet.breeds && pet.locationId)) {
     throw new Error(`GET list, full profiles should answer 20 animals with full profiles; it answered ${JSON.stringify(fullBody)?.slice(0, 200)}`)
   }
+  const siteProbe = serviceProbes.get('site')
+  const siteBody = typeof siteProbe?.body === 'string' ? siteProbe.body : ''
+  if (siteProbe?.status !== 200 || siteBody.match(/<li class="card">/g)?.length !== 24) {
+    throw new Error(`the site's listing should answer 200 with 24 animals; it answered ${siteProbe?.status} ${siteBody.slice(0, 200)}`)
+  }
   const noCacheList = await probe(nocache, SCENARIOS[0]!)
   if (noCacheList.status !== 200 || !Array.isArray(noCacheList.body) || noCacheList.body.length !== 20) {
     throw new Error(`GET list with RESPONSE_CACHE=off should answer 200 and 20 animals; it answered ${noCacheList.status} ${JSON.stringify(noCacheList.body)?.slice(0, 200)}`)
@@ -376,6 +391,7 @@ async function throughput(): Promise<void> {
     created: serviceProbes.get('post')?.body,
     unauthorized: serviceProbes.get('unauthorized')?.body,
     limited: serviceProbes.get('limited')?.body,
+    site: siteBody,
   }
   log('bench: starting the baseline (bare node:http, same bodies, JSON.stringify per request)')
   const baseline = await startBaseline(paths, logDir, service, bodies)
@@ -505,6 +521,15 @@ async function throughput(): Promise<void> {
     measured: rssRatio === undefined ? '–' : `${rssRatio.toFixed(2)}× (${(memory.service!.peakKiB / 1024).toFixed(0)} vs ${(memory.baseline!.peakKiB / 1024).toFixed(0)} MiB)`,
     target: '≤ 2.0×',
     verdict: verdict(rssRatio === undefined ? undefined : rssRatio <= 2),
+  })
+  const siteRps = byId('site')?.targets.service?.medianRps
+  const listRps = byId('list')?.targets.service?.medianRps
+  const siteRatio = siteRps !== undefined && listRps !== undefined ? siteRps / listRps : undefined
+  checks.push({
+    name: "Site listing ÷ GET list, cache on (the service's median req/s of each)",
+    measured: siteRatio === undefined ? '–' : siteRatio.toFixed(2),
+    target: '≥ 0.50',
+    verdict: verdict(siteRatio === undefined ? undefined : siteRatio >= 0.5),
   })
   const pgRatio = byId('list')?.pgVsService?.median
   checks.push({

@@ -112,7 +112,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const pets = createPets({ db, dialect, clock, idempotency, generations, outbox, locations: locations.service, photos: photos.service, cache: cache.responses })
   const orders = createOrders({ db, clock, idempotency, generations, outbox, cache: cache.responses })
   const projects = createProjects({ db, clock, config, authChanged })
-  // The shelter's adoption site: its pages read through the features' services; enquiries are counted in the limiter's store.
+  // The shelter's adoption site: its pages read through the features' services and are kept in the response cache; enquiries are counted in the limiter's store.
   const site = createSite({
     db,
     clock,
@@ -123,6 +123,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     orders: orders.service,
     findProject: (slug) => projects.service.find(slug),
     limits: limits.backend.store,
+    cache: cache.responses,
   })
   // A lifted ban ends in the running limiter's store.
   const keys = createKeys({ db, clock, config, authChanged, outbox, failures: outage, store: limits.backend.store })

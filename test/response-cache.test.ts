@@ -5,7 +5,9 @@ import { after, before, describe, test } from 'node:test'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import sharp from 'sharp'
 import type { Config } from '../src/config.js'
-import { bearer, createTestApp, type TestApp } from './helpers/app.js'
+import { FORM_COOKIE, MIN_FILL_MS } from '../src/site/site.routes.js'
+import { admin, createAdminApp } from './helpers/admin.js'
+import { bearer, createTestApp, type ManualClock, type TestApp } from './helpers/app.js'
 import { testDialect } from './helpers/databases.js'
 import { redisUrl } from './helpers/redis.js'
 
@@ -204,5 +206,62 @@ describe('response cache settings', () => {
     } finally {
       await t.close()
     }
+  })
+})
+
+describe("the adoption site's pages across instances", { skip: sharing ? false : 'PostgreSQL caches only with Redis: set TEST_REDIS_URL' }, () => {
+  let a: TestApp
+  let b: TestApp
+  before(async () => {
+    a = await createAdminApp({ config: shared() })
+    b = await a.sibling()
+  })
+  after(async () => {
+    await b.close()
+    await a.close()
+  })
+
+  test('every change acknowledged by A (animals, orders, settings) shows in the next page on B; pages unchanged are hits', async () => {
+    const { slug, key } = await a.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    const onB = (path: string, cookie?: string) => b.app.inject({ method: 'GET', url: `/sites/${slug}${path}`, headers: cookie ? { cookie: `${FORM_COOKIE}=${cookie}` } : {} })
+    const names = async () => [...(await onB('/')).body.matchAll(/<li class="card">.*?<h2>(.*?)<\/h2>/gs)].map((match) => match[1])
+
+    const created = await a.request({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Luna', categoryId: 1, status: 'available' } })
+    const { id } = created.json<{ id: number }>()
+    assert.deepEqual(await names(), ['Luna'])
+    let counts = await cacheCounts(b)
+    assert.deepEqual(await names(), ['Luna'])
+    assert.deepEqual(await cacheCounts(b), { ...counts, hit: counts.hit + 1 }, 'the same page again, nothing changed: a hit')
+
+    assert.equal((await a.request({ method: 'PATCH', url: `/v1/pets/${id}`, headers: bearer(key), payload: { name: 'Luna Belle' } })).statusCode, 200)
+    assert.deepEqual(await names(), ['Luna Belle'])
+    assert.equal((await admin(a, 'PATCH', `/projects/${slug}/site`, { displayName: 'Springfield Rescue' })).statusCode, 200)
+    assert.match((await onB('/')).body, /<title>Springfield Rescue<\/title>/)
+
+    // The animal's page is kept once for every visitor; each visitor's form carries its own token.
+    const first = await onB(`/animals/${id}`, 'visitor-one')
+    counts = await cacheCounts(b)
+    const second = await onB(`/animals/${id}`, 'visitor-two')
+    assert.deepEqual(await cacheCounts(b), { ...counts, hit: counts.hit + 1 })
+    const tokenOf = (body: string) => /name="token" value="([^"]+)"/.exec(body)?.[1]
+    assert.ok(tokenOf(first.body) && tokenOf(second.body))
+    assert.notEqual(tokenOf(first.body), tokenOf(second.body))
+    assert.equal(first.body.replace(tokenOf(first.body)!, ''), second.body.replace(tokenOf(second.body)!, ''), 'the same page around the token')
+    assert.equal(first.headers['cache-control'], 'private, no-store')
+    // The token of a kept page is a real one: the enquiry it carries is placed, and the animal leaves the listing on B.
+    ;(a.clock as ManualClock).advance(MIN_FILL_MS + 1000)
+    const enquiry = await b.app.inject({
+      method: 'POST',
+      url: `/sites/${slug}/animals/${id}/enquiry`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${FORM_COOKIE}=visitor-two` },
+      payload: new URLSearchParams({ token: tokenOf(second.body)!, name: 'Ada', email: 'ada@example.org' }).toString(),
+    })
+    assert.equal(enquiry.statusCode, 200, enquiry.body)
+    assert.deepEqual(await names(), [])
+    assert.doesNotMatch((await onB(`/animals/${id}`, 'visitor-one')).body, /name="token"/)
+
+    assert.equal((await admin(a, 'PATCH', `/projects/${slug}/site`, { published: false })).statusCode, 200)
+    assert.equal((await onB('/')).statusCode, 404)
+    assert.equal((await onB(`/animals/${id}`)).statusCode, 404)
   })
 })

@@ -5,7 +5,7 @@
 import { type Expected, expectedList, type LoadResult } from './load.js'
 
 export type TargetId = 'service' | 'baseline' | 'pg' | 'prism' | 'nocache'
-export type ScenarioId = 'list' | 'listNoCache' | 'listFull' | 'get' | 'mixed' | 'post' | 'unauthorized' | 'limited'
+export type ScenarioId = 'list' | 'listNoCache' | 'listFull' | 'site' | 'get' | 'mixed' | 'post' | 'unauthorized' | 'limited'
 
 export interface RunRecord {
   phase: 'warmup' | 'round' | 'latency'

@@ -46,6 +46,8 @@ export interface Target {
   unknownKey: string
   /** The key of the project whose animals have every profile field filled. */
   fullKey: string
+  /** That project's slug: its adoption site's listing is at `/sites/<slug>/`. */
+  fullSlug: string
   petId: number
 }
 
@@ -167,6 +169,7 @@ export async function prepareService(
     exhaustedKey,
     unknownKey: await unknownKey(paths),
     fullKey,
+    fullSlug: `bench-full-${suffix}`,
     // The first animal: always "available", so GET by id answers a full animal.
     petId: ids[0] ?? 1,
     exhaustion,
@@ -280,6 +283,8 @@ export interface BaselineBodies {
   created: unknown
   unauthorized: unknown
   limited: unknown
+  /** The adoption site's listing page (HTML). */
+  site: string
 }
 
 /**
@@ -318,7 +323,7 @@ export async function startPrism(paths: Paths, logDir: string, key: string): Pro
   // (With `limit`, as the scenarios send it: older documents marked it required.)
   const ready = async () => (await fetch(`${baseUrl}/pets?limit=20`, { headers: { authorization: `Bearer ${key}` } })).status === 200
   await waitUntil(managed, 'GET /pets?limit=20 to answer 200', ready, 60_000)
-  return { id: 'prism', label: 'Prism mock', baseUrl, process: managed, prefix: '', key, exhaustedKey: key, unknownKey: key, fullKey: key, petId: 1 }
+  return { id: 'prism', label: 'Prism mock', baseUrl, process: managed, prefix: '', key, exhaustedKey: key, unknownKey: key, fullKey: key, fullSlug: '', petId: 1 }
 }
 
 export async function stopTarget(target: { process: Managed }): Promise<void> {

@@ -30,6 +30,11 @@ export interface Generations {
    * request arrived); `seen` is what the limiter's round trip returned. Undefined: do not cache.
    */
   data(projectId: number, seen: string | undefined): Promise<string | undefined>
+  /**
+   * A project's data token now, for a request no key authenticated (the adoption site's pages):
+   * read after the request arrived, before the data. Undefined: do not cache.
+   */
+  current(projectId: number): Promise<string | undefined>
   /** After a committed write of a project's animals or orders. */
   dataChanged(projectId: number): Promise<void>
   /** After a committed change of keys or projects. */
@@ -107,6 +112,11 @@ export class EmbeddedGenerations implements Generations {
     return this.token(`data:${projectId}`)
   }
 
+  current(projectId: number): Promise<string> {
+    this.sync()
+    return this.token(`data:${projectId}`)
+  }
+
   /** The triggers bumped the scope in the writing transaction. */
   async dataChanged(): Promise<void> {}
   async authChanged(): Promise<void> {}
@@ -162,6 +172,14 @@ export class SharedGenerations implements Generations {
     return this.degraded() ? undefined : seen
   }
 
+  /** One round trip, as the limiter's script composes its tokens: no epoch (Redis lost it) caches nothing. */
+  async current(projectId: number): Promise<string | undefined> {
+    if (this.degraded()) return undefined
+    // Redis failing now: answered from the database, as while it is away.
+    const [epoch, value] = await this.redis.client.mget(this.redis.key('gen:epoch'), this.redis.key(`gen:data:${projectId}`)).catch(() => [])
+    return epoch ? `${epoch}/${value ?? '0'}` : undefined
+  }
+
   observe(tokens: Tokens): void {
     this.lastAuth = tokens.auth
   }
@@ -209,6 +227,7 @@ export class NoGenerations implements Generations {
   readonly kind = 'none'
   async auth(): Promise<undefined> {}
   async data(): Promise<undefined> {}
+  async current(): Promise<undefined> {}
   async dataChanged(): Promise<void> {}
   async authChanged(): Promise<void> {}
   observe(): void {}

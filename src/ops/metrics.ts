@@ -65,7 +65,7 @@ export class Metrics {
     refused: (storage) => this.storageRefusals.inc({ storage }),
   }
 
-  readonly responseCache = counter(this.own, 'adoption_store_response_cache_total', 'Reads of /v1 animals and orders answered from the response cache (hit) or the database (miss)', ['result'])
+  readonly responseCache = counter(this.own, 'adoption_store_response_cache_total', 'Reads of /v1 animals and orders and pages of the adoption sites answered from the response cache (hit) or the database (miss)', ['result'])
 
   readonly webhookAttempts = counter(this.own, 'adoption_store_webhook_attempts_total', 'Webhook delivery attempts, by outcome: succeeded, retrying (failed, retried later) or failed (no attempt left)', ['outcome'])
 

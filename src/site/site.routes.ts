@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Kept, ResponseCache } from '../cache/response-cache.js'
 import type { CategoriesService } from '../categories/categories.service.js'
 import type { Clock } from '../clock.js'
 import { ApiError } from '../errors.js'
@@ -24,6 +25,8 @@ export interface SiteRoutesDeps {
   findProject: (slug: string) => Promise<{ id: number; slug: string } | undefined>
   /** The rate limiter's store (in process or Redis): enquiries are counted per address in it. */
   limits: LimiterStore
+  /** The pages are kept in the response cache, under their project's data generation, as the API's reads are. */
+  cache: Pick<ResponseCache, 'page'>
   clock: Clock
 }
 
@@ -43,8 +46,18 @@ const PAGE_HEADERS = {
   'referrer-policy': 'strict-origin-when-cross-origin',
 }
 
-/** The project a request's site pages are for, and its context; the site paths 404 where no published site is. */
-async function contextOf(request: FastifyRequest, deps: SiteRoutesDeps, slug: string | undefined, embed: boolean): Promise<(SiteContext & { projectId: number }) | undefined> {
+/** Whose site a request is for, and where its pages are. */
+interface Target {
+  projectId: number
+  slug: string
+  /** The path the site's pages start at: `` on the project's hosts, `/sites/<slug>` on the API's. */
+  base: string
+  origin: string
+  embed: boolean
+}
+
+/** The project of the request's host, or of its `/sites/<slug>` path; undefined where the path serves no site. */
+async function targetOf(request: FastifyRequest, deps: SiteRoutesDeps, slug: string | undefined, embed: boolean): Promise<Target | undefined> {
   let project: { id: number; slug: string } | undefined
   let base = ''
   if (slug === undefined) {
@@ -57,10 +70,15 @@ async function contextOf(request: FastifyRequest, deps: SiteRoutesDeps, slug: st
     base = `/sites/${encodeURIComponent(slug)}`
   }
   if (!project) return undefined
-  const settings = await deps.site.settings(project.id)
-  if (!settings.published) return undefined
   const scheme = request.protocol === 'https' ? 'https' : 'http'
-  return { projectId: project.id, settings, name: settings.displayName ?? project.slug, base, origin: `${scheme}://${request.host}${base}`, embed }
+  return { projectId: project.id, slug: project.slug, base, origin: `${scheme}://${request.host}${base}`, embed }
+}
+
+/** What the site's pages show of their project: undefined while it keeps its site unpublished. */
+async function contextOf(deps: SiteRoutesDeps, target: Target): Promise<(SiteContext & { projectId: number }) | undefined> {
+  const settings = await deps.site.settings(target.projectId)
+  if (!settings.published) return undefined
+  return { projectId: target.projectId, settings, name: settings.displayName ?? target.slug, base: target.base, origin: target.origin, embed: target.embed }
 }
 
 function notFound(request: FastifyRequest): never {
@@ -71,9 +89,14 @@ function send(reply: FastifyReply, status: number, body: string, cacheControl: s
   return reply.code(status).headers(PAGE_HEADERS).header('cache-control', cacheControl).type(HTML).send(body)
 }
 
-/** Answers with a weak ETag of the page, and 304 when the client has it: listings change only with the animals. */
-function sendRevalidated(request: FastifyRequest, reply: FastifyReply, body: string, embed: boolean): FastifyReply {
-  const etag = `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+/** A weak ETag of a page (weak: the same page is sent compressed or not). */
+function etagOf(body: string): string {
+  return `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+}
+
+/** Answers with the page's ETag, and 304 when the client has it: listings change only with the animals. */
+function sendRevalidated(request: FastifyRequest, reply: FastifyReply, page: Kept, embed: boolean): FastifyReply {
+  const etag = page.headers.etag!
   reply.header('etag', etag).header('vary', 'accept-encoding')
   if (embed) reply.header('content-security-policy', PAGE_HEADERS['content-security-policy'].replace("frame-ancestors 'self'", 'frame-ancestors *'))
   const seen = request.headers['if-none-match']
@@ -81,7 +104,7 @@ function sendRevalidated(request: FastifyRequest, reply: FastifyReply, body: str
   reply.code(200).header('cache-control', 'public, no-cache').type(HTML)
   if (!embed) reply.headers(PAGE_HEADERS)
   else reply.header('referrer-policy', PAGE_HEADERS['referrer-policy'])
-  return reply.send(body)
+  return reply.send(page.body)
 }
 
 function oneOf<const T extends readonly string[]>(values: T, value: unknown): T[number] | undefined {
@@ -94,7 +117,8 @@ function text(value: unknown): string | undefined {
 
 type Query = Record<string, string | string[] | undefined>
 
-async function listing(request: FastifyRequest, reply: FastifyReply, deps: SiteRoutesDeps, context: SiteContext & { projectId: number }): Promise<FastifyReply> {
+/** The listing, from the response cache while the project's data stands still; undefined while the site is unpublished. */
+async function listing(request: FastifyRequest, reply: FastifyReply, deps: SiteRoutesDeps, target: Target): Promise<FastifyReply | undefined> {
   const query = request.query as Query
   const q = text(query.q)?.trim().slice(0, 200) || undefined
   const category = Number(text(query.categoryId))
@@ -122,31 +146,41 @@ async function listing(request: FastifyRequest, reply: FastifyReply, deps: SiteR
     goodWithCats: filters.goodWith.cats ? 'yes' : undefined,
     ...(cursor ? { cursor } : Number.isSafeInteger(after) && after > 0 && { after }),
   }
-  const [found, categories] = await Promise.all([deps.pets.search(context.projectId, search), deps.categories.list(context.projectId)])
   // The filters, as the links of other pages repeat them.
   const kept = new URLSearchParams()
   if (filters.q) kept.set('q', filters.q)
   for (const name of ['categoryId', 'age', 'size', 'sex'] as const) if (filters[name] !== undefined) kept.set(name, String(filters[name]))
   for (const [companion, on] of Object.entries(filters.goodWith)) if (on) kept.set(`goodWith${companion[0]!.toUpperCase()}${companion.slice(1)}`, 'yes')
   const queryOf = (params: URLSearchParams) => (params.size ? `?${params}` : '')
-  let next: string | undefined
-  if (found.ok && found.next) {
-    const params = new URLSearchParams(kept)
-    if ('after' in found.next) params.set('after', String(found.next.after))
-    else params.set('cursor', found.next.cursor)
-    next = queryOf(params)
-  }
-  const body = listingPage(context, {
-    filters,
-    categories,
-    pets: found.ok ? (found.items as Pet[]) : [],
-    total: found.ok ? found.total : undefined,
-    next,
-    later: search.after !== undefined || search.cursor !== undefined,
-    first: queryOf(kept),
-    problem: found.ok ? undefined : 'This search cannot be run: search with letters or digits, or start again from the first page.',
+  // Everything the page depends on besides the data: the same page for every spelling of the same query.
+  const shown = new URLSearchParams(kept)
+  if (search.cursor !== undefined) shown.set('cursor', search.cursor)
+  else if (search.after !== undefined) shown.set('after', String(search.after))
+  const key = `site listing ${target.embed ? 'embed' : 'page'} ${target.origin}${queryOf(shown)}`
+  const page = await deps.cache.page(target.projectId, key, async () => {
+    const context = await contextOf(deps, target)
+    if (!context) return undefined
+    const [found, categories] = await Promise.all([deps.pets.search(context.projectId, search), deps.categories.list(context.projectId)])
+    let next: string | undefined
+    if (found.ok && found.next) {
+      const params = new URLSearchParams(kept)
+      if ('after' in found.next) params.set('after', String(found.next.after))
+      else params.set('cursor', found.next.cursor)
+      next = queryOf(params)
+    }
+    const body = listingPage(context, {
+      filters,
+      categories,
+      pets: found.ok ? (found.items as Pet[]) : [],
+      total: found.ok ? found.total : undefined,
+      next,
+      later: search.after !== undefined || search.cursor !== undefined,
+      first: queryOf(kept),
+      problem: found.ok ? undefined : 'This search cannot be run: search with letters or digits, or start again from the first page.',
+    })
+    return { body, headers: { etag: etagOf(body) } }
   })
-  return sendRevalidated(request, reply, body, context.embed)
+  return page && sendRevalidated(request, reply, page, target.embed)
 }
 
 /** The form's cookie: the one already set, or a new one set with this answer. */
@@ -173,13 +207,30 @@ async function newForm(deps: SiteRoutesDeps, cookie: string, projectId: number, 
   return { token: signFormToken(await deps.site.formSecret(), cookie, formOf(projectId, petId), deps.clock.now()), values, errors }
 }
 
-async function petPage(request: FastifyRequest, reply: FastifyReply, deps: SiteRoutesDeps, context: SiteContext & { projectId: number }, id: string): Promise<FastifyReply> {
-  const pet = await findPet(deps, context.projectId, id)
-  if (!pet) return send(reply, 404, messagePage(context, 'Animal not found', 'No animal is listed at this address: it may have found its home already.', back(context)), 'no-cache')
-  const form = pet.status === 'available' ? await newForm(deps, formCookie(request, reply), context.projectId, pet.id) : undefined
-  const view = { pet, categories: await deps.categories.list(context.projectId), location: pet.locationId === undefined ? undefined : await deps.locations.get(context.projectId, pet.locationId), form }
+/**
+ * Where an animal page's form token goes: the page is kept without it (the same for every
+ * visitor), and each answer carries a token tied to its visitor's cookie. Random per process, so
+ * no text of a profile can spell it.
+ */
+const FORM_TOKEN_SLOT = randomBytes(18).toString('base64url')
+
+/** An animal's page, from the response cache as the listing; undefined while the site is unpublished. */
+async function petPage(request: FastifyRequest, reply: FastifyReply, deps: SiteRoutesDeps, target: Target, id: string): Promise<FastifyReply | undefined> {
+  const page = await deps.cache.page(target.projectId, `site animal ${target.embed ? 'embed' : 'page'} ${target.origin} ${id}`, async () => {
+    const context = await contextOf(deps, target)
+    if (!context) return undefined
+    const pet = await findPet(deps, context.projectId, id)
+    if (!pet) return { status: 404, body: messagePage(context, 'Animal not found', 'No animal is listed at this address: it may have found its home already.', back(context)), headers: {} }
+    const form = pet.status === 'available' ? { token: FORM_TOKEN_SLOT, values: {}, errors: {} } : undefined
+    const view = { pet, categories: await deps.categories.list(context.projectId), location: pet.locationId === undefined ? undefined : await deps.locations.get(context.projectId, pet.locationId), form }
+    return { body: animalPage(context, view), headers: {} }
+  })
+  if (!page) return undefined
+  if (page.status === 404) return send(reply, 404, page.body, 'no-cache')
+  const slot = page.body.indexOf(FORM_TOKEN_SLOT)
+  const body = slot === -1 ? page.body : page.body.slice(0, slot) + (await newForm(deps, formCookie(request, reply), target.projectId, Number(id))).token + page.body.slice(slot + FORM_TOKEN_SLOT.length)
   // The form carries a token tied to this visitor's cookie: for this visitor only, never stored.
-  return send(reply, 200, animalPage(context, view), 'private, no-store')
+  return send(reply, 200, body, 'private, no-store')
 }
 
 async function findPet(deps: SiteRoutesDeps, projectId: number, id: string): Promise<Pet | undefined> {
@@ -291,36 +342,38 @@ export function siteRoutes(deps: SiteRoutesDeps) {
     const embedded = (request: FastifyRequest) => (request.query as Query).embed === '1'
     const at = (path: string) => [path, `/sites/:slug${path}`]
 
+    const targetFor = (request: FastifyRequest, embed = embedded(request)) => targetOf(request, deps, (request.params as Params).slug, embed)
+
     for (const path of ['/sites/:slug', '/sites/:slug/']) {
       app.get(path, hide, async (request, reply) => {
-        const context = await contextOf(request, deps, (request.params as Params).slug, embedded(request))
-        return context ? listing(request, reply, deps, context) : notFound(request)
+        const target = await targetFor(request)
+        return (target && (await listing(request, reply, deps, target))) ?? notFound(request)
       })
     }
     for (const path of at('/embed')) {
       app.get(path, hide, async (request, reply) => {
-        const context = await contextOf(request, deps, (request.params as Params).slug, true)
-        return context ? listing(request, reply, deps, context) : notFound(request)
+        const target = await targetFor(request, true)
+        return (target && (await listing(request, reply, deps, target))) ?? notFound(request)
       })
     }
     for (const path of at('/animals/:id')) {
       app.get(path, hide, async (request, reply) => {
-        const context = await contextOf(request, deps, (request.params as Params).slug, embedded(request))
-        return context ? petPage(request, reply, deps, context, (request.params as Params).id!) : notFound(request)
+        const target = await targetFor(request)
+        return (target && (await petPage(request, reply, deps, target, (request.params as Params).id!))) ?? notFound(request)
       })
     }
     for (const path of at('/animals/:id/enquiry')) {
       app.post(path, hide, async (request, reply) => {
-        const context = await contextOf(request, deps, (request.params as Params).slug, embedded(request))
+        const target = await targetFor(request)
+        const context = target && (await contextOf(deps, target))
         return context ? enquiry(request, reply, deps, context, (request.params as Params).id!) : notFound(request)
       })
     }
   }
   /** `/` on a project's host: the listing when its site is published; undefined otherwise (the index answers). */
   const root = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    if (!request.site) return undefined
-    const context = await contextOf(request, deps, undefined, (request.query as Query).embed === '1')
-    return context ? listing(request, reply, deps, context) : undefined
+    const target = await targetOf(request, deps, undefined, (request.query as Query).embed === '1')
+    return target && listing(request, reply, deps, target)
   }
   return { plugin, root }
 }

@@ -16,6 +16,7 @@ import * as petPhotos from './0014-pet-photos.js'
 import * as searchWords from './0015-search-words.js'
 import * as keyScopes from './0016-key-scopes.js'
 import * as adoptionSite from './0017-adoption-site.js'
+import * as siteCacheGeneration from './0018-site-cache-generation.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015-search-words': searchWords,
   '0016-key-scopes': keyScopes,
   '0017-adoption-site': adoptionSite,
+  '0018-site-cache-generation': siteCacheGeneration,
 }
