@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Clock } from '../src/clock.js'
 import type { Domain } from '../src/domains/domains.schemas.js'
 import { listenHttps } from '../src/domains/https.listener.js'
+import { FORM_COOKIE, MIN_FILL_MS } from '../src/site/site.routes.js'
 import { admin } from './helpers/admin.js'
 import { bearer, type TestApp } from './helpers/app.js'
 import { addDomain, DNS_TARGET, DomainsSuite, sendTo, uniqueDomain, verifyDomain } from './helpers/domains.js'
@@ -69,7 +70,7 @@ describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_00
   suite.hooks()
 
   test('add → verify fails naming the CNAME → CNAME set → verified → certificate by HTTP-01 → HTTPS by SNI → redirect 301 → remove refuses the host', async () => {
-    const { t, pebble, http, https } = await service()
+    const { t, pebble, clock, http, https } = await service()
     const free = await t.project({ plan: 'free' })
     const pro = await t.project({ plan: 'pro' })
     const { name, apex } = uniqueDomain('shop')
@@ -110,6 +111,28 @@ describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_00
     assert.equal(secure.body, '[]')
     const otherKey = await sendTo(`${https}/v1/pets`, { host: name, ca: root, headers: bearer(free.key) })
     assert.equal(otherKey.status, 401)
+
+    // The shelter's adoption site at its own domain, over HTTPS: its addresses say https, its
+    // form's cookie is Secure, and an enquiry sent there becomes an order of the project.
+    const created = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(pro.key), payload: { name: 'Biscuit', categoryId: 1, status: 'available' } })
+    const petId = created.json<{ id: number }>().id
+    const page = (path: string) => sendTo(`${https}${path}`, { host: name, ca: root, headers: { accept: 'text/html' } })
+    const listing = await page('/')
+    assert.equal(listing.status, 200, listing.body)
+    assert.match(listing.body, /<h2>Biscuit<\/h2>/)
+    const animal = await page(`/animals/${petId}`)
+    assert.equal(animal.status, 200, animal.body)
+    assert.ok(animal.body.includes(`<link rel="canonical" href="https://${name}/animals/${petId}">`), 'the canonical address is the domain, over https')
+    const cookie = new RegExp(`${FORM_COOKIE}=([^;]+);[^,]*; Secure`).exec(String(animal.headers['set-cookie']))?.[1]
+    assert.ok(cookie, `the form's cookie is Secure: ${String(animal.headers['set-cookie'])}`)
+    const token = /name="token" value="([^"]+)"/.exec(animal.body)?.[1]
+    assert.ok(token)
+    clock.offsetMs += MIN_FILL_MS + 1_000
+    const enquiry = new URLSearchParams({ token, name: 'Ada', email: 'ada@example.org' }).toString()
+    const sent = await sendTo(`${https}/animals/${petId}/enquiry`, { host: name, ca: root, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${FORM_COOKIE}=${cookie}` }, body: enquiry })
+    assert.equal(sent.status, 200, sent.body)
+    const placed = (await admin(t, 'GET', `/projects/${pro.slug}/orders`)).json<{ petId: number; enquiry?: { name: string } }[]>()
+    assert.deepEqual(placed.map((order) => [order.petId, order.enquiry?.name]), [[petId, 'Ada']])
     // No certificate is presented for a name that has none (no other project's certificate either).
     await assert.rejects(sendTo(`${https}/v1/pets`, { host: `${free.slug}.platform.test`, ca: root }))
     await assert.rejects(sendTo(`${https}/v1/pets`, { host: `other.${apex}`, ca: root }))

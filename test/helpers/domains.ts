@@ -137,7 +137,7 @@ export interface RawResponse {
  */
 export function sendTo(
   url: string,
-  options: { host: string; method?: string; headers?: Record<string, string>; ca?: string; timeoutMs?: number },
+  options: { host: string; method?: string; headers?: Record<string, string>; body?: string; ca?: string; timeoutMs?: number },
 ): Promise<RawResponse> {
   const target = new URL(url)
   const send = target.protocol === 'https:' ? https.request : http.request
@@ -159,6 +159,6 @@ export function sendTo(
     )
     request.on('timeout', () => request.destroy(new Error(`${url} (${options.host}) timed out`)))
     request.on('error', reject)
-    request.end()
+    request.end(options.body)
   })
 }
