@@ -1,9 +1,11 @@
 /**
  * The adoption site in Chromium, against the real app on loopback: the listing, an animal's page
  * and its enquiry form with its errors, each checked by axe-core on a desktop and a 390 px phone;
- * the enquiry sent with JavaScript off; the listing's compressed size; every image's dimensions.
+ * the enquiry sent with JavaScript off; the listing's compressed size; every image's dimensions;
+ * the embed snippet pasted into another origin's page.
  */
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
 import sharp from 'sharp'
@@ -98,6 +100,37 @@ describe('the adoption site in Chromium', { skip: chromiumMissing, timeout: 240_
       assert.deepEqual(await axeViolations(page), [], `the form's errors at ${viewport.width} px`)
       await screenshot(page, `site-enquiry-errors-${viewport.width}`)
       await context.close()
+    }
+  })
+
+  test("the embed pasted into another site's page: the listing in its frame, its search in place, its animals opening in a new tab", async () => {
+    // Another site (another origin: another port), whose page holds the snippet the dashboard shows.
+    const snippet = `<iframe src="${site}/embed" title="Animals for adoption" width="100%" height="900" style="border:0" loading="lazy"></iframe>`
+    const other = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      response.end(`<!doctype html><html lang="en"><head><title>Springfield Rescue</title></head><body><main><h1>Adopt</h1>${snippet}</main></body></html>`)
+    })
+    const port = await freePort()
+    await new Promise<void>((resolve) => other.listen(port, '127.0.0.1', resolve))
+    const { context, page } = await open(`http://127.0.0.1:${port}/`)
+    try {
+      const frame = page.frameLocator('iframe[title="Animals for adoption"]')
+      await frame.getByRole('link', { name: /Luna/ }).waitFor()
+      assert.equal(await frame.locator('header.site').count(), 0, 'no header inside the frame')
+      assert.equal(await frame.locator('li.card').count(), 24)
+      // The search runs inside the frame; an animal's page opens in a tab of its own.
+      await frame.getByLabel('Search').fill('Luna')
+      await frame.getByRole('button', { name: 'Search' }).click()
+      // (The frame is another origin's: the host page cannot look inside, the locators can.)
+      await frame.locator('li.card').nth(1).waitFor({ state: 'detached' })
+      assert.equal(await frame.locator('li.card').count(), 1)
+      assert.match(page.url(), new RegExp(`^http://127\\.0\\.0\\.1:${port}/$`), 'the host page stays')
+      const [opened] = await Promise.all([context.waitForEvent('page'), frame.getByRole('link', { name: /Luna/ }).click()])
+      await opened.waitForLoadState()
+      assert.equal(opened.url(), `${site}/animals/${luna}`, "the animal's own page, with the site around it")
+    } finally {
+      await context.close()
+      other.close()
     }
   })
 
