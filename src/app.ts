@@ -10,7 +10,7 @@ import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { createDomains, type DomainsOptions, installDomains } from './domains/domains.module.js'
-import { createFastify, type LoggerOption } from './http/fastify.js'
+import { createFastify, type EarlyAnswers, type LoggerOption } from './http/fastify.js'
 import { installRequestPipeline, runParts } from './http/lifecycle.js'
 import { trackMethods } from './http/method-not-allowed.js'
 import { createIdempotency } from './idempotency/idempotency.module.js'
@@ -18,7 +18,7 @@ import { createKeys } from './keys/keys.module.js'
 import type { KeysService } from './keys/keys.service.js'
 import { createLimits } from './limits/limits.module.js'
 import { registerOpenApi } from './openapi/openapi.js'
-import { installMetrics } from './ops/metrics.js'
+import { earlyAnswerCounter, installMetrics } from './ops/metrics.js'
 import { createOps } from './ops/ops.module.js'
 import { createOrders } from './orders/orders.module.js'
 import type { OrdersService } from './orders/orders.service.js'
@@ -26,6 +26,7 @@ import { createCategories } from './categories/categories.module.js'
 import { createLocations } from './locations/locations.module.js'
 import type { LocationsService } from './locations/locations.service.js'
 import { createPets } from './pets/pets.module.js'
+import { MEDIA_ROUTE } from './photos/media.routes.js'
 import { createPhotos } from './photos/photos.module.js'
 import type { PhotosService } from './photos/photos.service.js'
 import { createSite } from './site/site.module.js'
@@ -67,7 +68,8 @@ export interface AppOptions {
  * this returns.
  */
 export async function buildApp({ config, database, clock = systemClock, logger, domains: domainsOptions, passwordCost }: AppOptions): Promise<FastifyInstance> {
-  const app = createFastify(config, logger)
+  const early: EarlyAnswers = {}
+  const app = createFastify(config, logger, early)
   const { db, dialect } = database
   const log = app.log
 
@@ -167,6 +169,15 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   })
   await app.register(ops.routes)
   await app.register(photos.routes.media)
+  // Photos' files already in memory are answered before routing; the route answers the rest.
+  const countMedia = earlyAnswerCounter(metrics, MEDIA_ROUTE)
+  early.answer = photos.routes.mediaEarly({
+    servesApi: (host) => domains.router.servesApi(host),
+    answered: (reqId, ms) => {
+      countMedia(ms / 1000)
+      log.debug({ reqId, method: 'GET', route: MEDIA_ROUTE, status: 200, ms: Math.round(ms * 10) / 10, early: true }, 'request completed')
+    },
+  })
   await installDashboard(app, { mediaBaseUrl: config.mediaBaseUrl })
   await app.register(indexRoutes, { site: site.routes.root })
   await app.register(site.routes.pages)

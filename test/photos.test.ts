@@ -9,11 +9,14 @@ import { buffer } from 'node:stream/consumers'
 import { Gate, processImage } from '../src/photos/images.js'
 import { ImageThreads } from '../src/photos/image-threads.js'
 import { MAX_KEPT_FILE_BYTES, MediaBytes } from '../src/photos/media-bytes.js'
+import { MEDIA_ROUTE } from '../src/photos/media.routes.js'
 import { PhotosService } from '../src/photos/photos.service.js'
 import { systemClock } from '../src/clock.js'
 import { createObjectStore } from '../src/storage/backend.js'
 import type { ObjectStore } from '../src/storage/store.js'
 import { bearer, type TestApp } from './helpers/app.js'
+import { sendTo } from './helpers/domains.js'
+import { captureLogs } from './helpers/logs.js'
 import { startTestS3, type TestS3 } from './helpers/s3.js'
 import { addEndpoint, createWebhooksApp } from './helpers/webhooks.js'
 
@@ -346,6 +349,63 @@ for (const backend of ['files', 's3'] as const) {
         const jpeg = photo.variants.jpeg[0]!.url
         await store.delete([new URL(jpeg).pathname.replace(/^\/media\//, '')])
         assert.equal((await media(jpeg)).statusCode, 404)
+      })
+
+      test('over a connection, a file in memory is answered before routing, exactly as the route answers; anything else goes through the route', async () => {
+        const logs = captureLogs()
+        const u = await createWebhooksApp({ ...s3?.config }, { logger: logs.logger })
+        try {
+          const shelter = await u.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+          const pet = (await u.request({ method: 'POST', url: '/v1/pets', headers: bearer(shelter.key), payload: { name: 'Pix', categoryId: 1 } })).json<{ id: number }>().id
+          const added = await u.request({ method: 'POST', url: `/v1/pets/${pet}/photos`, headers: { ...bearer(shelter.key), 'content-type': 'image/png' }, payload: await png() })
+          assert.equal(added.statusCode, 201, added.body)
+          const photo = added.json<Photo>()
+          const base = await u.app.listen({ port: 0, host: '127.0.0.1' })
+          const path = new URL(photo.variants.webp[0]!.url).pathname
+          const answer = async (response: Response) => {
+            const headers = Object.fromEntries([...response.headers].filter(([name]) => !['date', 'x-request-id', 'connection', 'keep-alive'].includes(name)))
+            return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()).toString('base64'), id: response.headers.get('x-request-id') }
+          }
+          const get = async (headers: Record<string, string> = {}, method = 'GET') => answer(await fetch(base + path, { method, headers }))
+          /** Whether each answer of the media route since the last call was given before routing. */
+          let seen = 0
+          const early = () => {
+            const lines = logs.lines().filter((line) => line.msg === 'request completed' && line.route === MEDIA_ROUTE)
+            const fresh = lines.slice(seen).map((line) => line.early === true)
+            seen = lines.length
+            return fresh
+          }
+
+          const answers = [await get(), await get(), await get({ 'x-request-id': 'req-42' })]
+          // The embedded store knows without a read that the photo still exists; PostgreSQL is asked each time.
+          const kept = u.database.changeCounter !== undefined
+          assert.deepEqual(early(), kept ? [false, true, true] : [false, false, false])
+          for (const later of answers.slice(1)) assert.deepEqual({ ...later, id: null }, { ...answers[0]!, id: null })
+          assert.equal(answers[0]!.status, 200)
+          assert.equal(answers[0]!.headers['cache-control'], 'public, max-age=31536000, immutable')
+          assert.equal(answers[2]!.id, 'req-42', "the client's request id, as the route keeps it")
+
+          // A range, HEAD, a revalidation and a query go through the route.
+          assert.equal((await get({ range: 'bytes=0-3' })).status, 206)
+          assert.equal((await get({}, 'HEAD')).status, 200)
+          assert.equal((await get({ 'if-none-match': answers[0]!.headers.etag! })).status, 304)
+          assert.equal((await answer(await fetch(`${base}${path}?v=1`))).status, 200)
+          assert.deepEqual(early(), [false, false, false, false])
+          // So does any host but the API's own: host routing answers it.
+          assert.equal((await sendTo(base + path, { host: `${shelter.slug}.platform.test` })).status, 200)
+          assert.equal((await sendTo(base + path, { host: 'nobody.example' })).status, 404)
+          assert.deepEqual(early(), [false, false])
+          // Counted as every answer is.
+          const metrics = (await u.app.inject({ method: 'GET', url: '/metrics' })).body
+          assert.match(metrics, new RegExp(`^adoption_store_http_requests_total\\{method="GET",route="${MEDIA_ROUTE}",status="200"\\} 5$`, 'm'))
+
+          // Removed: the very next request is 404, from the route.
+          assert.equal((await u.request({ method: 'DELETE', url: `/v1/pets/${pet}/photos/${photo.id}`, headers: bearer(shelter.key) })).statusCode, 204)
+          assert.equal((await get()).status, 404)
+          assert.deepEqual(early(), [false])
+        } finally {
+          await u.close()
+        }
       })
 
       test("a served photo's row is kept while the database's change counter stands still, and read again once it moves", async () => {

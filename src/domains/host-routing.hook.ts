@@ -57,9 +57,14 @@ export class HostRouter {
     return host === '' || this.apiHosts.has(host) || net.isIP(host) !== 0
   }
 
+  /** Whether a Host header is routed to the API itself, known without waiting. */
+  servesApi(rawHost: string | undefined): boolean {
+    return !this.enabled || this.isApiHost(normalizeHost(rawHost ?? ''))
+  }
+
   async route(rawHost: string | undefined): Promise<HostRoute> {
+    if (this.servesApi(rawHost)) return { kind: 'api' }
     const host = normalizeHost(rawHost ?? '')
-    if (!this.enabled || this.isApiHost(host)) return { kind: 'api' }
     const generation = await this.changes.generation()
     if (generation !== this.cachedGeneration || this.cache.size >= MAX_CACHED_HOSTS) {
       this.cache.clear()

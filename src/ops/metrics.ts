@@ -131,6 +131,16 @@ function bound(counter: { inc(): void }): () => void {
   return () => counter.inc()
 }
 
+/** Counts an answer given before routing (see EarlyAnswer, src/http/fastify.ts) as the hook below counts the others. */
+export function earlyAnswerCounter(metrics: Metrics, route: string): (seconds: number) => void {
+  const requests = metrics.requests.labels({ method: 'GET', route, status: 200 })
+  const latency = metrics.latency.labels({ method: 'GET', route })
+  return (seconds) => {
+    requests.inc()
+    latency.observe(seconds)
+  }
+}
+
 /** Records every response, and serves the registry at /metrics (outside /v1: not rate limited). */
 export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {

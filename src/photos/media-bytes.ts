@@ -26,19 +26,25 @@ export class MediaBytes {
 
   /** A file's bytes, or those from `range.start` to `range.end` (inclusive); undefined when it is not stored. */
   async read(key: string, size: number, range?: { start: number; end: number }): Promise<{ body: Buffer | Readable; size: number } | undefined> {
-    const kept = this.entries.get(key)
-    if (kept) {
-      // Most recently used last.
-      this.entries.delete(key)
-      this.entries.set(key, kept)
-      return { body: part(kept, range), size: kept.length }
-    }
+    const kept = this.kept(key)
+    if (kept) return { body: part(kept, range), size: kept.length }
     if (size > MAX_KEPT_FILE_BYTES || size + ENTRY_OVERHEAD > this.maxBytes) return this.store.get(key, range)
     const read = await this.store.get(key)
     if (!read) return undefined
     const bytes = await buffer(read.body)
     this.keep(key, bytes)
     return { body: part(bytes, range), size: bytes.length }
+  }
+
+  /** A kept file's bytes, without waiting; undefined when `read` has to read it. */
+  kept(key: string): Buffer | undefined {
+    const kept = this.entries.get(key)
+    if (kept) {
+      // Most recently used last.
+      this.entries.delete(key)
+      this.entries.set(key, kept)
+    }
+    return kept
   }
 
   private keep(key: string, bytes: Buffer): void {

@@ -3,7 +3,8 @@ import type { Config } from '../config.js'
 import type { ObjectStore } from '../storage/store.js'
 import { ImageThreads } from './image-threads.js'
 import { MediaBytes } from './media-bytes.js'
-import { mediaRoutes } from './media.routes.js'
+import type { EarlyAnswer } from '../http/fastify.js'
+import { type MediaEarlyDeps, mediaEarlyAnswer, mediaRoutes } from './media.routes.js'
 import { photosAdminRoutes, photosRoutes } from './photos.routes.js'
 import { type PhotosDeps, PhotosService } from './photos.service.js'
 import { PhotoSweeper } from './sweeper.js'
@@ -22,12 +23,15 @@ export interface Photos {
     admin: FastifyPluginAsyncTypebox
     /** `/media/photos/…`, outside the API's scopes: no key. */
     media: FastifyPluginAsyncTypebox
+    /** The same files' answer before routing, when they are in memory (see mediaEarlyAnswer). */
+    mediaEarly: (deps: Omit<MediaEarlyDeps, 'photos' | 'bytes'>) => EarlyAnswer
   }
 }
 
 export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config' | 'images'> & { store: ObjectStore; config: PhotosDeps['config'] & Pick<Config, 'photoMaxBytes' | 'photoSweepIntervalMs' | 'mediaCacheBytes'> }): Photos {
   const threads = new ImageThreads()
   const service = new PhotosService({ ...deps, images: threads, config })
+  const bytes = new MediaBytes(deps.store, config.mediaCacheBytes)
   return {
     service,
     threads,
@@ -35,7 +39,8 @@ export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config' | 'i
     routes: {
       v1: (app) => photosRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),
       admin: (app) => photosAdminRoutes(app, { photos: service, maxBytes: config.photoMaxBytes }),
-      media: (app) => mediaRoutes(app, { photos: service, bytes: new MediaBytes(deps.store, config.mediaCacheBytes) }),
+      media: (app) => mediaRoutes(app, { photos: service, bytes }),
+      mediaEarly: (early) => mediaEarlyAnswer({ ...early, photos: service, bytes }),
     },
   }
 }

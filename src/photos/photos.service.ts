@@ -189,9 +189,17 @@ export class PhotosService {
 
   /** The file of a photo to serve, when the photo exists (its row, read now) and names it. */
   async file(photoId: string, name: string): Promise<MediaFile | undefined> {
-    const row = await this.servedRow(photoId)
-    const variant = row?.variants.find((v) => v.key === `${PHOTOS_PREFIX}${photoId}/${name}`)
-    return variant && { key: variant.key, contentType: CONTENT_TYPES[variant.format], size: variant.size, etag: `"${variant.hash}"` }
+    return fileOf(await this.servedRow(photoId), photoId, name)
+  }
+
+  /**
+   * The same, without waiting: only from a row kept while the change counter has stood still
+   * since it was read (so the photo exists now); undefined when `file` has to read it.
+   */
+  keptFile(photoId: string, name: string): MediaFile | undefined {
+    const { changeCounter } = this.deps
+    if (!changeCounter || changeCounter() !== this.servedCounter) return undefined
+    return fileOf(this.served.get(photoId), photoId, name)
   }
 
   /**
@@ -305,4 +313,9 @@ function full(petId: number): Outcome<never> {
 /** Worded as the animals feature words it (src/pets/pets.service.ts `noSuchPet`). */
 function noSuchPet(id: number): string {
   return `No animal with id ${id} in your project.`
+}
+
+function fileOf(row: PhotoRow | undefined, photoId: string, name: string): MediaFile | undefined {
+  const variant = row?.variants.find((v) => v.key === `${PHOTOS_PREFIX}${photoId}/${name}`)
+  return variant && { key: variant.key, contentType: CONTENT_TYPES[variant.format], size: variant.size, etag: `"${variant.hash}"` }
 }
