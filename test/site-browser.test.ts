@@ -103,6 +103,34 @@ describe('the adoption site in Chromium', { skip: chromiumMissing, timeout: 240_
     }
   })
 
+  test('the embed, the thank-you page and the not-found page: accessible on a desktop and a phone', async () => {
+    for (const viewport of [DESKTOP, PHONE]) {
+      for (const [path, status] of [['/embed', 200], ['/animals/999999', 404]] as const) {
+        const { context, page, status: answered } = await open(`${site}${path}`, { viewport })
+        assert.equal(answered, status, path)
+        assert.deepEqual(await axeViolations(page), [], `${path} at ${viewport.width} px`)
+        assert.ok((await pageScrollWidth(page)) <= viewport.width, `no sideways scroll on ${path} at ${viewport.width} px`)
+        await context.close()
+      }
+    }
+    // An enquiry to another shelter's site, so this one's animals and orders stay as they are.
+    const other = await t.project({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    await t.app.inject({ method: 'POST', url: '/v1/pets', headers: bearer(other.key), payload: { name: 'Rex', categoryId: 1, status: 'available' } })
+    const { context, page } = await open(`${base}/sites/${other.slug}/`)
+    await page.getByRole('link', { name: /Rex/ }).click()
+    await page.getByLabel('Your name').fill('Grace Hopper')
+    await page.getByLabel('Email').fill('grace@example.org')
+    clock.advance(MIN_FILL_MS + 1000)
+    await page.getByRole('button', { name: 'Send enquiry' }).click()
+    await page.getByRole('heading', { name: 'Thank you' }).waitFor()
+    for (const viewport of [DESKTOP, PHONE]) {
+      await page.setViewportSize(viewport)
+      assert.deepEqual(await axeViolations(page), [], `the thank-you page at ${viewport.width} px`)
+      assert.ok((await pageScrollWidth(page)) <= viewport.width)
+    }
+    await context.close()
+  })
+
   test("the embed pasted into another site's page: the listing in its frame, its search in place, its animals opening in a new tab", async () => {
     // Another site (another origin: another port), whose page holds the snippet the dashboard shows.
     const snippet = `<iframe src="${site}/embed" title="Animals for adoption" width="100%" height="900" style="border:0" loading="lazy"></iframe>`
