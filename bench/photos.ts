@@ -15,8 +15,11 @@
  * Run by `npm run bench` after the throughput scenarios (BENCH_PHOTOS=0 skips it, `only` runs it
  * alone); see bench/README.md, "Photos".
  */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { createInterface } from 'node:readline'
 import { performance } from 'node:perf_hooks'
 import sharp from 'sharp'
 import type { Expected, LoadOptions, LoadResult, RequestShape } from './lib/load.js'
@@ -150,8 +153,32 @@ export async function runPhotosBench(options: {
       return { seconds, photo: JSON.parse(text) as Photo }
     }
 
+    /**
+     * `concurrency` uploads kept in flight by bench/uploader.mjs, a process of its own (the load
+     * generator timing GET list runs in this one): resolves once all are sent.
+     */
+    const startUploads = async (concurrency: number) => {
+      const configPath = path.join(tmp, 'uploader.json')
+      writeFileSync(configPath, JSON.stringify({ baseUrl: base, key, pets, first: uploadsSent, file: photoFile, concurrency }))
+      const child = spawn(process.execPath, [paths.uploaderScript, configPath], { stdio: ['pipe', 'pipe', 'inherit'] })
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+      if ((await lines.next()).value !== 'started') throw new Error('the uploader stopped before its uploads started')
+      return {
+        stop: async () => {
+          child.stdin.end()
+          const count = Number((await lines.next()).value)
+          const [code] = await once(child, 'exit')
+          if (code !== 0 || !Number.isInteger(count)) throw new Error(`the uploader failed (exit ${code})`)
+          uploadsSent += count
+          return count
+        },
+      }
+    }
+
     const generated = performance.now()
     const bytes = await cameraPhoto()
+    const photoFile = path.join(tmp, 'upload.jpg')
+    writeFileSync(photoFile, bytes)
     const image = { width: 4000, height: 3000, bytes: bytes.length, variants: 0 }
     log(`  photos: a 4000 × 3000 JPEG of ${(bytes.length / 1e6).toFixed(1)} MB generated in ${((performance.now() - generated) / 1000).toFixed(1)} s`)
 
@@ -223,19 +250,9 @@ export async function runPhotosBench(options: {
           continue
         }
         // Each stream keeps one upload in flight until the run ends; the run starts once all are sent.
-        let stop = false
-        let started = 0
-        const streams = Array.from({ length: settings.concurrentUploads }, async () => {
-          while (!stop) {
-            started++
-            await upload(bytes)
-            uploadsDone++
-          }
-        })
-        while (started < settings.concurrentUploads) await sleep(1)
+        const uploads = await startUploads(settings.concurrentUploads)
         runs.busy = await runFixedRate(base, list, 200, instance.process.pid, fixed)
-        stop = true
-        await Promise.all(streams)
+        uploadsDone += await uploads.stop()
       }
       for (const [phase, result] of Object.entries(runs)) {
         if (result.unexpected + result.errors + result.timeouts > 0) throw new Error(`GET list (${phase}): ${JSON.stringify(result.statuses)}, ${result.errors} errors, ${result.timeouts} timeouts`)

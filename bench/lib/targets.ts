@@ -20,6 +20,8 @@ export interface Paths {
   openapi: string
   prismBin: string
   baselineScript: string
+  /** The photo benchmark's uploads, sent from a process of their own. */
+  uploaderScript: string
 }
 
 /** The files of the repository at `root` that the targets start from. */
@@ -30,6 +32,7 @@ export function pathsUnder(root: string): Paths {
     openapi: path.join(root, 'openapi.json'),
     prismBin: path.join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'),
     baselineScript: path.join(root, 'bench/baseline-server.mjs'),
+    uploaderScript: path.join(root, 'bench/uploader.mjs'),
   }
 }
 
