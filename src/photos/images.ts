@@ -1,10 +1,21 @@
 import { createHash } from 'node:crypto'
 import { availableParallelism } from 'node:os'
-import sharp from 'sharp'
+import type Sharp from 'sharp'
 import type { Outcome } from '../errors.js'
 
-// libvips's threads for one image: every core but one, which the event loop keeps for answering.
-sharp.concurrency(Math.max(1, availableParallelism() - 1))
+let sharpLoaded: Promise<typeof Sharp> | undefined
+
+/**
+ * sharp (libvips), loaded at the first photo processed: only the image threads process photos, so
+ * the server's and the CLI's own start never pay for it. libvips's threads for one image: every
+ * core but one, which the event loop keeps for answering.
+ */
+function loadSharp(): Promise<typeof Sharp> {
+  return (sharpLoaded ??= import('sharp').then(({ default: sharp }) => {
+    sharp.concurrency(Math.max(1, availableParallelism() - 1))
+    return sharp
+  }))
+}
 
 /** The formats a photo may be uploaded in, as its bytes say (never its name or header). */
 export const IMAGE_TYPES = ['jpeg', 'png', 'webp', 'avif', 'gif'] as const
@@ -82,7 +93,8 @@ export async function processImage(bytes: Buffer, maxPixels: number): Promise<Ou
   if ('refused' in sniffed) return { ok: false, error: 'unsupported_image_type', message: `The photo is ${sniffed.refused}: send ${ACCEPTED_IMAGES}. The type is read from the bytes, whatever the name or Content-Type.` }
   // One frame (a GIF's or an animated WebP's first); a warning of the decoder (a truncated file) fails.
   const input = { limitInputPixels: maxPixels, failOn: 'warning', pages: 1 } as const
-  let metadata: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>
+  const sharp = await loadSharp()
+  let metadata: Awaited<ReturnType<ReturnType<typeof Sharp>['metadata']>>
   try {
     // The header alone: its dimensions are checked here, before anything is decoded.
     metadata = await sharp(bytes, { ...input, limitInputPixels: false }).metadata()

@@ -1,6 +1,10 @@
 import type { Readable } from 'node:stream'
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
+import type { S3Client } from '@aws-sdk/client-s3'
+import { lazy } from '../lazy.js'
 import { checkKey, type ObjectRead, type ObjectStore, type StoredObject } from './store.js'
+
+/** The AWS SDK, loaded when a bucket is configured: files under DATA_DIR never pay for its start. */
+const sdk = lazy<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3')
 
 /** Where the bucket is; credentials come from the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE, roles…). */
 export interface S3Settings {
@@ -24,6 +28,7 @@ export class S3ObjectStore implements ObjectStore {
   private readonly client: S3Client
 
   constructor(private readonly settings: S3Settings) {
+    const { S3Client } = sdk()
     this.client = new S3Client({
       region: settings.region,
       ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint }),
@@ -34,10 +39,12 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: Buffer, contentType: string): Promise<void> {
+    const { PutObjectCommand } = sdk()
     await this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key), Body: body, ContentType: contentType, ContentLength: body.length }))
   }
 
   async get(key: string, range?: { start: number; end: number }): Promise<ObjectRead | undefined> {
+    const { GetObjectCommand } = sdk()
     try {
       const answer = await this.client.send(
         new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
@@ -52,6 +59,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async head(key: string): Promise<{ size: number } | undefined> {
+    const { HeadObjectCommand } = sdk()
     try {
       const answer = await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }))
       return { size: answer.ContentLength ?? 0 }
@@ -62,6 +70,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async delete(keys: readonly string[]): Promise<void> {
+    const { DeleteObjectsCommand } = sdk()
     // At most 1,000 keys per request, S3's limit.
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000)
@@ -74,6 +83,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async *list(prefix: string): AsyncIterable<StoredObject> {
+    const { ListObjectsV2Command } = sdk()
     let token: string | undefined
     do {
       const page = await this.client.send(
@@ -97,5 +107,5 @@ export class S3ObjectStore implements ObjectStore {
 }
 
 function isMissing(error: unknown): boolean {
-  return error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404)
+  return error instanceof sdk().S3ServiceException && (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404)
 }
