@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream'
-import type { S3Client } from '@aws-sdk/client-s3'
+import type * as S3 from '@aws-sdk/client-s3'
 import { lazy } from '../lazy.js'
 import { checkKey, type ObjectRead, type ObjectStore, type StoredObject } from './store.js'
 
 /** The AWS SDK, loaded when a bucket is configured: files under DATA_DIR never pay for its start. */
-const sdk = lazy<typeof import('@aws-sdk/client-s3')>('@aws-sdk/client-s3')
+const sdk = lazy<typeof S3>('@aws-sdk/client-s3')
 
 /** Where the bucket is; credentials come from the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE, roles…). */
 export interface S3Settings {
@@ -25,7 +25,7 @@ export interface S3Settings {
  */
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3'
-  private readonly client: S3Client
+  private readonly client: S3.S3Client
 
   constructor(private readonly settings: S3Settings) {
     const { S3Client } = sdk()
