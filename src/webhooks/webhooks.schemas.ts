@@ -85,8 +85,8 @@ export const DeliveryQuerySchema = Type.Object(
     before: Type.Optional(
       Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Cursor: only deliveries with a smaller id. Follow the `Link: rel="next"` header instead of building it.', examples: [120] }),
     ),
-    state: Type.Optional(StringEnum(DELIVERY_STATES, { description: 'Only deliveries in this state' })),
-    eventType: Type.Optional(StringEnum([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Only deliveries of events of this type' })),
+    state: Type.Optional(StringEnum(DELIVERY_STATES, { description: 'Only deliveries in this state', examples: ['failed'] })),
+    eventType: Type.Optional(StringEnum([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Only deliveries of events of this type', examples: ['pet.created'] })),
     webhookId: Type.Optional(
       Type.String({ minLength: 1, maxLength: 40, description: 'Only the deliveries of this event: the `webhook-id` header the receiver got (`msg_…`)', examples: ['msg_2KWPBgLlAfxdpx2AI54pPJ85'] }),
     ),
