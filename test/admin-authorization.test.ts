@@ -138,6 +138,7 @@ const REQUESTS: Record<string, RequestSpec> = {
   deleteWebhookEndpoint: { success: 204 },
   rotateWebhookSecret: { success: 200, body: () => ({ overlapHours: 1 }) },
   listWebhookDeliveries: { success: 200 },
+  listWebhookDeliveryAttempts: { success: 200 },
   redeliverWebhook: { success: 202 },
   sendWebhookTestEvent: { success: 202 },
   listProjectLocations: { success: 200 },

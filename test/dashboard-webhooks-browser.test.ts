@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { createUser } from './helpers/accounts.js'
-import { chromiumMissing, dashboardSuite, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
+import { axeViolations, chromiumMissing, dashboardSuite, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 import { Receiver, validSignatures } from './helpers/receiver.js'
 import { eventually } from './helpers/wait.js'
 import type { TestPlan } from '../scripts/test-plan.js'
@@ -80,6 +80,34 @@ describe('the Webhooks tab in Chromium', { skip: chromiumMissing, timeout: 120_0
     await receiver.waitFor('webhook.test', 3)
     assert.equal(receiver.received[2]!.id, receiver.received[1]!.id, 'the same event id again')
     await refreshedUntil(/Delivered/, log.locator('tbody tr').first())
+
+    // The failed delivery's attempt: its answer and the request sent, as the receiver got it.
+    const failed = receiver.received[1]!
+    await log.locator('tbody tr').nth(1).getByRole('button', { name: /^Attempts of webhook\.test/ }).click()
+    const attempts = card.getByRole('region', { name: `Attempts of webhook.test ${failed.id}` })
+    await textOf(attempts, /HTTP 500[\s\S]*not today[\s\S]*Request sent/)
+    const sent = await attempts.locator('pre').last().innerText()
+    assert.ok(sent.includes(`webhook-id: ${failed.id}`), sent)
+    assert.ok(sent.includes(`webhook-signature: ${failed.signature}`), sent)
+    assert.ok(sent.trimEnd().endsWith(failed.body), 'the body sent is the body received')
+    assert.deepEqual(await axeViolations(page), [], 'axe-core: no violations with the filters and an attempt shown')
+    await page.setViewportSize(PHONE)
+    assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'an attempt fits a phone')
+    assert.deepEqual(await axeViolations(page), [], 'axe-core: no violations on a phone either')
+    await screenshot(page, 'webhooks-attempts-phone')
+    await page.setViewportSize({ width: 1280, height: 900 })
+
+    // Filters: only the failed delivery, then one event by its webhook-id.
+    await card.getByLabel('State').selectOption('failed')
+    await card.getByRole('button', { name: `Filter the deliveries of ${receiver.url}` }).click()
+    await eventually('only the failed delivery is listed', async () => (await log.locator('tbody tr').count()) === 1 && /Failed/.test(await log.innerText()))
+    await card.getByLabel('State').selectOption('')
+    await card.getByLabel('webhook-id').fill(received!.id)
+    await card.getByRole('button', { name: `Filter the deliveries of ${receiver.url}` }).click()
+    await eventually('only the first test event is listed', async () => (await log.locator('tbody tr').count()) === 1 && (await log.innerText()).includes(received!.id))
+    await card.getByLabel('webhook-id').fill('')
+    await card.getByRole('button', { name: `Filter the deliveries of ${receiver.url}` }).click()
+    await eventually('every delivery is listed again', async () => (await log.locator('tbody tr').count()) === 3)
     await screenshot(page, 'webhooks')
 
     // On a phone: nothing wider than the screen, the log stacked.

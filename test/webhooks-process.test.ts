@@ -71,7 +71,7 @@ describe('webhooks of the built service', { timeout: 120_000 }, () => {
     await server.stop()
   })
 
-  test('the CLI: add, list, update, rotate-secret, test, redeliver, deliveries, remove; bad input is one clear line', async () => {
+  test('the CLI: add, list, update, rotate-secret, test, redeliver, deliveries with filters, attempts, remove; bad input is one clear line', async () => {
     receiver = await Receiver.start()
     const dataDir = makeDataDir()
     const env = { WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('hex'), WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_WORKER_INTERVAL_MS: '100' }
@@ -108,6 +108,17 @@ describe('webhooks of the built service', { timeout: 120_000 }, () => {
       log.map((d) => [d.id, d.manual]),
       [[again.id, true]],
     )
+    const byId = await cliJson<Delivery[]>(['webhooks', 'deliveries', added.id, '--project', 'shelter', '--webhook-id', test.eventId, '--state', 'succeeded', '--type', 'webhook.test', '--json'], options)
+    assert.deepEqual(byId.map((d) => d.id), [again.id, test.id])
+    assert.deepEqual(await cliJson(['webhooks', 'deliveries', added.id, '--project', 'shelter', '--until', '2000-01-01T00:00:00Z', '--json'], options), [])
+    const attempts = await cliJson<{ status: number; request: { headers: Record<string, string>; body: string } }[]>(['webhooks', 'attempts', added.id, String(test.id), '--project', 'shelter', '--json'], options)
+    assert.deepEqual(attempts.map((a) => [a.status, a.request.headers['webhook-id'], a.request.body]), [[204, test.eventId, received!.body]])
+    const shown = await runCli(['webhooks', 'attempts', added.id, String(test.id), '--project', 'shelter'], options)
+    assert.match(shown.stdout, new RegExp(`^Attempt 1 at .*: HTTP 2\\d\\d, \\d+ ms\n  > content-type: application/json\n`))
+    assert.match(shown.stdout, new RegExp(`> webhook-id: ${test.eventId}`))
+    const badTime = await runCli(['webhooks', 'deliveries', added.id, '--project', 'shelter', '--since', 'yesterday'], options)
+    assert.equal(badTime.code, 1)
+    assert.match(badTime.stderr, /since must be a date and time/)
     await server.stop()
 
     const bad = await runCli(['webhooks', 'add', '--project', 'shelter', '--url', 'ftp://example.com/', '--types', 'pet.created'], options)

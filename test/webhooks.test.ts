@@ -12,7 +12,8 @@ import sharp from 'sharp'
 import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
 import { WEBHOOK_ENDPOINT_LIMITS } from '../src/limits/plans.js'
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../src/webhooks/events.js'
-import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS, SEALED_ELSEWHERE, secretContext } from '../src/webhooks/worker.js'
+import { purgeBefore } from '../src/webhooks/webhooks.repository.js'
+import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETENTION_MS, RETRY_SCHEDULE_MS, SEALED_ELSEWHERE, secretContext } from '../src/webhooks/worker.js'
 import { SecretBox } from '../src/secret-box.js'
 import { admin } from './helpers/admin.js'
 import { bearer, ManualClock, type TestApp } from './helpers/app.js'
@@ -524,6 +525,140 @@ describe('delivery', () => {
     assert.equal(receiver.of('webhook.test').length, 0, 'not while disabled')
   })
 })
+
+describe('attempts and the delivery log', () => {
+  type Attempt = { attemptedAt: string; status: number | null; durationMs: number; error: string | null; responseExcerpt: string | null; request: { headers: Record<string, string>; body: string } | null }
+  const attemptsOf = async (slug: string, endpointId: string, deliveryId: number) => {
+    const response = await admin(t, 'GET', `/projects/${slug}/webhooks/${endpointId}/deliveries/${deliveryId}/attempts`)
+    assert.equal(response.statusCode, 200, response.body)
+    return response.json<Attempt[]>()
+  }
+
+  test('a delivery failing twice then succeeding keeps its 3 attempts in order, with the request each sent as the receiver got it', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    receiver.answers.push({ status: 500, body: 'down' }, { status: 429, body: 'slow down' }, { status: 200, body: 'thanks' })
+    await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })
+    for (let i = 0; i < 3; i++) {
+      await deliverAll(t)
+      clock.advance(DAY_MS)
+    }
+    const [delivery] = await deliveriesOf(t, project.slug, endpoint.id)
+    assert.equal(delivery!.state, 'succeeded')
+    const attempts = await attemptsOf(project.slug, endpoint.id, delivery!.id)
+    assert.deepEqual(
+      attempts.map((a) => [a.status, a.error, a.responseExcerpt]),
+      [
+        [500, 'HTTP 500', 'down'],
+        [429, 'HTTP 429', 'slow down'],
+        [200, null, 'thanks'],
+      ],
+    )
+    assert.equal(receiver.received.length, 3)
+    for (const [i, attempt] of attempts.entries()) {
+      const got = receiver.received[i]!
+      assert.equal(attempt.request!.body, got.body, 'the body kept is the body received')
+      assert.deepEqual(Object.keys(attempt.request!.headers).sort(), ['content-type', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'])
+      for (const [name, value] of Object.entries(attempt.request!.headers)) assert.equal(got.headers[name], value, name)
+      assert.ok(attempt.durationMs >= 0)
+      if (i > 0) assert.ok(attempt.attemptedAt > attempts[i - 1]!.attemptedAt, 'oldest first')
+    }
+    const stored = JSON.stringify(attempts)
+    assert.ok(!stored.includes(endpoint.secret) && !stored.includes(endpoint.secret.slice('whsec_'.length)), 'never the secret')
+  })
+
+  test('an attempt that could not be sent is kept with its reason and no request; an unknown delivery is a 404', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    const other = new SecretBox(randomBytes(32).toString('hex')).seal(endpoint.secret, secretContext(endpoint.id))
+    await sql`update webhook_endpoints set secret = ${other} where id = ${endpoint.id}`.execute(t.database.db)
+    await post('/v1/pets', project.key, { name: 'Rex', categoryId: 1 })
+    await deliverAll(t)
+    const [delivery] = await deliveriesOf(t, project.slug, endpoint.id)
+    const [attempt] = await attemptsOf(project.slug, endpoint.id, delivery!.id)
+    assert.deepEqual([attempt!.status, attempt!.error, attempt!.request], [null, SEALED_ELSEWHERE, null])
+    const missing = await admin(t, 'GET', `/projects/${project.slug}/webhooks/${endpoint.id}/deliveries/${delivery!.id + 1000}/attempts`)
+    assert.equal(missing.statusCode, 404, missing.body)
+  })
+
+  test('filters by state, event type, webhook-id and time return exactly the matching deliveries, across pages; a bad filter is a 400', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created', 'pet.deleted'])
+    receiver.answers.push({ status: 200 }, { status: 500 })
+    const created = await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+    await deliverAll(t)
+    const start = new Date(clock.now()).toISOString()
+    clock.advance(DAY_MS)
+    const middle = new Date(clock.now()).toISOString()
+    await post('/v1/pets', project.key, { name: 'B', categoryId: 1 })
+    await deliverAll(t)
+    // Its retry not due yet: it stays pending.
+    clock.advance(1_000)
+    receiver.fallback = { status: 200 }
+    await t.request({ method: 'DELETE', url: `/v1/pets/${created.json<{ id: number }>().id}`, headers: bearer(project.key) })
+    await deliverAll(t)
+    const all = await deliveriesOf(t, project.slug, endpoint.id)
+    assert.equal(all.length, 3)
+    const [deleted, second, first] = all
+    const ids = async (query: string) => {
+      const response = await admin(t, 'GET', `/projects/${project.slug}/webhooks/${endpoint.id}/deliveries?${query}`)
+      assert.equal(response.statusCode, 200, response.body)
+      return response.json<{ id: number }[]>().map((d) => d.id)
+    }
+    assert.deepEqual(await ids('state=pending'), [second!.id])
+    assert.deepEqual(await ids('state=succeeded'), [deleted!.id, first!.id])
+    assert.deepEqual(await ids('eventType=pet.deleted'), [deleted!.id])
+    assert.deepEqual(await ids('eventType=pet.created&state=succeeded'), [first!.id])
+    assert.deepEqual(await ids(`webhookId=${second!.eventId}`), [second!.id])
+    assert.deepEqual(await ids('webhookId=msg_none'), [])
+    assert.deepEqual(await ids(`since=${encodeURIComponent(middle)}`), [deleted!.id, second!.id])
+    assert.deepEqual(await ids(`since=${encodeURIComponent(start)}&until=${encodeURIComponent(middle)}`), [first!.id])
+    assert.deepEqual(await ids(`until=${encodeURIComponent(middle)}`), [first!.id])
+    // A time with an offset means the same instant.
+    const offset = new Date(Date.parse(middle)).toISOString().replace('Z', '+00:00')
+    assert.deepEqual(await ids(`since=${encodeURIComponent(offset)}`), [deleted!.id, second!.id])
+
+    // The next page keeps the filters.
+    const page = await admin(t, 'GET', `/projects/${project.slug}/webhooks/${endpoint.id}/deliveries?state=succeeded&limit=1`)
+    assert.deepEqual(page.json<{ id: number }[]>().map((d) => d.id), [deleted!.id])
+    const next = /<([^>]+)>; rel="next"/.exec(String(page.headers.link))![1]!
+    assert.match(next, /state=succeeded/)
+    const rest = await admin(t, 'GET', next.replace(/^\/admin\/v1/, ''))
+    assert.deepEqual(rest.json<{ id: number }[]>().map((d) => d.id), [first!.id])
+
+    for (const query of ['state=sent', 'eventType=pet.nope', 'since=yesterday', `since=${encodeURIComponent(middle)}&until=${encodeURIComponent(start)}`]) {
+      const refused = await admin(t, 'GET', `/projects/${project.slug}/webhooks/${endpoint.id}/deliveries?${query}`)
+      assert.equal(refused.statusCode, 400, `${query}: ${refused.body}`)
+      assert.ok(refused.json<{ message: string }>().message, query)
+    }
+  })
+
+  test('attempts are pruned with their delivery, 30 days after it finished; an endpoint removed takes them along', async () => {
+    const project = await t.project()
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    receiver.answers.push({ status: 500 })
+    await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+    await deliverAll(t)
+    clock.advance(DAY_MS)
+    await deliverAll(t)
+    assert.equal(await countAttempts(), 2)
+    clock.advance(RETENTION_MS + DAY_MS)
+    await purgeBefore(t.database.db, new Date(clock.now() - RETENTION_MS).toISOString())
+    assert.equal(await countAttempts(), 0)
+    assert.equal(await countRows('webhook_deliveries'), 0)
+
+    await post('/v1/pets', project.key, { name: 'B', categoryId: 1 })
+    await deliverAll(t)
+    assert.equal(await countAttempts(), 1)
+    assert.equal((await admin(t, 'DELETE', `/projects/${project.slug}/webhooks/${endpoint.id}`)).statusCode, 204)
+    assert.equal(await countAttempts(), 0)
+  })
+})
+
+async function countAttempts(): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from webhook_attempts`.execute(t.database.db)
+  return Number(rows[0]?.n ?? 0)
+}
 
 describe('metrics', () => {
   test('/metrics counts attempts by outcome, their time, and the age of the oldest due delivery', async () => {

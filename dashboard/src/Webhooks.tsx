@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, type NewWebhookEndpoint, type RequestBody, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
+import { api, messageOf, type NewWebhookEndpoint, type Query, type RequestBody, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
 import { Badge, DateTime, ErrorMessage, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage } from './components'
 import { FormCard, useActions, useConfirm, useSubmit } from './dialogs'
 
@@ -204,13 +204,18 @@ function DeliveryState({ delivery }: { delivery: WebhookDelivery }) {
   return <Badge tone="wait">{delivery.attempts === 0 ? 'Due' : 'Retrying'}</Badge>
 }
 
-/** An endpoint's deliveries, newest first, 20 at a time; older ones on demand. */
+type DeliveryFilters = Pick<Query<'listWebhookDeliveries'>, 'state' | 'eventType' | 'webhookId'>
+
+/** An endpoint's deliveries, newest first, 20 at a time; older ones on demand; narrowed by the filters; each one's attempts on demand. */
 function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: WebhookEndpoint; reload: number }) {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[] | null>(null)
   const [more, setMore] = useState(false)
+  const [filters, setFilters] = useState<DeliveryFilters>({})
+  const [shown, setShown] = useState<WebhookDelivery | null>(null)
   const { status, error, setError, act } = useActions()
   const page = async (before?: number) => {
-    const items = await api.get('/projects/{slug}/webhooks/{endpointId}/deliveries', { path: { slug, endpointId: endpoint.id }, query: { limit: 20, before } })
+    const query = { limit: 20, before, ...filters }
+    const items = await api.get('/projects/{slug}/webhooks/{endpointId}/deliveries', { path: { slug, endpointId: endpoint.id }, query })
     setMore(items.length === 20)
     return items
   }
@@ -221,7 +226,7 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
     )
   useEffect(() => {
     void load()
-  }, [endpoint.id, reload])
+  }, [endpoint.id, reload, filters])
 
   const redeliver = (delivery: WebhookDelivery) =>
     act(async () => {
@@ -239,10 +244,14 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
           Refresh<Hidden> the deliveries of {endpoint.url}</Hidden>
         </button>
       </div>
+      <DeliveryFilterForm endpoint={endpoint} onFilter={(chosen) => {
+        setShown(null)
+        setFilters(chosen)
+      }} />
       <StatusMessage text={status} />
       <ErrorMessage error={error} />
       {deliveries === null && !error && <Loading what="deliveries" />}
-      {deliveries?.length === 0 && <p>No event was sent to this endpoint yet.</p>}
+      {deliveries?.length === 0 && <p>{Object.keys(filters).length > 0 ? 'No delivery matches these filters.' : 'No event was sent to this endpoint yet.'}</p>}
       {deliveries && deliveries.length > 0 && (
         <StackedTable kind="deliveries" caption={caption} hideCaption columns={['Event', 'State', 'Attempts', 'Last answer', 'Latency', 'Next retry', 'Actions']}>
           {deliveries.map((delivery) => (
@@ -266,6 +275,7 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
                 <DateTime value={delivery.nextAttemptAt} />
               </td>
               <RowActions>
+                <RowButton label="Attempts" what={`of ${delivery.eventType} ${delivery.eventId}`} onClick={() => setShown(shown?.id === delivery.id ? null : delivery)} />
                 <RowButton label="Redeliver" what={`${delivery.eventType} ${delivery.eventId}`} onClick={() => void redeliver(delivery)} />
               </RowActions>
             </tr>
@@ -284,7 +294,106 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
           Older deliveries
         </button>
       )}
+      {shown && <DeliveryAttempts slug={slug} endpoint={endpoint} delivery={shown} />}
     </div>
+  )
+}
+
+/** The log's filters: a state, an event type, or one event by the `webhook-id` a receiver got. */
+function DeliveryFilterForm({ endpoint, onFilter }: { endpoint: WebhookEndpoint; onFilter: (filters: DeliveryFilters) => void }) {
+  const [state, setState] = useState('')
+  const [eventType, setEventType] = useState('')
+  const [webhookId, setWebhookId] = useState('')
+  const id = (name: string) => `delivery-${name}-${endpoint.id}`
+  return (
+    <form
+      class="delivery-filters"
+      aria-label={`Filter the deliveries of ${endpoint.url}`}
+      onSubmit={(event) => {
+        event.preventDefault()
+        onFilter({
+          ...(state && { state: state as WebhookDelivery['state'] }),
+          ...(eventType && { eventType: eventType as DeliveryFilters['eventType'] }),
+          ...(webhookId.trim() && { webhookId: webhookId.trim() }),
+        })
+      }}
+    >
+      <label for={id('state')}>State</label>
+      <select id={id('state')} value={state} onChange={(event) => setState(event.currentTarget.value)}>
+        <option value="">Any</option>
+        <option value="pending">Due or retrying</option>
+        <option value="succeeded">Delivered</option>
+        <option value="failed">Failed</option>
+      </select>
+      <label for={id('type')}>Event type</label>
+      <select id={id('type')} value={eventType} onChange={(event) => setEventType(event.currentTarget.value)}>
+        <option value="">Any</option>
+        {[...WEBHOOK_EVENT_TYPES, 'webhook.test'].map((type) => (
+          <option key={type} value={type}>
+            {type}
+          </option>
+        ))}
+      </select>
+      <label for={id('webhook-id')}>webhook-id</label>
+      <input id={id('webhook-id')} type="search" placeholder="msg_…" value={webhookId} onInput={(event) => setWebhookId(event.currentTarget.value)} />
+      <button type="submit" class="button-small">
+        Filter<Hidden> the deliveries of {endpoint.url}</Hidden>
+      </button>
+    </form>
+  )
+}
+
+/** Every attempt of a delivery, oldest first: when, the answer, how long, why it failed, and the request sent. */
+function DeliveryAttempts({ slug, endpoint, delivery }: { slug: string; endpoint: WebhookEndpoint; delivery: WebhookDelivery }) {
+  const [attempts, setAttempts] = useState<WebhookAttempt[] | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => {
+    setAttempts(null)
+    api.get('/projects/{slug}/webhooks/{endpointId}/deliveries/{deliveryId}/attempts', { path: { slug, endpointId: endpoint.id, deliveryId: delivery.id } }).then(setAttempts, (caught: unknown) =>
+      setError(messageOf(caught)),
+    )
+  }, [delivery.id])
+  const heading = `Attempts of ${delivery.eventType} ${delivery.eventId}`
+  return (
+    <section class="delivery-attempts" aria-label={heading}>
+      <h5>{heading}</h5>
+      <ErrorMessage error={error} />
+      {attempts === null && !error && <Loading what="attempts" />}
+      {attempts?.length === 0 && <p>No attempt was made yet.</p>}
+      {attempts && attempts.length > 0 && (
+        <ol>
+          {attempts.map((attempt, index) => (
+            <li key={index}>
+              <p>
+                <DateTime value={attempt.attemptedAt} /> · {attempt.status === null ? 'no answer' : <code>HTTP {attempt.status}</code>} · {attempt.durationMs} ms
+                {/* An error that only repeats the status says nothing more. */}
+                {attempt.error && attempt.error !== `HTTP ${attempt.status}` && <span class="delivery-error"> · {attempt.error}</span>}
+              </p>
+              {attempt.responseExcerpt && (
+                <>
+                  <p class="muted">Answer (first KiB)</p>
+                  <pre class="attempt-text">{attempt.responseExcerpt}</pre>
+                </>
+              )}
+              {attempt.request ? (
+                <>
+                  <p class="muted">Request sent</p>
+                  <pre class="attempt-text">
+                    {Object.entries(attempt.request.headers)
+                      .map(([name, value]) => `${name}: ${value}`)
+                      .join('\n')}
+                    {'\n\n'}
+                    {attempt.request.body}
+                  </pre>
+                </>
+              ) : (
+                <p class="muted">Nothing was sent.</p>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
   )
 }
 

@@ -13,6 +13,8 @@ type DataOf<O> = O extends { responses: infer R } ? JsonOf<R[Extract<keyof R, 20
 type Answer<Operation extends keyof operations> = DataOf<operations[Operation]>
 /** The JSON body an operation takes. */
 export type RequestBody<Operation extends keyof operations> = JsonOf<operations[Operation]['requestBody']>
+/** The query parameters an operation takes. */
+export type Query<Operation extends keyof operations> = NonNullable<operations[Operation]['parameters']['query']>
 
 export type Session = Answer<'getSession'>
 export type Project = Schemas['Project']
@@ -45,6 +47,7 @@ export type WebhookEndpoint = Schemas['WebhookEndpoint']
 /** A new endpoint (or a rotated one), with its signing secret: shown this once. */
 export type NewWebhookEndpoint = Schemas['NewWebhookEndpoint']
 export type WebhookDelivery = Schemas['WebhookDelivery']
+export type WebhookAttempt = Schemas['WebhookAttempt']
 /** Every event type an endpoint can receive, in the catalogue's order (without `*`). */
 export const WEBHOOK_EVENT_TYPES: readonly string[] = webhookEndpointTypesValues.filter((type) => type !== '*')
 

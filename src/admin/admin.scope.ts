@@ -19,7 +19,7 @@ import { ApiKeySchema, NewApiKeySchema } from '../keys/keys.schemas.js'
 import { AdoptionOrderSchema, AdoptionOrdersSchema } from '../orders/orders.schemas.js'
 import { ProjectSchema } from '../projects/projects.schemas.js'
 import { UsageSchema } from '../usage/usage.schemas.js'
-import { NewWebhookEndpointSchema, WebhookDeliverySchema, WebhookEndpointSchema } from '../webhooks/webhooks.schemas.js'
+import { NewWebhookEndpointSchema, WebhookAttemptSchema, WebhookDeliverySchema, WebhookEndpointSchema } from '../webhooks/webhooks.schemas.js'
 import { SiteSettingsSchema } from '../site/site.schemas.js'
 
 export const ADMIN_PREFIX = '/admin/v1'
@@ -48,6 +48,7 @@ const ADMIN_SCHEMAS = [
   WebhookEndpointSchema,
   NewWebhookEndpointSchema,
   WebhookDeliverySchema,
+  WebhookAttemptSchema,
   ProjectCategorySchema,
   SiteSettingsSchema,
 ]

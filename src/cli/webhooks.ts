@@ -2,14 +2,15 @@
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
 import { ALL_EVENTS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../webhooks/events.js'
-import type { WebhookDelivery, WebhookEndpoint } from '../webhooks/webhooks.schemas.js'
+import { DELIVERY_STATES, type DeliveryState } from '../db/schema.js'
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../webhooks/webhooks.schemas.js'
 import { DEFAULT_OVERLAP_HOURS, type WebhooksService } from '../webhooks/webhooks.service.js'
 import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
 
 const TYPES = [...WEBHOOK_EVENT_TYPES, ALL_EVENTS] as readonly string[]
 
 export function registerWebhookCommands(program: Command, cli: CliContext): void {
-  const group = program.command('webhooks').description("manage a project's webhook endpoints: add, list, update, remove, rotate-secret, deliveries, redeliver, test")
+  const group = program.command('webhooks').description("manage a project's webhook endpoints: add, list, update, remove, rotate-secret, deliveries, attempts, redeliver, test")
   // Events and due deliveries are sent by the running servers, which look every WEBHOOK_WORKER_INTERVAL_MS.
   const run = (work: (webhooks: WebhooksService) => Promise<void>) => withFeatures(cli, ({ webhooks }) => webhooks.service, work)
   const project = (command: Command) => command.requiredOption('--project <slug>', 'the project')
@@ -87,13 +88,31 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
   jsonOption(
     project(group.command('deliveries <id>').description("an endpoint's delivery log, newest first"))
       .option('--before <deliveryId>', 'only deliveries with a smaller id (the next page)', wholeNumber(1))
-      .option('--limit <n>', 'at most this many (1..100)', wholeNumber(1), 20),
-  ).action(async (id: string, options: { project: string; before?: number; limit: number; json?: boolean }) =>
-    run(async (webhooks) => {
-      if (options.limit > 100) throw new CliError('--limit is at most 100.')
-      const { page } = succeeded(await webhooks.deliveries(options.project, id, { before: options.before, limit: options.limit }))
-      printList(options.json, page.items, DELIVERY_COLUMNS)
-    }),
+      .option('--limit <n>', 'at most this many (1..100)', wholeNumber(1), 20)
+      .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DELIVERY_STATES))
+      .addOption(new Option('--type <type>', 'only deliveries of events of this type').choices([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]))
+      .option('--webhook-id <msgId>', "only the deliveries of this event: the webhook-id the receiver got (msg_…)")
+      .option('--since <time>', 'only deliveries created at or after this time (ISO 8601)')
+      .option('--until <time>', 'only deliveries created before this time (ISO 8601)'),
+  ).action(
+    async (
+      id: string,
+      options: { project: string; before?: number; limit: number; state?: DeliveryState; type?: string; webhookId?: string; since?: string; until?: string; json?: boolean },
+    ) =>
+      run(async (webhooks) => {
+        if (options.limit > 100) throw new CliError('--limit is at most 100.')
+        const { before, limit, state, type: eventType, webhookId, since, until } = options
+        const { page } = succeeded(await webhooks.deliveries(options.project, id, { before, limit, state, eventType, webhookId, since, until }))
+        printList(options.json, page.items, DELIVERY_COLUMNS)
+      }),
+  )
+
+  jsonOption(project(group.command('attempts <id> <deliveryId>').description("a delivery's attempts, oldest first: the request sent and what came back"))).action(
+    async (id: string, deliveryId: string, options: { project: string; json?: boolean }) =>
+      run(async (webhooks) => {
+        const { attempts } = succeeded(await webhooks.attempts(options.project, id, wholeNumber(1)(deliveryId)))
+        print(options.json, attempts, () => (attempts.length === 0 ? `Delivery ${deliveryId} has no attempt yet.` : attempts.map(describeAttempt).join('\n\n')))
+      }),
   )
 
   jsonOption(project(group.command('redeliver <id> <deliveryId>').description("send a delivery's event again, once (the same webhook-id)"))).action(
@@ -130,6 +149,17 @@ const DELIVERY_COLUMNS: Record<string, (delivery: WebhookDelivery) => string> = 
   'LATENCY MS': (d) => (d.latencyMs === null ? '' : String(d.latencyMs)),
   'NEXT ATTEMPT': (d) => d.nextAttemptAt ?? '',
   ERROR: (d) => d.lastError ?? '',
+}
+
+function describeAttempt(attempt: WebhookAttempt, index: number): string {
+  const outcome = attempt.error ?? `HTTP ${attempt.status}`
+  const lines = [`Attempt ${index + 1} at ${attempt.attemptedAt}: ${outcome}, ${attempt.durationMs} ms`]
+  if (attempt.request) {
+    for (const [name, value] of Object.entries(attempt.request.headers)) lines.push(`  > ${name}: ${value}`)
+    lines.push(`  > ${attempt.request.body}`)
+  } else lines.push('  (nothing was sent)')
+  if (attempt.responseExcerpt !== null) lines.push(`  < ${attempt.responseExcerpt}`)
+  return lines.join('\n')
 }
 
 function describe(endpoint: WebhookEndpoint): string {

@@ -61,6 +61,7 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionTable
   webhook_events: WebhookEventTable
   webhook_deliveries: WebhookDeliveryTable
+  webhook_attempts: WebhookAttemptTable
 }
 
 // Each enumeration is listed once, where its feature lives; its columns take the type of the list.
@@ -498,6 +499,23 @@ export interface WebhookDeliveryTable {
   completed_at: string | null
 }
 
+/** One attempt of a delivery: what was sent and what came back. */
+export interface WebhookAttemptTable {
+  id: Generated<number>
+  delivery_id: number
+  attempted_at: string
+  /** The HTTP status; null when no answer came. */
+  status: number | null
+  duration_ms: number
+  /** The first KiB at most of the answer's body. */
+  response_excerpt: string | null
+  error: string | null
+  /** JSON object of the headers sent (never a secret); null when nothing was sent. */
+  request_headers: string | null
+  /** The body sent; null when nothing was sent. */
+  request_body: string | null
+}
+
 export type ProjectRow = Selectable<ProjectTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type PetRow = Selectable<PetTable>
@@ -517,3 +535,4 @@ export type AuditEntryRow = Selectable<AuditEntryTable>
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>
 export type WebhookEventRow = Selectable<WebhookEventTable>
 export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>
+export type WebhookAttemptRow = Selectable<WebhookAttemptTable>

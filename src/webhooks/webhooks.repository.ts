@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Db } from '../db/database.js'
 import { prepare } from '../db/prepared.js'
-import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../db/schema.js'
+import type { DeliveryState, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../db/schema.js'
 
 /** An event to write to the outbox. */
 export interface OutboxEvent {
@@ -155,6 +155,10 @@ export async function updateEndpoint(db: Db, id: string, changes: Partial<Omit<W
 }
 
 export async function deleteEndpoint(db: Db, id: string): Promise<void> {
+  await db
+    .deleteFrom('webhook_attempts')
+    .where('delivery_id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').where('webhook_deliveries.endpoint_id', '=', id))
+    .execute()
   await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute()
   await db.deleteFrom('webhook_subscriptions').where('endpoint_id', '=', id).execute()
   await db.deleteFrom('webhook_endpoints').where('id', '=', id).execute()
@@ -225,6 +229,13 @@ export interface DeliveryFilter {
   endpointId: string
   /** Only deliveries with a smaller id (newest first). */
   before?: number | undefined
+  state?: DeliveryState | undefined
+  eventType?: string | undefined
+  /** The event id, sent as `webhook-id`. */
+  eventId?: string | undefined
+  /** Only deliveries created at or after this time, and before `until`. */
+  since?: string | undefined
+  until?: string | undefined
   limit: number
 }
 
@@ -236,6 +247,11 @@ export async function listDeliveries(db: Db, filter: DeliveryFilter): Promise<De
     .select(['ev.type', 'ev.data', 'ev.created_at as event_created_at'])
     .where('d.endpoint_id', '=', filter.endpointId)
   if (filter.before !== undefined) query = query.where('d.id', '<', filter.before)
+  if (filter.state !== undefined) query = query.where('d.state', '=', filter.state)
+  if (filter.eventType !== undefined) query = query.where('ev.type', '=', filter.eventType)
+  if (filter.eventId !== undefined) query = query.where('d.event_id', '=', filter.eventId)
+  if (filter.since !== undefined) query = query.where('d.created_at', '>=', filter.since)
+  if (filter.until !== undefined) query = query.where('d.created_at', '<', filter.until)
   return query.orderBy('d.id', 'desc').limit(filter.limit).execute()
 }
 
@@ -248,6 +264,15 @@ export async function findDelivery(db: Db, endpointId: string, id: number): Prom
     .where('d.endpoint_id', '=', endpointId)
     .where('d.id', '=', id)
     .executeTakeFirst()
+}
+
+export async function insertAttempt(db: Db, attempt: Omit<WebhookAttemptRow, 'id'>): Promise<void> {
+  await db.insertInto('webhook_attempts').values(attempt).execute()
+}
+
+/** A delivery's attempts, oldest first. */
+export async function listAttempts(db: Db, deliveryId: number): Promise<WebhookAttemptRow[]> {
+  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('id').execute()
 }
 
 /** A delivery attempted once, now: a redelivery or a test event. */
@@ -285,8 +310,12 @@ export async function oldestDue(db: Db, now: string): Promise<string | undefined
   return row?.oldest ?? undefined
 }
 
-/** Forgets finished deliveries, and events without deliveries, older than `before`. */
+/** Forgets finished deliveries with their attempts, and events without deliveries, older than `before`. */
 export async function purgeBefore(db: Db, before: string): Promise<void> {
+  await db
+    .deleteFrom('webhook_attempts')
+    .where('delivery_id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').where('webhook_deliveries.state', '<>', 'pending').where('webhook_deliveries.created_at', '<', before))
+    .execute()
   await db.deleteFrom('webhook_deliveries').where('state', '<>', 'pending').where('created_at', '<', before).execute()
   await db
     .deleteFrom('webhook_events')

@@ -12,6 +12,7 @@ import {
   DeliveryQuerySchema,
   RotateSecretSchema,
   UpdateWebhookSchema,
+  WebhookAttemptsSchema,
   WebhookDeliveriesSchema,
   WebhookEndpointsSchema,
   WebhookParamsSchema,
@@ -143,7 +144,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         operationId: 'listWebhookDeliveries',
         summary: "List a webhook endpoint's deliveries",
         description:
-          'The delivery log, newest first: each event sent to the endpoint, its attempts, state, last status, latency and excerpt of the answer, and when the next attempt is due. Kept for 30 days. When more exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor).',
+          'The delivery log, newest first: each event sent to the endpoint, its attempts, state, last status, latency and excerpt of the answer, and when the next attempt is due. Kept for 30 days. Filters narrow it: `state`, `eventType`, `webhookId` (the `webhook-id` a receiver got: that event\'s deliveries, redeliveries included), and the time of the delivery (`since` inclusive, `until` exclusive); a filter that is not valid is refused (400). When more exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor and the same filters).',
         params: WebhookParamsSchema,
         querystring: DeliveryQuerySchema,
         response: { 200: { description: 'A page of deliveries, newest first', headers: NEXT_LINK_DOC, ...WebhookDeliveriesSchema }, ...errorResponses(400, 401, 404, 500, 503) },
@@ -151,9 +152,28 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     },
     async (request, reply) => {
       const { slug, endpointId: id } = request.params
-      const { limit = 20, before } = request.query
-      const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before }))
-      return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/webhooks/${encodeURIComponent(id)}/deliveries`, { limit }, 'before')
+      const { limit = 20, before, ...filters } = request.query
+      const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before, ...filters }))
+      return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/webhooks/${encodeURIComponent(id)}/deliveries`, { limit, ...filters }, 'before')
+    },
+  )
+
+  app.get(
+    '/projects/:slug/webhooks/:endpointId/deliveries/:deliveryId/attempts',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'listWebhookDeliveryAttempts',
+        summary: "List a delivery's attempts",
+        description:
+          'Every attempt of the delivery, oldest first: when it was made, the request sent (its headers, signatures included but never a secret, and its body, byte for byte what was signed), the HTTP status (null when no answer came), how long it took, the first KiB of the answer and why it failed. Kept as long as the delivery (30 days after it finished).',
+        params: DeliveryParamsSchema,
+        response: { 200: { description: 'The attempts, oldest first', ...WebhookAttemptsSchema }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const { endpointId: id, deliveryId } = request.params
+      return orThrow(await webhooks.attempts(request.adminProject.slug, id, deliveryId)).attempts
     },
   )
 

@@ -85,9 +85,46 @@ export const DeliveryQuerySchema = Type.Object(
     before: Type.Optional(
       Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Cursor: only deliveries with a smaller id. Follow the `Link: rel="next"` header instead of building it.', examples: [120] }),
     ),
+    state: Type.Optional(StringEnum(DELIVERY_STATES, { description: 'Only deliveries in this state', examples: ['failed'] })),
+    eventType: Type.Optional(StringEnum([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Only deliveries of events of this type', examples: ['pet.created'] })),
+    webhookId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 40, description: 'Only the deliveries of this event: the `webhook-id` header the receiver got (`msg_…`)', examples: ['msg_2KWPBgLlAfxdpx2AI54pPJ85'] }),
+    ),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'Only deliveries created at or after this time', examples: ['2026-11-01T00:00:00Z'] })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Only deliveries created before this time; after `since`', examples: ['2026-11-02T00:00:00Z'] })),
   },
   { additionalProperties: false },
 )
+
+export const WebhookAttemptSchema = Type.Object(
+  {
+    attemptedAt: Type.String({ format: 'date-time', description: 'When the attempt was made' }),
+    status: Type.Union([Type.Integer(), Type.Null()], { description: "The answer's HTTP status; null when none came" }),
+    durationMs: Type.Integer({ description: 'How long it took, in milliseconds' }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed; null when it succeeded' }),
+    responseExcerpt: Type.Union([Type.String(), Type.Null()], { description: "The first KiB at most of the answer's body" }),
+    request: Type.Union(
+      [
+        Type.Object(
+          {
+            headers: Type.Record(Type.String(), Type.String(), {
+              description: 'The headers sent: `content-type`, `user-agent` and the signature headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (never a secret)',
+            }),
+            body: Type.String({ description: 'The body sent, byte for byte what was signed' }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The request sent; null when none could be made (the endpoint was removed, or its secret does not open on this instance)' },
+    ),
+  },
+  { $id: 'WebhookAttempt', additionalProperties: false, description: 'One attempt of a delivery: the request sent and how it went' },
+)
+
+export type WebhookAttempt = Static<typeof WebhookAttemptSchema>
+
+export const WebhookAttemptsSchema = Type.Array(Type.Ref('WebhookAttempt'), { description: "The delivery's attempts, oldest first" })
 
 export const WebhookDeliverySchema = Type.Object(
   {

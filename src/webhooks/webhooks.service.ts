@@ -3,7 +3,7 @@ import { randomBase62 } from '../auth/api-key.js'
 import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import { PLANS, type ProjectRow } from '../db/schema.js'
+import { type DeliveryState, PLANS, type ProjectRow, type WebhookAttemptRow } from '../db/schema.js'
 import { type Outcome, Refusal, refuse } from '../errors.js'
 import { WEBHOOK_ENDPOINT_LIMITS } from '../limits/plans.js'
 import { type Page, pageOf } from '../shapes.js'
@@ -23,12 +23,13 @@ import {
   insertEndpoint,
   insertManualDelivery,
   insertPlainEvent,
+  listAttempts,
   listDeliveries,
   listEndpoints,
   setSubscriptions,
   updateEndpoint,
 } from './webhooks.repository.js'
-import type { WebhookDelivery, WebhookEndpoint } from './webhooks.schemas.js'
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhooks.schemas.js'
 import { secretContext } from './worker.js'
 
 export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable' | 'rotation_in_progress' | 'limit_reached'>
@@ -90,6 +91,36 @@ export function toDelivery(row: DeliveryWithEvent): WebhookDelivery {
     createdAt: row.created_at,
     completedAt: row.completed_at,
   }
+}
+
+/** A time as stored (ISO in UTC); undefined when none was given, null when it is not a time. */
+function isoTime(value: string | undefined): string | undefined | null {
+  if (value === undefined) return undefined
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString()
+}
+
+export function toAttempt(row: WebhookAttemptRow): WebhookAttempt {
+  return {
+    attemptedAt: row.attempted_at,
+    status: row.status,
+    durationMs: row.duration_ms,
+    error: row.error,
+    responseExcerpt: row.response_excerpt,
+    request: row.request_body === null ? null : { headers: JSON.parse(row.request_headers ?? '{}') as Record<string, string>, body: row.request_body },
+  }
+}
+
+/** Which deliveries of an endpoint to list: the page, and filters that each narrow it. */
+export interface DeliveryQuery {
+  before?: number | undefined
+  limit: number
+  state?: DeliveryState | undefined
+  eventType?: string | undefined
+  /** The event id, the `webhook-id` header. */
+  webhookId?: string | undefined
+  since?: string | undefined
+  until?: string | undefined
 }
 
 export interface WebhookSettings {
@@ -249,11 +280,25 @@ export class WebhooksService {
   }
 
   /** The delivery log of an endpoint, newest first; `nextAfter` is the `before` cursor of the next page. */
-  async deliveries(slug: string, id: string, query: { before?: number | undefined; limit: number }): Promise<WebhookResult<{ page: Page<WebhookDelivery> }>> {
+  async deliveries(slug: string, id: string, query: DeliveryQuery): Promise<WebhookResult<{ page: Page<WebhookDelivery> }>> {
+    // Times are compared as stored (ISO text in UTC): a time given with an offset is converted first.
+    const since = isoTime(query.since)
+    const until = isoTime(query.until)
+    if (since === null || until === null) return { ok: false, error: 'invalid_request', message: `${since === null ? 'since' : 'until'} must be a date and time (ISO 8601, e.g. 2026-11-01T00:00:00Z).` }
+    if (since && until && since >= until) return { ok: false, error: 'invalid_request', message: 'since must be before until.' }
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
-    const rows = await listDeliveries(this.db, { endpointId: id, before: query.before, limit: query.limit + 1 })
+    const { before, state, eventType, webhookId: eventId } = query
+    const rows = await listDeliveries(this.db, { endpointId: id, before, state, eventType, eventId, since, until, limit: query.limit + 1 })
     return { ok: true, page: pageOf(rows.map(toDelivery), query.limit) }
+  }
+
+  /** A delivery's attempts, oldest first: what was sent each time and what came back. */
+  async attempts(slug: string, id: string, deliveryId: number): Promise<WebhookResult<{ attempts: WebhookAttempt[] }>> {
+    const found = await this.endpoint(slug, id)
+    if (!found.ok) return found
+    if (!(await findDelivery(this.db, id, deliveryId))) return { ok: false, error: 'not_found', message: `Webhook endpoint ${id} has no delivery ${deliveryId}.` }
+    return { ok: true, attempts: (await listAttempts(this.db, deliveryId)).map(toAttempt) }
   }
 
   /** Sends a delivery's event again, once, now: a new delivery with the same event id. */

@@ -5,7 +5,7 @@ import type { FailureLog } from '../db/outage.js'
 import { BackgroundPass, leaseHolder } from '../jobs/background-pass.js'
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../db/schema.js'
 import type { SecretBox } from '../secret-box.js'
-import type { AttemptResult, WebhookSender } from './sender.js'
+import type { Attempt, AttemptResult, WebhookSender } from './sender.js'
 import { eventBody, signatureHeader } from './signing.js'
 import {
   claimDueDeliveries,
@@ -13,6 +13,7 @@ import {
   findEndpointsByIds,
   findEvents,
   finishAttempt,
+  insertAttempt,
   markEndpointFailing,
   markEndpointHealthy,
   oldestDue,
@@ -152,6 +153,7 @@ export class WebhookWorker {
     const at = this.clock.now()
     let result: AttemptResult
     let secrets: string[] | undefined
+    let sent: Omit<Attempt, 'url'> | undefined
     if (!event || !endpoint) {
       result = { ok: false, status: null, latencyMs: 0, excerpt: null, error: 'The event or the endpoint no longer exists.' }
     } else if (!this.box) {
@@ -161,8 +163,7 @@ export class WebhookWorker {
     } else {
       const body = eventBody(event.type, event.created_at, event.data)
       const timestamp = Math.floor(at / SECOND)
-      result = await this.sender.send({
-        url: endpoint.url,
+      sent = {
         body,
         headers: {
           'content-type': 'application/json',
@@ -171,9 +172,10 @@ export class WebhookWorker {
           'webhook-timestamp': String(timestamp),
           'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
         },
-      })
+      }
+      result = await this.sender.send({ url: endpoint.url, ...sent })
     }
-    await this.record({ row, endpoint, at, result })
+    await this.record({ row, endpoint, at, result, sent })
   }
 
   /**
@@ -225,7 +227,7 @@ export class WebhookWorker {
     this.recording = false
   }
 
-  private async recordOne(trx: Db, { row, endpoint, at, result }: Recording): Promise<Parameters<DeliveryObserver['attempted']>> {
+  private async recordOne(trx: Db, { row, endpoint, at, result, sent }: Recording): Promise<Parameters<DeliveryObserver['attempted']>> {
     const attempts = row.attempts + 1
     const retry = !result.ok && row.manual === 0 && attempts < MAX_ATTEMPTS && endpoint !== undefined
     const outcome = result.ok ? 'succeeded' : retry ? 'retrying' : 'failed'
@@ -243,7 +245,20 @@ export class WebhookWorker {
       : retry
         ? { ...common, state: 'pending' as const, next_attempt_at: iso(now + retryDelayMs(attempts, this.random())) }
         : { ...common, state: 'failed' as const, next_attempt_at: null, completed_at: iso(now) }
-    if (!(await finishAttempt(trx, row.id, this.holder, changes)) || !endpoint) return [outcome, result.latencyMs]
+    if (!(await finishAttempt(trx, row.id, this.holder, changes))) return [outcome, result.latencyMs]
+    // Kept only with the outcome it belongs to: a lease lost to another instance records nothing.
+    // The signature headers are kept as sent: they are signatures, the secret cannot be read from them.
+    await insertAttempt(trx, {
+      delivery_id: row.id,
+      attempted_at: iso(at),
+      status: result.status,
+      duration_ms: result.latencyMs,
+      response_excerpt: result.excerpt,
+      error: result.error,
+      request_headers: sent ? JSON.stringify(sent.headers) : null,
+      request_body: sent?.body ?? null,
+    })
+    if (!endpoint) return [outcome, result.latencyMs]
     if (result.ok) {
       await markEndpointHealthy(trx, endpoint.id)
       return [outcome, result.latencyMs]
@@ -264,6 +279,8 @@ interface Recording {
   endpoint: WebhookEndpointRow | undefined
   at: number
   result: AttemptResult
+  /** The headers and body sent; undefined when nothing could be sent. */
+  sent: Omit<Attempt, 'url'> | undefined
   resolve(): void
   reject(error: unknown): void
 }
