@@ -13,9 +13,10 @@ import { hostOf, Limits } from './Projects'
 import { type AnimalRef, Link, projectPath, type Tab, TABS } from './router'
 import { UsagePage } from './Usage'
 import { Webhooks } from './Webhooks'
+import { ReadOnly } from './read-only'
 
 /** A project: its summary, its sub-navigation, and the page of the tab chosen. */
-export function ProjectPage({ slug, tab, search, animal, features }: { slug: string; tab: Tab; search: string; animal?: AnimalRef; features: Session['features'] }) {
+export function ProjectPage({ slug, tab, search, animal, features, readOnly = false }: { slug: string; tab: Tab; search: string; animal?: AnimalRef; features: Session['features']; readOnly?: boolean }) {
   const [project, setProject] = useState<Project | null>(null)
   const [error, setError] = useState<string | null>(null)
 
@@ -55,7 +56,13 @@ export function ProjectPage({ slug, tab, search, animal, features }: { slug: str
       </nav>
       <ErrorMessage error={error} />
       {!project && !error && <Loading what="the project" />}
+      {project && readOnly && (
+        <p class="message message-info" role="note">
+          Your role is viewer: you can see this project but not change it. Ask an owner or an operator for a change.
+        </p>
+      )}
       {project && (
+        <ReadOnly.Provider value={readOnly}>
         <div class="tab-panel">
           {tab === 'keys' && <Keys slug={slug} />}
           {tab === 'animals' && (animal === undefined ? <Animals slug={slug} search={search} /> : <AnimalEditor slug={slug} animal={animal} />)}
@@ -67,6 +74,7 @@ export function ProjectPage({ slug, tab, search, animal, features }: { slug: str
           {tab === 'domains' && <Domains project={project} enabled={features.customDomains} />}
           {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} />}
         </div>
+        </ReadOnly.Provider>
       )}
     </>
   )
