@@ -75,18 +75,18 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
       <h2 tabIndex={-1}>Animals</h2>
       {!readOnly && (
         <>
-      <p>
-        Add an animal by its name and category here, or <Link to={animalPath(slug, 'new')}>add one with its whole profile</Link>.
-      </p>
-      <NewAnimalForm
-        slug={slug}
-        categories={categories.items}
-        onAdded={(pet) => {
-          setStatus(`${pet.name} is added (id ${pet.id}).`)
-          // In id order, a new animal comes last: shown once the list's end is loaded.
-          if (list.next === null && showsAtEnd(pet, filters)) list.update((items) => [...items, pet])
-        }}
-      />
+          <p>
+            Add an animal by its name and category here, or <Link to={animalPath(slug, 'new')}>add one with its whole profile</Link>.
+          </p>
+          <NewAnimalForm
+            slug={slug}
+            categories={categories.items}
+            onAdded={(pet) => {
+              setStatus(`${pet.name} is added (id ${pet.id}).`)
+              // In id order, a new animal comes last: shown once the list's end is loaded.
+              if (list.next === null && showsAtEnd(pet, filters)) list.update((items) => [...items, pet])
+            }}
+          />
         </>
       )}
       {/* Filters once there is something to filter. */}

@@ -63,17 +63,17 @@ export function ProjectPage({ slug, tab, search, animal, features, readOnly = fa
       )}
       {project && (
         <ReadOnly.Provider value={readOnly}>
-        <div class="tab-panel">
-          {tab === 'keys' && <Keys slug={slug} />}
-          {tab === 'animals' && (animal === undefined ? <Animals slug={slug} search={search} /> : <AnimalEditor slug={slug} animal={animal} />)}
-          {tab === 'locations' && <Locations slug={slug} />}
-          {tab === 'categories' && <Categories slug={slug} />}
-          {tab === 'orders' && <Orders slug={slug} search={search} />}
-          {tab === 'site' && <Site slug={slug} address={project?.address ?? null} />}
-          {tab === 'usage' && <UsagePage slug={slug} />}
-          {tab === 'domains' && <Domains project={project} enabled={features.customDomains} />}
-          {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} />}
-        </div>
+          <div class="tab-panel">
+            {tab === 'keys' && <Keys slug={slug} />}
+            {tab === 'animals' && (animal === undefined ? <Animals slug={slug} search={search} /> : <AnimalEditor slug={slug} animal={animal} />)}
+            {tab === 'locations' && <Locations slug={slug} />}
+            {tab === 'categories' && <Categories slug={slug} />}
+            {tab === 'orders' && <Orders slug={slug} search={search} />}
+            {tab === 'site' && <Site slug={slug} address={project?.address ?? null} />}
+            {tab === 'usage' && <UsagePage slug={slug} />}
+            {tab === 'domains' && <Domains project={project} enabled={features.customDomains} />}
+            {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} />}
+          </div>
         </ReadOnly.Provider>
       )}
     </>
