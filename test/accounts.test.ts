@@ -13,6 +13,9 @@ import type { Config } from '../src/config.js'
 import { ADMIN_TOKEN, admin, createAdminApp } from './helpers/admin.js'
 import { createUser as createAccount, asUser, SESSION_COOKIE, type SignedInUser, signIn, signInRequest, TEST_PASSWORD, uniqueEmail } from './helpers/accounts.js'
 import { bearer, type ManualClock, type TestApp } from './helpers/app.js'
+import { dialects, withDatabase } from './helpers/databases.js'
+import { migratorOf } from '../src/db/database.js'
+import { insertProject } from '../src/projects/projects.repository.js'
 
 let apps: TestApp[] = []
 
@@ -346,4 +349,42 @@ describe('admin API access', () => {
     const valid = await new Validator().validate(structuredClone(doc) as unknown as Parameters<Validator['validate']>[0])
     assert.ok(valid.valid, JSON.stringify(valid.errors))
   })
+})
+
+describe('migration 0021: the viewer role', () => {
+  for (const dialect of dialects) {
+    test(`${dialect.name}: users, their sessions and memberships outlive it; viewers can be stored after it and are removed by its down`, async () => {
+      await withDatabase(
+        dialect,
+        async ({ db }) => {
+          const at = '2026-01-01T00:00:00.000Z'
+          const project = await insertProject(db, { slug: 'kept', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+          const user = (role: string, email: string) => sql<{ id: number }>`insert into users (email, password_hash, role, created_at) values (${email}, 'hash', ${role}, ${at}) returning id`.execute(db)
+          const ownerId = Number((await user('owner', 'owner@example.test')).rows[0]!.id)
+          const removed = Number((await user('operator', 'gone@example.test')).rows[0]!.id)
+          await sql`delete from users where id = ${removed}`.execute(db)
+          await sql`insert into user_projects (user_id, project_id) values (${ownerId}, ${project.id})`.execute(db)
+          await sql`insert into sessions (id, user_id, csrf_token, created_at, expires_at) values (${'a'.repeat(64)}, ${ownerId}, 'csrf', ${at}, ${at})`.execute(db)
+          await assert.rejects(user('viewer', 'early@example.test'), 'no viewer before the migration')
+
+          assert.equal((await migratorOf(db).migrateToLatest()).error, undefined)
+          const count = async (table: string) => Number((await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} where user_id = ${ownerId}`.execute(db)).rows[0]!.n)
+          assert.equal(await count('sessions'), 1, "the owner's session is kept")
+          assert.equal(await count('user_projects'), 1, "the owner's membership is kept")
+          const viewerId = Number((await user('viewer', 'viewer@example.test')).rows[0]!.id)
+          assert.ok(viewerId > removed, 'the id of a deleted user is not given again')
+          await assert.rejects(user('admin', 'nobody@example.test'), 'other roles are still refused')
+          await sql`insert into user_projects (user_id, project_id) values (${viewerId}, ${project.id})`.execute(db)
+          await assert.rejects(sql`insert into user_projects (user_id, project_id) values (${viewerId + 100}, ${project.id})`.execute(db), 'memberships still need their user')
+
+          assert.equal((await migratorOf(db).migrateTo('0018-site-cache-generation')).error, undefined)
+          const roles = (await sql<{ role: string }>`select role from users order by id`.execute(db)).rows.map((row) => row.role)
+          assert.deepEqual(roles, ['owner'], 'down removes the viewers, and keeps the others')
+          assert.equal(await count('sessions'), 1)
+          await assert.rejects(user('viewer', 'late@example.test'), 'no viewer after the down')
+        },
+        { upTo: '0018-site-cache-generation' },
+      )
+    })
+  }
 })

@@ -9,7 +9,11 @@
  *   owner of the project;
  * - a change made with the session cookie: 403 `csrf_failed` without X-CSRF-Token, with a wrong
  *   one and with another session's; with the session's own token it goes through (a read needs
- *   no token).
+ *   no token);
+ * - a viewer (the read-only role): 403 `forbidden` on every change of the document, of their
+ *   project or another's, but the self-service ones (VIEWER_SELF_SERVICE), and nothing recorded;
+ *   a read answers as for an owner. A change added later is refused to viewers unless it is
+ *   listed there.
  *
  * Every response is checked against the admin document (status documented, body matching).
  *
@@ -169,6 +173,8 @@ const OPERATOR_ONLY = new Set([
 ])
 /** The operations that show a secret once: the audit log must hold none of them. */
 const SHOWS_SECRET = new Set(['createApiKey', 'createUser', 'resetUserPassword', 'createWebhookEndpoint', 'rotateWebhookSecret'])
+/** The only changes a viewer may make: their own session and password. */
+const VIEWER_SELF_SERVICE = new Set(['signOut', 'changeOwnPassword'])
 /** The one operation without a principal: it is how a session is obtained. */
 const PUBLIC = new Set(['signIn'])
 const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -198,6 +204,9 @@ describe('admin API authorization, for every operation of the admin document', {
   let operations: Operation[]
   let operatorAccount: { email: string; password: string }
   let ownerAccount: { email: string; password: string }
+  let viewerAccount: { email: string; password: string }
+  /** The viewer's project: made before them, and only read (their changes are refused). */
+  let viewerFixture: Fixture
   /** Projects the owner belongs to, made on demand (membership is set when the user is created). */
   const ownerProjects: string[] = []
 
@@ -223,6 +232,8 @@ describe('admin API authorization, for every operation of the admin document', {
     for (let i = 0; i < operations.length; i++) ownerProjects.push((await fixture()).slug)
     operatorAccount = await createUser(t, { role: 'operator' })
     ownerAccount = await createUser(t, { role: 'owner', projects: ownerProjects })
+    viewerFixture = await fixture()
+    viewerAccount = await createUser(t, { role: 'viewer', projects: [viewerFixture.slug] })
   })
   after(async () => {
     await t?.close()
@@ -425,6 +436,40 @@ describe('admin API authorization, for every operation of the admin document', {
         }
       })
     }
+  })
+
+  test("a viewer: 403 forbidden on every change but their own session and password, of any project; reads as an owner's", async (context) => {
+    const changes = operations.filter((o) => STATE_CHANGING.has(o.method) && !PUBLIC.has(o.operationId)).map((o) => o.operationId)
+    for (const id of VIEWER_SELF_SERVICE) assert.ok(changes.includes(id), `${id} is a documented change`)
+    const other = await fixture()
+    const newestBefore = (await auditEntries({ limit: 1 }))[0]?.id ?? 0
+    for (const operation of operations) {
+      if (PUBLIC.has(operation.operationId)) continue
+      await context.test(`${operation.method} ${operation.path} (${operation.operationId})`, async () => {
+        const spec = REQUESTS[operation.operationId]
+        assert.ok(spec, `${operation.operationId} has no row in REQUESTS`)
+        const viewer = async () => (await session(viewerAccount)).headers
+        if (STATE_CHANGING.has(operation.method)) {
+          if (VIEWER_SELF_SERVICE.has(operation.operationId)) {
+            expect(await send(operation, viewerFixture, await viewer()), spec.success, undefined, 'a viewer, on their own session or password')
+            return
+          }
+          for (const [f, whose] of [[viewerFixture, 'their project'], [other, "another's project"]] as const) {
+            const response = await send(operation, f, await viewer())
+            expect(response, 403, 'forbidden', `a viewer's change (${whose})`)
+            assert.match(response.json<{ message: string }>().message, /viewer/, 'the message names the role')
+          }
+        } else if (OPERATOR_ONLY.has(operation.operationId)) {
+          expect(await send(operation, viewerFixture, await viewer()), 403, 'forbidden', 'a viewer, on an operator action')
+        } else {
+          expect(await send(operation, viewerFixture, await viewer()), spec.success, undefined, 'a viewer, reading their project')
+          if (operation.path.includes('{slug}')) expect(await send(operation, other, await viewer()), 404, 'not_found', "a viewer, reading another's project")
+        }
+      })
+    }
+    // Refused, the changes left nothing behind: the viewer's only entries are their own session's and password's.
+    const mine = (await auditEntries({ after: newestBefore })).filter((entry) => entry.actor.name === viewerAccount.email)
+    assert.deepEqual([...new Set(mine.map((entry) => entry.action))].sort(), ['session.signed_in', 'session.signed_out', 'user.password_changed'])
   })
 
   test('every operation states its credentials, and the document tells the truth about the admin token', async (context) => {

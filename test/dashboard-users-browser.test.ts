@@ -12,7 +12,8 @@ import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { admin } from './helpers/admin.js'
 import { createUser } from './helpers/accounts.js'
-import { assertInside, boxOf, chromiumMissing, dashboardSuite, DESKTOP, heading, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
+import { ADMIN_TOKEN } from './helpers/admin.js'
+import { assertInside, axeViolations, boxOf, chromiumMissing, dashboardSuite, DESKTOP, heading, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page, what it sends and what it shows, is the subject: the API calls under it are the API
@@ -233,6 +234,28 @@ describe('the Users and Account pages in Chromium', { skip: chromiumMissing, tim
     await heading(page, 'Users').waitFor()
     await textOf(page.getByRole('main'), /Only operators manage users\./)
     assert.equal(await page.getByRole('table').count(), 0)
+    await closePages()
+  })
+
+  test('a viewer sees their project\'s animals and orders with no control that changes anything, and axe finds nothing', async () => {
+    const { t } = suite
+    const project = await t.project({ plan: 'pro' })
+    const added = await t.request({ method: 'POST', url: `/admin/v1/projects/${project.slug}/animals`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'Biscuit', categoryId: 1 } })
+    assert.equal(added.statusCode, 201, added.body)
+    const ordered = await t.request({ method: 'POST', url: '/v1/store/orders', headers: { authorization: `Bearer ${project.key}` }, payload: { petId: added.json<{ id: number }>().id } })
+    assert.equal(ordered.statusCode, 201, ordered.body)
+    const viewer = await createUser(t, { role: 'viewer', projects: [project.slug] })
+    const { page } = await newPage()
+    await signInThroughForm(page, viewer.email, viewer.password)
+    for (const [tab, name] of [['animals', 'Biscuit'], ['orders', 'Biscuit']] as const) {
+      await page.goto(`/dashboard/projects/${project.slug}/${tab}`)
+      await textOf(page.getByRole('main'), new RegExp(name))
+      await textOf(page.getByRole('note'), /Your role is viewer: you can see this project but not change it\./)
+      for (const label of [/^Add/, /^(Delete|Remove)/, /^Save/, /^Edit/, /^(Approve|Cancel)/]) {
+        assert.equal(await page.getByRole('main').getByRole('button', { name: label }).count(), 0, `${tab}: no ${label} button`)
+      }
+      assert.deepEqual(await axeViolations(page), [], `${tab}: axe`)
+    }
     await closePages()
   })
 

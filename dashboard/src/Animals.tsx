@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { AnimalFilters, filtersOf, isFiltered, queryOf, showsAtEnd, SORTS } from './animal-list/filters'
 import { api, page, PET_STATUSES, type Pet, type PetStatus, type ProjectCategory, type RequestBody } from './api'
 import { Badge, type BadgeTone, ColumnHeads, ErrorMessage, Hidden, Loading, RowActions, RowButton, StatusMessage, TableWrap } from './components'
+import { useReadOnly } from './read-only'
 import { FormCard, FormDialog, useConfirm, useSubmit } from './dialogs'
 import { replacing, useEditDialog } from './edit-dialog'
 import { SelectField } from './form-fields'
@@ -27,6 +28,7 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
   const filters = filtersOf(search)
   const [draft, setDraft] = useState(filters)
   const [status, setStatus] = useState<string | null>(null)
+  const readOnly = useReadOnly()
   const editor = useEditDialog<Pet>((changed) => {
     list.update(replacing(changed))
     setStatus(`${changed.name} is saved.`)
@@ -71,18 +73,22 @@ export function Animals({ slug, search }: { slug: string; search: string }) {
   return (
     <>
       <h2 tabIndex={-1}>Animals</h2>
-      <p>
-        Add an animal by its name and category here, or <Link to={animalPath(slug, 'new')}>add one with its whole profile</Link>.
-      </p>
-      <NewAnimalForm
-        slug={slug}
-        categories={categories.items}
-        onAdded={(pet) => {
-          setStatus(`${pet.name} is added (id ${pet.id}).`)
-          // In id order, a new animal comes last: shown once the list's end is loaded.
-          if (list.next === null && showsAtEnd(pet, filters)) list.update((items) => [...items, pet])
-        }}
-      />
+      {!readOnly && (
+        <>
+          <p>
+            Add an animal by its name and category here, or <Link to={animalPath(slug, 'new')}>add one with its whole profile</Link>.
+          </p>
+          <NewAnimalForm
+            slug={slug}
+            categories={categories.items}
+            onAdded={(pet) => {
+              setStatus(`${pet.name} is added (id ${pet.id}).`)
+              // In id order, a new animal comes last: shown once the list's end is loaded.
+              if (list.next === null && showsAtEnd(pet, filters)) list.update((items) => [...items, pet])
+            }}
+          />
+        </>
+      )}
       {/* Filters once there is something to filter. */}
       {(filtered || Boolean(animals?.length)) && (
         <AnimalFilters draft={draft} setDraft={setDraft} categories={categories.items} locations={locations.items} onApply={() => navigate(projectPath(slug, 'animals', queryOf(draft)))} />

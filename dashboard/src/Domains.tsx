@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { api, ApiError, type Domain, type DomainSettings, messageOf, PLANS, type Project } from './api'
 import { Badge, type BadgeTone, ColumnHeads, CopyButton, DateTime, ErrorMessage, Fact, Hidden, Loading, MomentFact, StatusMessage, type StatusTone, TableWrap } from './components'
+import { useReadOnly } from './read-only'
 import { FormCard, useConfirm, useSubmit } from './dialogs'
 import { SelectField } from './form-fields'
 import { Link } from './router'
@@ -51,6 +52,7 @@ export function Domains({ project, enabled }: { project: Project; enabled: boole
 }
 
 function DomainsEnabled({ project }: { project: Project }) {
+  const readOnly = useReadOnly()
   const slug = project.slug
   const [settings, setSettings] = useState<DomainSettings | null>(null)
   const [error, setError] = useState<string | null>(null)
@@ -143,15 +145,17 @@ function DomainsEnabled({ project }: { project: Project }) {
       </aside>
       <StatusMessage text={status} tone={tone} />
       <ErrorMessage error={error} />
-      <AddDomain
-        project={project}
-        onAdded={(domain) =>
-          void run(
-            async () => undefined,
-            () => `${domain.unicodeName} is added. Create its DNS record at your DNS provider, then Verify.`,
-          )
-        }
-      />
+      {!readOnly && (
+        <AddDomain
+          project={project}
+          onAdded={(domain) =>
+            void run(
+              async () => undefined,
+              () => `${domain.unicodeName} is added. Create its DNS record at your DNS provider, then Verify.`,
+            )
+          }
+        />
+      )}
       {!settings && !error && <Loading what="domains" />}
       {settings && settings.domains.length === 0 && <p>This project has no custom domain yet.</p>}
       {settings?.domains.map((domain) => (

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, type ApiKey, messageOf, type NewApiKey, type RequestBody } from './api'
 import { Badge, ColumnHeads, DateTime, ErrorMessage, Loading, RowActions, RowButton, SecretBox, StatusMessage, TableWrap } from './components'
+import { useReadOnly } from './read-only'
 import { FormCard, useConfirm, useSubmit } from './dialogs'
 
 function keyLabel(key: ApiKey): string {
@@ -31,6 +32,7 @@ function KeyStatus({ apiKey, now }: { apiKey: ApiKey; now: number }) {
 }
 
 export function Keys({ slug }: { slug: string }) {
+  const readOnly = useReadOnly()
   const [keys, setKeys] = useState<ApiKey[] | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [status, setStatus] = useState<string | null>(null)
@@ -87,14 +89,16 @@ export function Keys({ slug }: { slug: string }) {
   return (
     <>
       <h2 tabIndex={-1}>API keys</h2>
-      <NewKeyForm
-        slug={slug}
-        onCreated={(key) => {
-          setCreated(key)
-          setStatus(null)
-          setKeys((list) => [...(list ?? []).filter((k) => k.id !== key.id), key])
-        }}
-      />
+      {!readOnly && (
+        <NewKeyForm
+          slug={slug}
+          onCreated={(key) => {
+            setCreated(key)
+            setStatus(null)
+            setKeys((list) => [...(list ?? []).filter((k) => k.id !== key.id), key])
+          }}
+        />
+      )}
       {created && <NewSecret apiKey={created} onDone={() => setCreated(null)} />}
       <StatusMessage text={status} />
       <ErrorMessage error={error} />

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import { api, page, type ProjectLocation } from './api'
 import { useFieldSubmit } from './changes'
 import { ErrorMessage, Loading, RowActions, RowButton, StackedTable, StatusMessage } from './components'
+import { useReadOnly } from './read-only'
 import { FormCard, FormDialog, useConfirm } from './dialogs'
 import { replacing, useEditDialog } from './edit-dialog'
 import { addressLine, LocationFields, locationChangesOf, locationDraftOf, newLocationOf } from './location-fields'
@@ -16,6 +17,7 @@ const PAGE_SIZE = 50
  * page says so, with a link to those animals.
  */
 export function Locations({ slug }: { slug: string }) {
+  const readOnly = useReadOnly()
   const [status, setStatus] = useState<string | null>(null)
   const { dialog, ask } = useConfirm()
   const list = usePagedList(slug, (next) => page('/projects/{slug}/locations', { path: { slug }, query: { limit: PAGE_SIZE } }, next))
@@ -42,13 +44,15 @@ export function Locations({ slug }: { slug: string }) {
     <>
       <h2 tabIndex={-1}>Locations</h2>
       <p>The places where adopters can meet the animals: shelter sites, foster areas. An animal's profile names one; with coordinates, a location is found by distance searches.</p>
-      <NewLocationForm
-        slug={slug}
-        onAdded={(location) => {
-          setStatus(`${location.name} is added (id ${location.id}).`)
-          if (list.next === null) list.update((items) => [...items, location])
-        }}
-      />
+      {!readOnly && (
+        <NewLocationForm
+          slug={slug}
+          onAdded={(location) => {
+            setStatus(`${location.name} is added (id ${location.id}).`)
+            if (list.next === null) list.update((items) => [...items, location])
+          }}
+        />
+      )}
       <StatusMessage text={status} />
       <ErrorMessage error={list.error} />
       {locations === null && !list.error && <Loading what="locations" />}

@@ -13,9 +13,10 @@ import { hostOf, Limits } from './Projects'
 import { type AnimalRef, Link, projectPath, type Tab, TABS } from './router'
 import { UsagePage } from './Usage'
 import { Webhooks } from './Webhooks'
+import { ReadOnly } from './read-only'
 
 /** A project: its summary, its sub-navigation, and the page of the tab chosen. */
-export function ProjectPage({ slug, tab, search, animal, features }: { slug: string; tab: Tab; search: string; animal?: AnimalRef; features: Session['features'] }) {
+export function ProjectPage({ slug, tab, search, animal, features, readOnly = false }: { slug: string; tab: Tab; search: string; animal?: AnimalRef; features: Session['features']; readOnly?: boolean }) {
   const [project, setProject] = useState<Project | null>(null)
   const [error, setError] = useState<string | null>(null)
 
@@ -55,18 +56,25 @@ export function ProjectPage({ slug, tab, search, animal, features }: { slug: str
       </nav>
       <ErrorMessage error={error} />
       {!project && !error && <Loading what="the project" />}
+      {project && readOnly && (
+        <p class="message message-info" role="note">
+          Your role is viewer: you can see this project but not change it. Ask an owner or an operator for a change.
+        </p>
+      )}
       {project && (
-        <div class="tab-panel">
-          {tab === 'keys' && <Keys slug={slug} />}
-          {tab === 'animals' && (animal === undefined ? <Animals slug={slug} search={search} /> : <AnimalEditor slug={slug} animal={animal} />)}
-          {tab === 'locations' && <Locations slug={slug} />}
-          {tab === 'categories' && <Categories slug={slug} />}
-          {tab === 'orders' && <Orders slug={slug} search={search} />}
-          {tab === 'site' && <Site slug={slug} address={project?.address ?? null} />}
-          {tab === 'usage' && <UsagePage slug={slug} />}
-          {tab === 'domains' && <Domains project={project} enabled={features.customDomains} />}
-          {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} />}
-        </div>
+        <ReadOnly.Provider value={readOnly}>
+          <div class="tab-panel">
+            {tab === 'keys' && <Keys slug={slug} />}
+            {tab === 'animals' && (animal === undefined ? <Animals slug={slug} search={search} /> : <AnimalEditor slug={slug} animal={animal} />)}
+            {tab === 'locations' && <Locations slug={slug} />}
+            {tab === 'categories' && <Categories slug={slug} />}
+            {tab === 'orders' && <Orders slug={slug} search={search} />}
+            {tab === 'site' && <Site slug={slug} address={project?.address ?? null} />}
+            {tab === 'usage' && <UsagePage slug={slug} />}
+            {tab === 'domains' && <Domains project={project} enabled={features.customDomains} />}
+            {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} />}
+          </div>
+        </ReadOnly.Provider>
       )}
     </>
   )

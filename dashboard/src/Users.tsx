@@ -178,7 +178,7 @@ function UserActions({ user, own, actions }: { user: User; own: boolean; actions
   const { email } = user
   return (
     <div class="actions">
-      {user.role === 'owner' && <RowButton label="Projects" what={`of ${email}`} onClick={() => actions.projects(user)} />}
+      {user.role !== 'operator' && <RowButton label="Projects" what={`of ${email}`} onClick={() => actions.projects(user)} />}
       <RowButton label="Reset password" what={`of ${email}`} onClick={() => actions.reset(user)} />
       {user.state === 'enabled' ? (
         <RowButton label="Disable" what={email} onClick={() => actions.disable(user)} />
@@ -252,12 +252,19 @@ function ProjectChoices({ idPrefix, projects, chosen, setChosen }: { idPrefix: s
   )
 }
 
+/** How the New user form names each role: what it may see and do. */
+const ROLE_CHOICES: Record<UserRole, string> = {
+  operator: 'operator: every project',
+  owner: 'owner: their projects',
+  viewer: 'viewer: sees their projects, changes nothing',
+}
+
 function NewUserForm({ projects, onCreated }: { projects: string[]; onCreated: (user: UserWithPassword) => void }) {
   const [email, setEmail] = useState('')
   const [role, setRole] = useState<UserRole>('owner')
   const [chosen, setChosen] = useState<string[]>([])
   const form = useSubmit(async () => {
-    const user = await api.post('/users', { body: { email: email.trim(), role, ...(role === 'owner' && { projects: chosen }) } })
+    const user = await api.post('/users', { body: { email: email.trim(), role, ...(role !== 'operator' && { projects: chosen }) } })
     setEmail('')
     setChosen([])
     onCreated(user)
@@ -276,11 +283,11 @@ function NewUserForm({ projects, onCreated }: { projects: string[]; onCreated: (
             id="new-user-role"
             label="Role"
             value={role}
-            options={ROLES.map((value) => ({ value, text: value === 'operator' ? 'operator: every project' : 'owner: their projects' }))}
+            options={ROLES.map((value) => ({ value, text: ROLE_CHOICES[value] }))}
             onChange={setRole}
           />
         </div>
-        {role === 'owner' && <ProjectChoices idPrefix="new-user-project" projects={projects} chosen={chosen} setChosen={setChosen} />}
+        {role !== 'operator' && <ProjectChoices idPrefix="new-user-project" projects={projects} chosen={chosen} setChosen={setChosen} />}
         <p class="help">They get a one-time password, shown to you once, and choose their own when they first sign in.</p>
         <ErrorMessage error={form.error} />
         <div>

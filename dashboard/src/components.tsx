@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useReadOnly } from './read-only'
 import { formatUtc } from './time'
 
 const numbers = new Intl.NumberFormat()
@@ -213,6 +214,8 @@ export function MomentFact({ term, value, empty }: { term: string; value: string
 
 /** A small button of a table row; `what` completes its name for screen readers ("Remove Rex"). */
 export function RowButton({ label, what, danger = false, onClick }: { label: string; what: string; danger?: boolean; onClick: () => void }) {
+  // A viewer's change could only be refused: the page says so once, and offers none.
+  if (useReadOnly()) return null
   return (
     <button type="button" class={danger ? 'button-small button-danger' : 'button-small'} onClick={onClick}>
       {label}

@@ -9,7 +9,10 @@ const ONE_TIME_DAYS = ONE_TIME_PASSWORD_TTL_MS / 86_400_000
 /** A password a person chooses: the length rule of creation, reset and change alike. */
 const chosenPassword = (description: string) => Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, description })
 const emailField = (description: string) => Type.String({ minLength: 3, maxLength: 254, description, examples: ['ops@example.com'] })
-const roleField = StringEnum(USER_ROLES, { description: '`operator`: every project and every action; `owner`: only their projects, no plan changes, no new projects, no user management' })
+const roleField = StringEnum(USER_ROLES, {
+  description:
+    '`operator`: every project and every action; `owner`: only their projects, no plan changes, no new projects, no user management; `viewer` (volunteers, auditors): sees only their projects and changes nothing (403 `forbidden` on every change but signing out and their own password)',
+})
 const slugsField = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { maxItems: 1000, description, examples: [['acme']] })
 
 export const SignInSchema = Type.Object(
@@ -30,8 +33,8 @@ export const SessionSchema = Type.Object(
     user: Type.Object(
       {
         email: Type.String({ description: 'The signed-in user, lowercase' }),
-        role: StringEnum(USER_ROLES, { description: '`operator`: every project and every action; `owner`: only their projects, no plan changes, no new projects' }),
-        projects: Type.Array(Type.String(), { description: "Slugs of the projects the user may see: an owner's own, every project for an operator" }),
+        role: StringEnum(USER_ROLES, { description: '`operator`: every project and every action; `owner`: only their projects, no plan changes, no new projects; `viewer`: sees only their projects, changes nothing' }),
+        projects: Type.Array(Type.String(), { description: "Slugs of the projects the user may see: an owner's or a viewer's own, every project for an operator" }),
       },
       { additionalProperties: false },
     ),
@@ -59,7 +62,7 @@ const userProperties = {
   id: Type.Integer({ minimum: 1, description: "The user's id: what the admin API's paths and the audit log's `user` targets name", examples: [7] }),
   email: Type.String({ description: 'The email they sign in with, lowercase', examples: ['ann@example.com'] }),
   role: roleField,
-  projects: Type.Array(Type.String(), { description: "Slugs of an owner's projects, in order; empty for an operator, who sees every project" }),
+  projects: Type.Array(Type.String(), { description: "Slugs of an owner's or a viewer's projects, in order; empty for an operator, who sees every project" }),
   state: StringEnum(['enabled', 'disabled'], { description: '`disabled`: the user cannot sign in and has no session' }),
   disabledAt: timestamp('When the user was disabled; null while enabled'),
   createdAt: Type.String({ format: 'date-time', description: 'When the user was created' }),
@@ -91,13 +94,13 @@ export const NewUserSchema = Type.Object(
   {
     email: emailField('The email they will sign in with; stored lowercase, unique without case'),
     role: roleField,
-    projects: Type.Optional(slugsField('Owners only, and at least one: the slugs of their projects')),
+    projects: Type.Optional(slugsField('Owners and viewers only, and at least one: the slugs of their projects')),
   },
   { additionalProperties: false, examples: [{ email: 'ann@example.com', role: 'owner', projects: ['acme'] }] },
 )
 
 export const UserProjectsSchema = Type.Object(
-  { projects: Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { minItems: 1, maxItems: 1000, description: 'The slugs of every project the owner belongs to from now on (at least one)' }) },
+  { projects: Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { minItems: 1, maxItems: 1000, description: 'The slugs of every project the owner or viewer belongs to from now on (at least one)' }) },
   { additionalProperties: false, examples: [{ projects: ['acme', 'shelter'] }] },
 )
 

@@ -78,6 +78,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   app.delete(
     '/session',
     {
+      // Self-service: a viewer, who may change nothing else, may sign out.
+      config: { selfService: true },
       schema: {
         ...SESSION,
         operationId: 'signOut',
@@ -101,6 +103,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   app.put(
     '/account/password',
     {
+      // Self-service: a viewer keeps their own password.
+      config: { selfService: true },
       schema: {
         tags: ['account'],
         operationId: 'changeOwnPassword',
@@ -108,7 +112,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
         security: COOKIE_ONLY,
         summary: 'Change your password',
         description:
-          "The signed-in user's own password, owners' and operators' alike: `currentPassword` must be right (403 `wrong_password`; a wrong one counts as a failed sign-in of the email, so after 5 in 15 minutes this answers 429 too), `newPassword` has 12 to 1024 characters. Every other session of the user ends at once; this one stays. The ADMIN_TOKEN bearer has no password: 401.",
+          "The signed-in user's own password, operators', owners' and viewers' alike: `currentPassword` must be right (403 `wrong_password`; a wrong one counts as a failed sign-in of the email, so after 5 in 15 minutes this answers 429 too), `newPassword` has 12 to 1024 characters. Every other session of the user ends at once; this one stays. The ADMIN_TOKEN bearer has no password: 401.",
         body: PasswordChangeSchema,
         response: {
           204: { description: 'Changed', headers: NO_STORE, type: 'null' },

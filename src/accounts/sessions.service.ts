@@ -181,7 +181,7 @@ export class SessionsService implements SessionLookup {
       session.role === 'operator'
         ? { role: 'operator', userId: session.user_id, email: session.email }
         : {
-            role: 'owner',
+            role: session.role,
             userId: session.user_id,
             email: session.email,
             projectIds: new Set((await listUserProjects(this.deps.db, [session.user_id])).map((m) => m.project_id)),

@@ -40,7 +40,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
         'x-audit-action': 'user.created',
         summary: 'Create a user',
         description:
-          'Operators only. The answer carries a generated one-time password (`password`), this once: hand it over safely. At their first sign-in the user chooses their own. An owner needs `projects` (at least one); an operator takes none. A taken email (whatever its case) is 409 `email_taken`; an unknown project 404.',
+          'Operators only. The answer carries a generated one-time password (`password`), this once: hand it over safely. At their first sign-in the user chooses their own. An owner or a viewer (read-only: 403 `forbidden` on every change but signing out and their own password) needs `projects` (at least one); an operator takes none. A taken email (whatever its case) is 409 `email_taken`; an unknown project 404.',
         body: NewUserSchema,
         response: {
           201: { description: 'The user, with their one-time password', headers: { Location: { type: 'string', description: 'Path of the user' }, ...NO_STORE }, ...Type.Ref('UserWithPassword') },
@@ -156,12 +156,12 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ users: UsersService }> = a
         ...USERS,
         operationId: 'setUserProjects',
         'x-audit-action': 'user.projects_changed',
-        summary: "Set an owner's projects",
+        summary: "Set an owner's or a viewer's projects",
         description:
-          "Operators only. Replaces the owner's projects with these (at least one); their sessions see the new set from the next request. An operator has no projects: 400. An unknown project: 404.",
+          "Operators only. Replaces the owner's or viewer's projects with these (at least one); their sessions see the new set from the next request. An operator has no projects: 400. An unknown project: 404.",
         params: UserParamsSchema,
         body: UserProjectsSchema,
-        response: { 200: { description: 'The owner with their projects', ...Type.Ref('User') }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
+        response: { 200: { description: 'The user with their projects', ...Type.Ref('User') }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
       },
     },
     async (request) => present(await users.setProjects({ id: request.params.userId }, request.body.projects, changeOf(request))),

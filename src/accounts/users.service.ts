@@ -116,9 +116,9 @@ export class UsersService {
     const email = normalizeEmail(request.email)
     const invalid = (message: string): Failure<'invalid_request'> => ({ ok: false, error: 'invalid_request', message })
     if (email.length > 254 || !EMAIL_PATTERN.test(email)) return invalid(`Invalid email "${request.email}".`)
-    if (!(USER_ROLES as readonly string[]).includes(request.role)) return invalid(`Unknown role "${request.role}": use operator or owner.`)
-    if (request.role === 'owner' && request.projects.length === 0) return invalid('An owner needs at least one project.')
-    if (request.role === 'operator' && request.projects.length > 0) return invalid('Operators see every project: projects are for owners only.')
+    if (!(USER_ROLES as readonly string[]).includes(request.role)) return invalid(`Unknown role "${request.role}": use operator, owner or viewer.`)
+    if (request.role !== 'operator' && request.projects.length === 0) return invalid(`${request.role === 'owner' ? 'An owner' : 'A viewer'} needs at least one project.`)
+    if (request.role === 'operator' && request.projects.length > 0) return invalid('Operators see every project: projects are for owners and viewers only.')
     const tooShort = request.password === undefined ? undefined : checkPasswordLength(request.password, 'password')
     if (tooShort) return tooShort
     const projects = await this.findProjects(request.projects)
@@ -218,12 +218,12 @@ export class UsersService {
     return { ...result, oneTimePassword }
   }
 
-  /** Replaces an owner's projects; their sessions see the new set from the next request. */
+  /** Replaces an owner's or a viewer's projects; their sessions see the new set from the next request. */
   async setProjects(ref: UserRef, slugs: readonly string[], change: Change): Promise<UserResult<{ user: User }>> {
     const projects = await this.findProjects(slugs)
     if (!projects.ok) return projects
     return this.changeUser(ref, change, 'projects', async (trx, row) => {
-      if (row.role !== 'owner') return { ok: false, error: 'invalid_request', message: `${row.email} is an operator, who sees every project: only owners have projects.` }
+      if (row.role === 'operator') return { ok: false, error: 'invalid_request', message: `${row.email} is an operator, who sees every project: only owners and viewers have projects.` }
       const from = (await listUserProjects(trx, [row.id])).map((m) => m.slug)
       // The projects they have: the user as they are, with no write or audit entry.
       const to = projects.rows.map((p) => p.slug)

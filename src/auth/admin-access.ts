@@ -9,12 +9,13 @@ export const SESSION_COOKIE = 'adoption_session'
 
 /**
  * Who is calling the admin API. Operators see and change every project; owners see only the
- * projects they are members of, and cannot call operator actions (plans, new projects).
+ * projects they are members of, and cannot call operator actions (plans, new projects); viewers
+ * (volunteers, auditors) are members like owners and change nothing (see readOnly).
  * The ADMIN_TOKEN bearer is an operator without an account.
  */
 export type AdminPrincipal =
   | { role: 'operator'; userId: number | null; email: string | null }
-  | { role: 'owner'; userId: number; email: string; projectIds: ReadonlySet<number> }
+  | { role: 'owner' | 'viewer'; userId: number; email: string; projectIds: ReadonlySet<number> }
 
 /** A request's live session, as the admin scope's authentication finds it. */
 export interface SignedIn {
@@ -62,6 +63,17 @@ export function canSee(principal: AdminPrincipal, project: Pick<ProjectRow, 'id'
 /** Operator actions: an owner gets 403 `forbidden`. */
 export function requireOperator(request: FastifyRequest): void {
   if (request.adminPrincipal.role !== 'operator') throw new ApiError('forbidden', 'Only operators may do this; ask an operator of this service.')
+}
+
+/**
+ * A viewer's change: 403 `forbidden`, whatever the operation. Checked by the admin scope for every
+ * state-changing route but the self-service ones (`config.selfService`: signing out, one's own
+ * password), so an operation added later is read-only for viewers without having to say so.
+ */
+export function refuseViewer(principal: AdminPrincipal): void {
+  if (principal.role === 'viewer') {
+    throw new ApiError('forbidden', 'Your role is viewer, which is read-only: you may see your projects but not change them. Ask an operator or an owner.')
+  }
 }
 
 /** An `onRequest` hook for operator actions: checked before the body is read, so an owner learns nothing from validation. */

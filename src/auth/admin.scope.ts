@@ -3,7 +3,7 @@ import type { ProjectRow } from '../db/schema.js'
 import { ApiError } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ADMIN_SECURITY, SESSION_SECURITY } from '../openapi/security.js'
-import { ADMIN_REALM, type AdminPrincipal, canSee, sameSecret, SESSION_COOKIE, type SessionLookup, type SignedIn, tokenPrincipal } from './admin-access.js'
+import { ADMIN_REALM, type AdminPrincipal, canSee, refuseViewer, sameSecret, SESSION_COOKIE, type SessionLookup, type SignedIn, tokenPrincipal } from './admin-access.js'
 
 /** The methods that change state: made with the session cookie, they need the CSRF token. */
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -20,6 +20,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** An admin route that needs no principal (sign-in): the scope's authentication skips it. */
     public?: boolean
+    /** A change of one's own session or account (sign-out, password) that a read-only viewer may make too. */
+    selfService?: boolean
   }
 }
 
@@ -29,6 +31,8 @@ const UNAUTHORIZED = {
 const NO_SESSION = {
   401: { ...errorResponses(401)[401], description: 'No live session cookie: sign in. The ADMIN_TOKEN bearer is not a session and gets this too (code: unauthorized)' },
 }
+/** What every change but the self-service ones says of viewers in its 403, after its own words. */
+const VIEWER_REFUSED = 'A viewer (a read-only role) gets this for every change, with code forbidden.'
 const EITHER_CREDENTIAL: readonly Record<string, readonly string[]>[] = [{ [ADMIN_SECURITY]: [] }, { [SESSION_SECURITY]: [] }]
 
 /**
@@ -55,8 +59,12 @@ export function authenticateAdmin(scope: FastifyInstance, token: string | undefi
       ...route.schema,
       security,
       // Every protected operation documents what authentication can answer: 401, and 403 for a
-      // change (csrf_failed), with the admin API's own words for the 401.
-      response: { ...(changes && errorResponses(403)), ...(route.schema?.response as object | undefined), ...(sessionOnly ? NO_SESSION : UNAUTHORIZED) },
+      // change (csrf_failed, and forbidden for a viewer), with the admin API's own words for the 401.
+      response: {
+        ...(route.schema?.response as object | undefined),
+        ...(changes && forbidden(route.schema?.response, route.config?.selfService)),
+        ...(sessionOnly ? NO_SESSION : UNAUTHORIZED),
+      },
     }
   })
   scope.addHook('onRequest', async (request: FastifyRequest) => {
@@ -74,7 +82,11 @@ export function authenticateAdmin(scope: FastifyInstance, token: string | undefi
         : 'Not signed in: sign in with POST /admin/v1/session, or send the header "Authorization: Bearer <ADMIN_TOKEN>".'
       throw new ApiError('unauthorized', message, { 'www-authenticate': ADMIN_REALM })
     }
-    if (STATE_CHANGING.has(request.method)) checkCsrf(request.headers['x-csrf-token'], session.csrfToken)
+    if (STATE_CHANGING.has(request.method)) {
+      checkCsrf(request.headers['x-csrf-token'], session.csrfToken)
+      // Before the body is read and the project looked up: a viewer learns nothing from validation.
+      if (!request.routeOptions.config.selfService) refuseViewer(session.principal)
+    }
     request.adminSession = session
     request.adminPrincipal = session.principal
   })
@@ -93,6 +105,12 @@ export function resolveProjects(scope: FastifyInstance, findProject: (slug: stri
     if (!project || !canSee(request.adminPrincipal, project)) throw new ApiError('not_found', `No project with slug "${slug}".`)
     request.adminProject = project
   })
+}
+
+/** A change's 403: its own (or the catalog's), which for all but self-service changes also tells viewers they are refused. */
+function forbidden(response: unknown, selfService: boolean | undefined): Record<number, object> {
+  const own = ((response as Record<number, object> | undefined)?.[403] ?? errorResponses(403)[403]!) as { description?: string }
+  return { 403: selfService ? own : { ...own, description: `${own.description ?? 'Forbidden'}. ${VIEWER_REFUSED}` } }
 }
 
 /** The header must equal the session's token; compared in constant time. */

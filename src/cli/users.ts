@@ -20,8 +20,8 @@ export function registerUserCommands(program: Command, cli: CliContext): void {
       .command('create')
       .description('create a user; prints a one-time password, shown only this once, unless --password-stdin')
       .requiredOption('--email <email>', 'the email they sign in with')
-      .addOption(new Option('--role <role>', 'operator (every project) or owner (only their projects)').choices(USER_ROLES).makeOptionMandatory())
-      .option('--project <slug>', 'a project the owner belongs to; repeat for several (owners need at least one)', collectSlugs)
+      .addOption(new Option('--role <role>', 'operator (every project), owner (only their projects) or viewer (sees only their projects, changes nothing)').choices(USER_ROLES).makeOptionMandatory())
+      .option('--project <slug>', 'a project the owner or viewer belongs to; repeat for several (they need at least one)', collectSlugs)
       .option('--password-stdin', `read their password from standard input (at least ${MIN_PASSWORD_LENGTH} characters) instead of generating a one-time password`),
   ).action(async (options: { email: string; role: UserRole; project?: string[]; passwordStdin?: boolean; json?: boolean }) => {
     const password = options.passwordStdin ? await readStdin() : undefined
@@ -80,8 +80,8 @@ export function registerUserCommands(program: Command, cli: CliContext): void {
   jsonOption(
     group
       .command('set-projects <email>')
-      .description("replace an owner's projects")
-      .requiredOption('--project <slug>', 'a project the owner belongs to from now on; repeat for several', collectSlugs),
+      .description("replace an owner's or a viewer's projects")
+      .requiredOption('--project <slug>', 'a project the user belongs to from now on; repeat for several', collectSlugs),
   ).action(async (email: string, options: { project: string[]; json?: boolean }) =>
     run(async (accounts) => {
       const { user } = succeeded(await accounts.setProjects({ email }, options.project, commandLineChange()))

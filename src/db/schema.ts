@@ -17,7 +17,7 @@ export const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] a
 export const DOMAIN_STATES = ['pending', 'verified', 'failed'] as const
 export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'renewing'] as const
 /** Every role: the role column (src/db/schema.ts), the API's `role` and the CLI's `--role` take it from here. */
-export const USER_ROLES = ['operator', 'owner'] as const
+export const USER_ROLES = ['operator', 'owner', 'viewer'] as const
 /** Who can make a change the audit log records: a signed-in user, the ADMIN_TOKEN bearer, the CLI, or the service itself (its first start). */
 export const ACTOR_KINDS = ['user', 'admin_token', 'cli', 'system'] as const
 /** Every state of a webhook delivery: its column takes its type from it. */

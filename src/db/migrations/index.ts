@@ -18,6 +18,7 @@ import * as keyScopes from './0016-key-scopes.js'
 import * as adoptionSite from './0017-adoption-site.js'
 import * as siteCacheGeneration from './0018-site-cache-generation.js'
 import * as webhookAttempts from './0020-webhook-attempts.js'
+import * as readOnlyRole from './0021-read-only-role.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017-adoption-site': adoptionSite,
   '0018-site-cache-generation': siteCacheGeneration,
   '0020-webhook-attempts': webhookAttempts,
+  '0021-read-only-role': readOnlyRole,
 }
