@@ -294,3 +294,23 @@ export async function purgeBefore(db: Db, before: string): Promise<void> {
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries').select('id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
     .execute()
 }
+
+/** Every endpoint's sealed secrets (or one endpoint's), for a check of the keys or a re-seal. */
+export async function listSealedSecrets(db: Db, id?: string): Promise<Pick<WebhookEndpointRow, 'id' | 'project_id' | 'secret' | 'previous_secret'>[]> {
+  let query = db.selectFrom('webhook_endpoints').select(['id', 'project_id', 'secret', 'previous_secret'])
+  if (id !== undefined) query = query.where('id', '=', id)
+  return query.orderBy('id').execute()
+}
+
+/** Replaces an endpoint's sealed secrets if they are still the ones read: a rotation meanwhile wins. */
+export async function replaceSealedSecrets(
+  db: Db,
+  id: string,
+  read: { secret: string; previous_secret: string | null },
+  sealed: { secret: string; previous_secret: string | null },
+): Promise<boolean> {
+  let query = db.updateTable('webhook_endpoints').set(sealed).where('id', '=', id).where('secret', '=', read.secret)
+  query = read.previous_secret === null ? query.where('previous_secret', 'is', null) : query.where('previous_secret', '=', read.previous_secret)
+  const result = await query.executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}

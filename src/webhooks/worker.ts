@@ -57,6 +57,8 @@ export function retryDelayMs(attempts: number, random: number): number {
 export interface DeliveryObserver {
   /** After each attempt: `succeeded`, `retrying` (failed, another attempt is due) or `failed` (no attempt left). */
   attempted(outcome: 'succeeded' | 'retrying' | 'failed', latencyMs: number): void
+  /** At start: how many endpoints have a secret the configured keys do not open. */
+  unopenableSecrets?(count: number): void
 }
 
 export interface WorkerOptions {
@@ -64,6 +66,8 @@ export interface WorkerOptions {
   timeoutMs: number
   /** Jitter's source; tests pass their own. */
   random?: () => number
+  /** Run once when the worker starts, before its first pass: the check of the keys against the sealed secrets. */
+  beforeStart?: () => Promise<void>
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -98,7 +102,9 @@ export class WebhookWorker {
     this.passes = new BackgroundPass(() => this.drain(), options.intervalMs, (err) => this.failures.failed(err, 'webhooks: delivery pass failed'))
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    // A failed check (the database away) is reported, and delivering starts all the same.
+    await this.options.beforeStart?.().catch((error: unknown) => this.failures.failed(error, 'webhooks: the check of the sealed secrets failed'))
     this.passes.start()
   }
 
