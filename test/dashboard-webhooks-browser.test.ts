@@ -12,6 +12,7 @@ import { chromiumMissing, dashboardSuite, pageScrollWidth, PHONE, screenshot, si
 import { Receiver, validSignatures } from './helpers/receiver.js'
 import { eventually } from './helpers/wait.js'
 import type { TestPlan } from '../scripts/test-plan.js'
+import { grantPrivateNetworks } from './helpers/webhooks.js'
 
 // The page, what it sends and what it shows, is the subject: the API calls under it are the API
 // files' subject on both back ends (measured with V8 coverage on PostgreSQL, the browser files
@@ -32,6 +33,7 @@ describe('the Webhooks tab in Chromium', { skip: chromiumMissing, timeout: 120_0
   test('add → secret shown once → test event delivered and signed → a failure redelivered → rotate → disable → remove, on desktop and phone', async () => {
     const { t } = suite
     const project = await t.project()
+    await grantPrivateNetworks(t, project.slug)
     const user = await createUser(t, { role: 'owner', projects: [project.slug] })
     const { page } = await suite.newPage()
     await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/webhooks`)

@@ -48,8 +48,16 @@ export function createWebhooks({ config, db, dialect, clock, log, failures, gene
   // context); the keys they were sealed with before still open them.
   const key = config.webhookEncryptionKey ?? config.certificateEncryptionKey
   const box = key ? new SecretBox(key, config.webhookPreviousEncryptionKeys) : undefined
-  const settings = { allowsPlainHttp: config.webhookAllowedNetworks.length > 0, policy: new AddressPolicy(config.webhookAllowedNetworks), resolve: hostResolver(config.dnsResolvers) }
-  const sender = new WebhookSender({ policy: settings.policy, dnsServers: config.dnsResolvers, timeoutMs: config.webhookTimeoutMs })
+  // The allowed networks are reached only by the projects an operator grants them to: the others
+  // are judged as if none were allowed, when an endpoint is added and at every attempt.
+  const settings = {
+    allowsPlainHttp: config.webhookAllowedNetworks.length > 0,
+    policy: new AddressPolicy(config.webhookAllowedNetworks),
+    publicPolicy: new AddressPolicy([]),
+    resolve: hostResolver(config.dnsResolvers),
+  }
+  const senderOf = (policy: AddressPolicy) => new WebhookSender({ policy, dnsServers: config.dnsResolvers, timeoutMs: config.webhookTimeoutMs })
+  const sender = { granted: senderOf(settings.policy), public: senderOf(settings.publicPolicy) }
   const sealedSecrets = box ? createSealedSecrets({ db, box }) : undefined
   const beforeStart = sealedSecrets && (() => warnOfUnopenableSecrets(sealedSecrets, log, observer))
   const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs, beforeStart })

@@ -130,9 +130,18 @@ export async function findEndpoint(db: Db, projectId: number, id: string): Promi
   return row && (await withTypes(db, [row]))[0]
 }
 
-export async function findEndpointsByIds(db: Db, ids: readonly string[]): Promise<WebhookEndpointRow[]> {
+/** An endpoint as an attempt needs it: with its project's grant of the private networks. */
+export type AttemptedEndpoint = WebhookEndpointRow & { private_networks: number }
+
+export async function findEndpointsByIds(db: Db, ids: readonly string[]): Promise<AttemptedEndpoint[]> {
   if (ids.length === 0) return []
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute()
+  return db
+    .selectFrom('webhook_endpoints')
+    .innerJoin('projects', 'projects.id', 'webhook_endpoints.project_id')
+    .selectAll('webhook_endpoints')
+    .select('projects.webhook_private_networks as private_networks')
+    .where('webhook_endpoints.id', 'in', ids)
+    .execute()
 }
 
 async function withTypes(db: Db, rows: WebhookEndpointRow[]): Promise<EndpointWithTypes[]> {

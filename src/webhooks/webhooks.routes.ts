@@ -143,7 +143,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         operationId: 'listWebhookDeliveries',
         summary: "List a webhook endpoint's deliveries",
         description:
-          'The delivery log, newest first: each event sent to the endpoint, its attempts, state, last status, latency and excerpt of the answer, and when the next attempt is due. Kept for 30 days. When more exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor).',
+          'The delivery log, newest first: each event sent to the endpoint, its attempts, state, last status, latency and excerpt of the answer, and when the next attempt is due. Kept for 30 days. In a project an operator granted the private networks (`webhookPrivateNetworks`), `responseExcerpt` is null for everyone but operators: the answers of internal services are not shown to owners. When more exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor).',
         params: WebhookParamsSchema,
         querystring: DeliveryQuerySchema,
         response: { 200: { description: 'A page of deliveries, newest first', headers: NEXT_LINK_DOC, ...WebhookDeliveriesSchema }, ...errorResponses(400, 401, 404, 500, 503) },
@@ -152,7 +152,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     async (request, reply) => {
       const { slug, endpointId: id } = request.params
       const { limit = 20, before } = request.query
-      const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before }))
+      const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before }, request.adminPrincipal.role === 'operator'))
       return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/webhooks/${encodeURIComponent(id)}/deliveries`, { limit }, 'before')
     },
   )

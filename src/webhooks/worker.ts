@@ -10,6 +10,7 @@ import { eventBody, signatureHeader } from './signing.js'
 import {
   claimDueDeliveries,
   disableEndpoint,
+  type AttemptedEndpoint,
   findEndpointsByIds,
   findEvents,
   finishAttempt,
@@ -92,7 +93,8 @@ export class WebhookWorker {
     private readonly dialect: 'sqlite' | 'postgres',
     private readonly clock: Clock,
     private readonly box: SecretBox | undefined,
-    private readonly sender: WebhookSender,
+    /** Sends for projects an operator granted the allowed private networks, and for the others. */
+    private readonly sender: { granted: WebhookSender; public: WebhookSender },
     private readonly log: FastifyBaseLogger,
     private readonly failures: FailureLog,
     private readonly observer: DeliveryObserver,
@@ -154,7 +156,7 @@ export class WebhookWorker {
     return rows.length
   }
 
-  private async attempt(row: WebhookDeliveryRow, event: WebhookEventRow | undefined, endpoint: WebhookEndpointRow | undefined): Promise<void> {
+  private async attempt(row: WebhookDeliveryRow, event: WebhookEventRow | undefined, endpoint: AttemptedEndpoint | undefined): Promise<void> {
     const at = this.clock.now()
     let result: AttemptResult
     let secrets: string[] | undefined
@@ -167,7 +169,7 @@ export class WebhookWorker {
     } else {
       const body = eventBody(event.type, event.created_at, event.data)
       const timestamp = Math.floor(at / SECOND)
-      result = await this.sender.send({
+      result = await (endpoint.private_networks === 1 ? this.sender.granted : this.sender.public).send({
         url: endpoint.url,
         body,
         headers: {
