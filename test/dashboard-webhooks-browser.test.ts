@@ -76,7 +76,8 @@ describe('the Webhooks tab in Chromium', { skip: chromiumMissing, timeout: 120_0
     receiver.fallback = { status: 500, body: 'not today' }
     await card.getByRole('button', { name: `Send test event to ${receiver.url}` }).click()
     await receiver.waitFor('webhook.test', 2)
-    await refreshedUntil(/Failed[\s\S]*HTTP 500[\s\S]*not today/)
+    // The owner of a project granted the private networks sees the failure, not what the receiver answered.
+    await refreshedUntil(/Failed[\s\S]*HTTP 500/)
     receiver.fallback = { status: 200 }
     await log.getByRole('button', { name: /^Redeliver webhook\.test/ }).first().click()
     await receiver.waitFor('webhook.test', 3)
