@@ -27,6 +27,19 @@ export class SecretBox {
 
   /** Throws when the value was sealed under none of the keys or under another context, or was altered. */
   open(sealed: string, context: string): string {
+    return this.opened(sealed, context).plaintext
+  }
+
+  /**
+   * The value sealed again under the current key, or undefined when the current key sealed it
+   * already (a re-seal run twice changes nothing). Throws as `open` does.
+   */
+  reseal(sealed: string, context: string): string | undefined {
+    const { plaintext, current } = this.opened(sealed, context)
+    return current ? undefined : this.seal(plaintext, context)
+  }
+
+  private opened(sealed: string, context: string): { plaintext: string; current: boolean } {
     const [version, iv, tag, ciphertext] = sealed.split(':')
     if (version !== VERSION || !iv || !tag || ciphertext === undefined) throw new Error('Not a sealed value')
     for (const key of [this.key, ...this.previous]) {
@@ -34,7 +47,8 @@ export class SecretBox {
       decipher.setAAD(Buffer.from(context))
       decipher.setAuthTag(Buffer.from(tag, 'base64'))
       try {
-        return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8')
+        const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8')
+        return { plaintext, current: key === this.key }
       } catch {
         // Not this key's (or altered): the next one.
       }

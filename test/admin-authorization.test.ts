@@ -98,6 +98,7 @@ const REQUESTS: Record<string, RequestSpec> = {
   createProject: { success: 201, body: () => ({ slug: unique('authz'), plan: 'free' }) },
   getProject: { success: 200 },
   setProjectPlan: { success: 200, body: () => ({ plan: 'business' }) },
+  setProjectWebhookPrivateNetworks: { success: 200, body: () => ({ allowed: true }) },
   listApiKeys: { success: 200 },
   createApiKey: { success: 201, body: () => ({ name: 'matrix' }) },
   revokeApiKey: { success: 200 },
@@ -162,6 +163,7 @@ const REQUESTS: Record<string, RequestSpec> = {
 const OPERATOR_ONLY = new Set([
   'createProject',
   'setProjectPlan',
+  'setProjectWebhookPrivateNetworks',
   'listUsers',
   'createUser',
   'getUser',

@@ -12,7 +12,7 @@ import { bearer, type TestApp } from './helpers/app.js'
 import { addDomain, DNS_TARGET, DomainsSuite, uniqueDomain, verifyDomain } from './helpers/domains.js'
 import { freePorts, pebbleMissing, startPebble } from './helpers/pebble.js'
 import { assertSigned, Receiver } from './helpers/receiver.js'
-import { addEndpoint, deliverAll, deliveriesOf } from './helpers/webhooks.js'
+import { addEndpoint, deliverAll, deliveriesOf, grantPrivateNetworks } from './helpers/webhooks.js'
 
 /** Real time, which a test may move forward (to reach a retry) without waiting for it. */
 class OffsetClock implements Clock {
@@ -51,6 +51,7 @@ describe('webhooks with DNS and a CA', { skip: pebbleMissing, timeout: 180_000 }
     )
     await t.app.listen({ port: httpPort, host: '127.0.0.1' })
     const project = await t.project({ plan: 'pro' })
+    await grantPrivateNetworks(t, project.slug)
     const endpoint = await addEndpoint(t, project.slug, receiver.url, ['domain.verified', 'domain.failed', 'certificate.issued', 'certificate.failing'])
     const { name, apex } = uniqueDomain('hooks')
     await addDomain(t, project.slug, name)
@@ -104,6 +105,7 @@ describe('addresses as DNS answers them', { skip: pebbleMissing }, () => {
     )
     await t.app.services.webhooks.worker.close()
     const project = await t.project()
+    await grantPrivateNetworks(t, project.slug)
     const blocked = `blocked-${process.pid}.hooks.test`
     const rebinding = `rebinding-${process.pid}.hooks.test`
     const mixed = `mixed-${process.pid}.hooks.test`

@@ -47,6 +47,7 @@ describe('webhooks of the built service', { timeout: 120_000 }, () => {
     }
     const options = { dataDir, env }
     await cliJson(['projects', 'create', 'acme', '--json'], options)
+    await cliJson(['projects', 'set-webhook-private-networks', 'acme', 'on', '--json'], options)
     const { key } = await cliJson<{ key: string }>(['keys', 'create', '--project', 'acme', '--json'], options)
     const endpoint = await cliJson<Endpoint>(['webhooks', 'add', '--project', 'acme', '--url', receiver.url, '--types', 'pet.created,order.placed', '--json'], options)
     assert.match(endpoint.secret, /^whsec_/)
@@ -77,6 +78,7 @@ describe('webhooks of the built service', { timeout: 120_000 }, () => {
     const env = { WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('hex'), WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_WORKER_INTERVAL_MS: '100' }
     const options = { dataDir, env }
     await cliJson(['projects', 'create', 'shelter', '--json'], options)
+    await cliJson(['projects', 'set-webhook-private-networks', 'shelter', 'on', '--json'], options)
     const added = await cliJson<Endpoint>(['webhooks', 'add', '--project', 'shelter', '--url', receiver.url, '--types', '*', '--json'], options)
     const listed = await cliJson<Endpoint[]>(['webhooks', 'list', '--project', 'shelter', '--json'], options)
     assert.deepEqual(

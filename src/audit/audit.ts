@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS = {
   'session.signed_out': 'A user signed out',
   'project.created': 'A project was created',
   'project.plan_changed': "A project's plan (and limits) changed",
+  'project.webhook_private_networks_changed': "An operator granted or withdrew a project's webhook endpoints the use of the private networks the service allows",
   'key.created': 'An API key was created (its secret is never recorded)',
   'key.revoked': 'An API key was revoked',
   'key.ban_lifted': "An API key's temporary ban was lifted",

@@ -8,7 +8,7 @@ import type { Project, ProjectsService } from '../projects/projects.service.js'
 import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
 
 export function registerProjectCommands(program: Command, cli: CliContext): void {
-  const group = program.command('projects').description('create and list projects, change their plan')
+  const group = program.command('projects').description('create and list projects, change their plan, grant their webhooks the private networks')
   const run = (work: (projects: ProjectsService) => Promise<void>, options?: { makesStore: boolean }) =>
     withFeatures(cli, (deps) => createProjects(deps).service, work, options)
 
@@ -39,6 +39,22 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
         const { project } = succeeded(await projects.setPlan(slug, { plan: plan as Plan, perMinute: options.perMinute, perDay: options.perDay }, commandLineChange()))
         print(options.json, project, () => `Project ${describeProject(project)}`)
       }),
+  )
+
+  jsonOption(
+    group
+      .command('set-webhook-private-networks <slug> <allowed>')
+      .description("on: the project's webhook endpoints may reach the networks of WEBHOOK_ALLOWED_NETWORKS (its owners no longer see those answers); off: they may not"),
+  ).action(async (slug: string, allowed: string, options: { json?: boolean }) =>
+    run(async (projects) => {
+      if (allowed !== 'on' && allowed !== 'off') throw new CliError(`Use on or off, not "${allowed}".`)
+      const { project } = succeeded(await projects.setWebhookPrivateNetworks(slug, allowed === 'on', commandLineChange()))
+      print(options.json, project, () =>
+        project.webhookPrivateNetworks
+          ? `Project ${project.slug}: its webhook endpoints may reach the networks of WEBHOOK_ALLOWED_NETWORKS; its owners no longer see their answers.`
+          : `Project ${project.slug}: its webhook endpoints may not reach private networks, from their next attempt.`,
+      )
+    }),
   )
 }
 

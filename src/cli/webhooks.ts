@@ -10,7 +10,7 @@ import { type CliContext, CliError, jsonOption, print, printList, succeeded, who
 const TYPES = [...WEBHOOK_EVENT_TYPES, ALL_EVENTS] as readonly string[]
 
 export function registerWebhookCommands(program: Command, cli: CliContext): void {
-  const group = program.command('webhooks').description("manage a project's webhook endpoints: add, list, update, remove, rotate-secret, deliveries, attempts, redeliver, test")
+  const group = program.command('webhooks').description("manage a project's webhook endpoints: add, list, update, remove, rotate-secret, deliveries, attempts, redeliver, test; reseal the secrets after a key's rotation")
   // Events and due deliveries are sent by the running servers, which look every WEBHOOK_WORKER_INTERVAL_MS.
   const run = (work: (webhooks: WebhooksService) => Promise<void>) => withFeatures(cli, ({ webhooks }) => webhooks.service, work)
   const project = (command: Command) => command.requiredOption('--project <slug>', 'the project')
@@ -121,6 +121,31 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
         const { delivery } = succeeded(await webhooks.redeliver(options.project, id, wholeNumber(1)(deliveryId), commandLineChange()))
         print(options.json, delivery, () => `Delivery ${delivery.id} of event ${delivery.eventId} (${delivery.eventType}) is due now; the servers send it.`)
       }),
+  )
+
+  jsonOption(
+    group
+      .command('reseal')
+      .description('seal every endpoint\'s signing secrets again with WEBHOOK_ENCRYPTION_KEY, once WEBHOOK_PREVIOUS_ENCRYPTION_KEYS opens those sealed with an older key; exit 1 if some open with none'),
+  ).action(async (options: { json?: boolean }) =>
+    withFeatures(
+      cli,
+      ({ webhooks }) => webhooks.sealedSecrets,
+      async (sealedSecrets) => {
+        if (!sealedSecrets) throw new CliError('Webhooks are not configured: set WEBHOOK_ENCRYPTION_KEY (the new key) and WEBHOOK_PREVIOUS_ENCRYPTION_KEYS (the keys it replaces).')
+        const report = await sealedSecrets.reseal()
+        print(options.json, report, () =>
+          [
+            `Re-sealed the secrets of ${report.resealed} endpoint${report.resealed === 1 ? '' : 's'} with the current key; ${report.current} already were.`,
+            ...report.unopenable.map(({ projectId, endpointId }) => `not opened: ${endpointId} (project ${projectId}): sealed with a key that is in neither WEBHOOK_ENCRYPTION_KEY nor WEBHOOK_PREVIOUS_ENCRYPTION_KEYS`),
+            report.unopenable.length > 0 ? 'Add the keys these were sealed with to WEBHOOK_PREVIOUS_ENCRYPTION_KEYS and run this again, or rotate their secrets with no overlap.' : '',
+          ]
+            .filter(Boolean)
+            .join('\n'),
+        )
+        if (report.unopenable.length > 0) process.exitCode = 1
+      },
+    ),
   )
 
   jsonOption(project(group.command('test <id>').description(`send a ${TEST_EVENT_TYPE} event to the endpoint, once`))).action(async (id: string, options: { project: string; json?: boolean }) =>

@@ -77,6 +77,8 @@ export interface ProjectTable {
   per_minute: number | null
   per_day: number | null
   created_at: string
+  /** 1 when an operator lets the project's webhook endpoints reach WEBHOOK_ALLOWED_NETWORKS. */
+  webhook_private_networks: Generated<number>
 }
 
 export interface ApiKeyTable {

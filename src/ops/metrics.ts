@@ -89,12 +89,19 @@ export class Metrics {
     },
   })
 
-  /** Counts each webhook attempt and its time. */
+  readonly webhookUnopenableSecrets = new Gauge({
+    name: 'adoption_store_webhook_unopenable_secrets',
+    help: 'Webhook endpoints whose signing secret the configured keys (WEBHOOK_ENCRYPTION_KEY, WEBHOOK_PREVIOUS_ENCRYPTION_KEYS) do not open, found at start: their deliveries fail',
+    registers: [this.own],
+  })
+
+  /** Counts each webhook attempt and its time, and the endpoints whose secrets do not open. */
   readonly webhookObserver = {
     attempted: (outcome: 'succeeded' | 'retrying' | 'failed', latencyMs: number) => {
       this.webhookAttempts.inc({ outcome })
       this.webhookLatency.observe(latencyMs / 1000)
     },
+    unopenableSecrets: (count: number) => this.webhookUnopenableSecrets.set(count),
   }
 
   /** Where the queue's age is read at each scrape. */

@@ -48,3 +48,7 @@ export async function getProjectSlug(db: Db, id: number): Promise<string> {
   const { slug } = await db.selectFrom('projects').select('slug').where('id', '=', id).executeTakeFirstOrThrow()
   return slug
 }
+
+export async function updateProjectWebhookPrivateNetworks(db: Db, slug: string, allowed: boolean): Promise<ProjectRow | undefined> {
+  return db.updateTable('projects').set({ webhook_private_networks: allowed ? 1 : 0 }).where('slug', '=', slug).returningAll().executeTakeFirst()
+}

@@ -4,7 +4,7 @@ import { canSee, operatorOnly } from '../auth/admin-access.js'
 import { changeOf } from '../audit/audit.http.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
-import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectParamsSchema, ProjectsSchema } from './projects.schemas.js'
+import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectParamsSchema, ProjectsSchema, WebhookPrivateNetworksSchema } from './projects.schemas.js'
 import { type Project, type ProjectsService, toProject } from './projects.service.js'
 
 const PROJECTS = { tags: ['projects'] } as const
@@ -17,6 +17,7 @@ function present(project: Project, platformDomain: string | undefined): ProjectB
     limits: project.limits,
     address: platformDomain ? `https://${project.slug}.${platformDomain}` : null,
     createdAt: project.createdAt,
+    webhookPrivateNetworks: project.webhookPrivateNetworks,
   }
 }
 
@@ -100,6 +101,28 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsServi
     },
     async (request) => {
       const { project } = orThrow(await projects.setPlan(request.adminProject.slug, request.body, changeOf(request)))
+      return present(project, platformDomain)
+    },
+  )
+
+  app.put(
+    '/projects/:slug/webhook-private-networks',
+    {
+      onRequest: operatorOnly,
+      schema: {
+        ...PROJECTS,
+        operationId: 'setProjectWebhookPrivateNetworks',
+        'x-audit-action': 'project.webhook_private_networks_changed',
+        summary: "Grant or withdraw a project's use of the private networks for webhooks",
+        description:
+          "Operators only (an owner is answered 403: reaching internal networks is the operator's decision). With `allowed: true`, the project's webhook endpoints may point at the networks of `WEBHOOK_ALLOWED_NETWORKS` (and use plain http there); without it they are judged as if that setting were empty, when added and at every attempt. The delivery log of a project with the grant shows the answers' excerpts to operators only.",
+        params: ProjectParamsSchema,
+        body: WebhookPrivateNetworksSchema,
+        response: { 200: { description: 'The project with its grant', ...Type.Ref('Project') }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
+      },
+    },
+    async (request) => {
+      const { project } = orThrow(await projects.setWebhookPrivateNetworks(request.adminProject.slug, request.body.allowed, changeOf(request)))
       return present(project, platformDomain)
     },
   )

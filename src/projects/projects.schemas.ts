@@ -27,6 +27,10 @@ export const ProjectSchema = Type.Object(
       description: 'Where the project is published: `https://<slug>.<PLATFORM_DOMAIN>`; null when no platform domain is configured',
     }),
     createdAt: Type.String({ format: 'date-time', description: 'When the project was created' }),
+    webhookPrivateNetworks: Type.Boolean({
+      description:
+        "Whether the project's webhook endpoints may reach the private networks the operator allows (`WEBHOOK_ALLOWED_NETWORKS`): granted by an operator, per project; false until then, and the project's endpoints are judged as if no private network were allowed",
+    }),
   },
   { $id: 'Project', additionalProperties: false, description: 'A project: its plan and the limits in force' },
 )
@@ -46,6 +50,15 @@ export const NewProjectSchema = Type.Object(
 export const PlanChangeSchema = Type.Object(
   { plan: planField, perMinute: Type.Optional(limitField('minute')), perDay: Type.Optional(limitField('day')) },
   { additionalProperties: false, examples: [{ plan: 'enterprise', perMinute: 5000, perDay: 1000000 }] },
+)
+
+export const WebhookPrivateNetworksSchema = Type.Object(
+  {
+    allowed: Type.Boolean({
+      description: "true: the project's webhook endpoints may reach the networks of `WEBHOOK_ALLOWED_NETWORKS` (the owners then no longer see those endpoints' answers in the delivery log); false: they may not, from their next attempt",
+    }),
+  },
+  { additionalProperties: false, examples: [{ allowed: true }] },
 )
 
 export const ProjectParamsSchema = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }) })

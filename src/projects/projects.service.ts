@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../db/errors.js'
 import type { Plan, ProjectRow } from '../db/schema.js'
 import type { Outcome } from '../errors.js'
 import { limitsOf } from '../limits/plans.js'
-import { findProjectBySlug, insertProject, listProjects, updateProjectPlan } from './projects.repository.js'
+import { findProjectBySlug, insertProject, listProjects, updateProjectPlan, updateProjectWebhookPrivateNetworks } from './projects.repository.js'
 
 export interface Project {
   id: number
@@ -14,6 +14,7 @@ export interface Project {
   plan: Plan
   limits: { perMinute: number; perDay: number }
   createdAt: string
+  webhookPrivateNetworks: boolean
 }
 
 export interface PlanChoice {
@@ -30,7 +31,7 @@ const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 const MAX_LIMIT = 1_000_000_000
 
 export function toProject(row: ProjectRow): Project {
-  return { id: row.id, slug: row.slug, plan: row.plan, limits: limitsOf(row), createdAt: row.created_at }
+  return { id: row.id, slug: row.slug, plan: row.plan, limits: limitsOf(row), createdAt: row.created_at, webhookPrivateNetworks: row.webhook_private_networks === 1 }
 }
 
 /** Projects and their plans: what the admin API's and the CLI's project operations do. */
@@ -100,6 +101,29 @@ export class ProjectsService {
     if (!row) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
     if (!unchanged) await this.authChanged()
     return { ok: true, project: toProject(row) }
+  }
+
+  /**
+   * An operator's decision: whether the project's webhook endpoints may reach the networks of
+   * WEBHOOK_ALLOWED_NETWORKS. Applies from the next endpoint added and the next attempt.
+   */
+  async setWebhookPrivateNetworks(slug: string, allowed: boolean, change: Change): Promise<ProjectResult> {
+    const row = await this.db.transaction().execute(async (trx) => {
+      const before = await findProjectBySlug(trx, slug)
+      // The grant it has: nothing to write or record.
+      if (!before || before.webhook_private_networks === (allowed ? 1 : 0)) return before
+      const updated = await updateProjectWebhookPrivateNetworks(trx, slug, allowed)
+      if (updated) {
+        await recordChange(trx, this.clock, change, {
+          action: 'project.webhook_private_networks_changed',
+          target: { type: 'project', id: slug },
+          projectId: updated.id,
+          details: { allowed },
+        })
+      }
+      return updated
+    })
+    return row ? { ok: true, project: toProject(row) } : { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
   }
 }
 

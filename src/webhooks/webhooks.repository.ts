@@ -130,9 +130,18 @@ export async function findEndpoint(db: Db, projectId: number, id: string): Promi
   return row && (await withTypes(db, [row]))[0]
 }
 
-export async function findEndpointsByIds(db: Db, ids: readonly string[]): Promise<WebhookEndpointRow[]> {
+/** An endpoint as an attempt needs it: with its project's grant of the private networks. */
+export type AttemptedEndpoint = WebhookEndpointRow & { private_networks: number }
+
+export async function findEndpointsByIds(db: Db, ids: readonly string[]): Promise<AttemptedEndpoint[]> {
   if (ids.length === 0) return []
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute()
+  return db
+    .selectFrom('webhook_endpoints')
+    .innerJoin('projects', 'projects.id', 'webhook_endpoints.project_id')
+    .selectAll('webhook_endpoints')
+    .select('projects.webhook_private_networks as private_networks')
+    .where('webhook_endpoints.id', 'in', ids)
+    .execute()
 }
 
 async function withTypes(db: Db, rows: WebhookEndpointRow[]): Promise<EndpointWithTypes[]> {
@@ -322,4 +331,24 @@ export async function purgeBefore(db: Db, before: string): Promise<void> {
     .where('created_at', '<', before)
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries').select('id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
     .execute()
+}
+
+/** Every endpoint's sealed secrets (or one endpoint's), for a check of the keys or a re-seal. */
+export async function listSealedSecrets(db: Db, id?: string): Promise<Pick<WebhookEndpointRow, 'id' | 'project_id' | 'secret' | 'previous_secret'>[]> {
+  let query = db.selectFrom('webhook_endpoints').select(['id', 'project_id', 'secret', 'previous_secret'])
+  if (id !== undefined) query = query.where('id', '=', id)
+  return query.orderBy('id').execute()
+}
+
+/** Replaces an endpoint's sealed secrets if they are still the ones read: a rotation meanwhile wins. */
+export async function replaceSealedSecrets(
+  db: Db,
+  id: string,
+  read: { secret: string; previous_secret: string | null },
+  sealed: { secret: string; previous_secret: string | null },
+): Promise<boolean> {
+  let query = db.updateTable('webhook_endpoints').set(sealed).where('id', '=', id).where('secret', '=', read.secret)
+  query = read.previous_secret === null ? query.where('previous_secret', 'is', null) : query.where('previous_secret', '=', read.previous_secret)
+  const result = await query.executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }

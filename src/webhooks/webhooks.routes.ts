@@ -144,7 +144,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         operationId: 'listWebhookDeliveries',
         summary: "List a webhook endpoint's deliveries",
         description:
-          'The delivery log, newest first: each event sent to the endpoint, its attempts, state, last status, latency and excerpt of the answer, and when the next attempt is due. Kept for 30 days. Filters narrow it: `state`, `eventType`, `webhookId` (the `webhook-id` a receiver got: that event\'s deliveries, redeliveries included), and the time of the delivery (`since` inclusive, `until` exclusive); a filter that is not valid is refused (400). When more exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor and the same filters).',
+          'The delivery log, newest first: each event sent to the endpoint, its attempts, state, last status, latency and excerpt of the answer, and when the next attempt is due. Kept for 30 days. Filters narrow it: `state`, `eventType`, `webhookId` (the `webhook-id` a receiver got: that event\'s deliveries, redeliveries included), and the time of the delivery (`since` inclusive, `until` exclusive); a filter that is not valid is refused (400). In a project an operator granted the private networks (`webhookPrivateNetworks`), `responseExcerpt` is null for everyone but operators: the answers of internal services are not shown to owners. When more exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor and the same filters).',
         params: WebhookParamsSchema,
         querystring: DeliveryQuerySchema,
         response: { 200: { description: 'A page of deliveries, newest first', headers: NEXT_LINK_DOC, ...WebhookDeliveriesSchema }, ...errorResponses(400, 401, 404, 500, 503) },
@@ -153,7 +153,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     async (request, reply) => {
       const { slug, endpointId: id } = request.params
       const { limit = 20, before, ...filters } = request.query
-      const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before, ...filters }))
+      const { page } = orThrow(await webhooks.deliveries(request.adminProject.slug, id, { limit, before, ...filters }, request.adminPrincipal.role === 'operator'))
       return sendPage(reply, page, `/admin/v1/projects/${encodeURIComponent(slug)}/webhooks/${encodeURIComponent(id)}/deliveries`, { limit, ...filters }, 'before')
     },
   )
@@ -173,7 +173,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     },
     async (request) => {
       const { endpointId: id, deliveryId } = request.params
-      return orThrow(await webhooks.attempts(request.adminProject.slug, id, deliveryId)).attempts
+      return orThrow(await webhooks.attempts(request.adminProject.slug, id, deliveryId, request.adminPrincipal.role === 'operator')).attempts
     },
   )
 

@@ -102,7 +102,7 @@ export const WebhookAttemptSchema = Type.Object(
     status: Type.Union([Type.Integer(), Type.Null()], { description: "The answer's HTTP status; null when none came" }),
     durationMs: Type.Integer({ description: 'How long it took, in milliseconds' }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed; null when it succeeded' }),
-    responseExcerpt: Type.Union([Type.String(), Type.Null()], { description: "The first KiB at most of the answer's body" }),
+    responseExcerpt: Type.Union([Type.String(), Type.Null()], { description: "The first KiB at most of the answer's body; null for owners of a project granted the private networks (only operators see those answers)" }),
     request: Type.Union(
       [
         Type.Object(
@@ -140,7 +140,7 @@ export const WebhookDeliverySchema = Type.Object(
     lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: "The last answer's HTTP status; null when none came" }),
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed' }),
     latencyMs: Type.Union([Type.Integer(), Type.Null()], { description: 'How long the last attempt took, in milliseconds' }),
-    responseExcerpt: Type.Union([Type.String(), Type.Null()], { description: "The first KiB at most of the last answer's body" }),
+    responseExcerpt: Type.Union([Type.String(), Type.Null()], { description: "The first KiB at most of the last answer's body; null for owners of a project granted the private networks (only operators see those answers)" }),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: timestamp('When it succeeded or failed for good'),
   },

@@ -126,7 +126,10 @@ export interface DeliveryQuery {
 export interface WebhookSettings {
   /** Whether any network is allowed despite being private: plain http is accepted only then. */
   allowsPlainHttp: boolean
+  /** The addresses endpoints of projects an operator granted the private networks may reach (WEBHOOK_ALLOWED_NETWORKS allowed). */
   policy: AddressPolicy
+  /** The addresses every other project's endpoints may reach: as if WEBHOOK_ALLOWED_NETWORKS were empty. */
+  publicPolicy: AddressPolicy
   /** How an endpoint's host name is resolved when it is added or its URL changed (as attempts resolve it). */
   resolve: ResolveHost
 }
@@ -163,7 +166,8 @@ export class WebhooksService {
     const project = await this.project(slug)
     if (!project.ok) return project
     // What was sent is judged first: a bad request is a 400 even where webhooks are not configured.
-    const checked = await this.checkResolved(this.checkInput(input))
+    const granted = project.project.webhook_private_networks === 1
+    const checked = await this.checkResolved(this.checkInput(input, granted), granted)
     if (!checked.ok) return checked
     const box = this.sealer()
     if (!box.ok) return box
@@ -206,9 +210,10 @@ export class WebhooksService {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
     const before = found.endpoint
-    const input = this.checkInput({ url: changes.url ?? before.url, types: changes.types ?? before.types, description: changes.description ?? undefined })
+    const granted = found.project.webhook_private_networks === 1
+    const input = this.checkInput({ url: changes.url ?? before.url, types: changes.types ?? before.types, description: changes.description ?? undefined }, granted)
     // The host is judged again only when the URL changes: an endpoint kept as it is stays as it was.
-    const checked = changes.url === undefined ? input : await this.checkResolved(input)
+    const checked = changes.url === undefined ? input : await this.checkResolved(input, granted)
     if (!checked.ok) return checked
     const at = new Date(this.clock.now()).toISOString()
     const row = {
@@ -279,8 +284,12 @@ export class WebhooksService {
     return { ok: true, endpoint: toEndpoint({ ...found.endpoint, ...changes }), secret }
   }
 
-  /** The delivery log of an endpoint, newest first; `nextAfter` is the `before` cursor of the next page. */
-  async deliveries(slug: string, id: string, query: DeliveryQuery): Promise<WebhookResult<{ page: Page<WebhookDelivery> }>> {
+  /**
+   * The delivery log of an endpoint, newest first; `nextAfter` is the `before` cursor of the next
+   * page. In a project granted the private networks, only an operator (`showsAnswers`) sees the
+   * answers' excerpts: an owner must not read an internal service's answers through the log.
+   */
+  async deliveries(slug: string, id: string, query: DeliveryQuery, showsAnswers = true): Promise<WebhookResult<{ page: Page<WebhookDelivery> }>> {
     // Times are compared as stored (ISO text in UTC): a time given with an offset is converted first.
     const since = isoTime(query.since)
     const until = isoTime(query.until)
@@ -290,15 +299,18 @@ export class WebhooksService {
     if (!found.ok) return found
     const { before, state, eventType, webhookId: eventId } = query
     const rows = await listDeliveries(this.db, { endpointId: id, before, state, eventType, eventId, since, until, limit: query.limit + 1 })
-    return { ok: true, page: pageOf(rows.map(toDelivery), query.limit) }
+    const hidden = !showsAnswers && found.project.webhook_private_networks === 1
+    return { ok: true, page: pageOf(rows.map((row) => (hidden ? { ...toDelivery(row), responseExcerpt: null } : toDelivery(row))), query.limit) }
   }
 
   /** A delivery's attempts, oldest first: what was sent each time and what came back. */
-  async attempts(slug: string, id: string, deliveryId: number): Promise<WebhookResult<{ attempts: WebhookAttempt[] }>> {
+  async attempts(slug: string, id: string, deliveryId: number, showsAnswers = true): Promise<WebhookResult<{ attempts: WebhookAttempt[] }>> {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
     if (!(await findDelivery(this.db, id, deliveryId))) return { ok: false, error: 'not_found', message: `Webhook endpoint ${id} has no delivery ${deliveryId}.` }
-    return { ok: true, attempts: (await listAttempts(this.db, deliveryId)).map(toAttempt) }
+    // As in the delivery log: the answers of a granted project's endpoints are an operator's to read.
+    const hidden = !showsAnswers && found.project.webhook_private_networks === 1
+    return { ok: true, attempts: (await listAttempts(this.db, deliveryId)).map((row) => (hidden ? { ...toAttempt(row), responseExcerpt: null } : toAttempt(row))) }
   }
 
   /** Sends a delivery's event again, once, now: a new delivery with the same event id. */
@@ -365,7 +377,7 @@ export class WebhooksService {
     return { ok: true, delivery: toDelivery(row) }
   }
 
-  private checkInput(input: EndpointInput): { ok: true; url: string; description: string | null } | { ok: false; error: 'invalid_request'; message: string } {
+  private checkInput(input: EndpointInput, granted: boolean): { ok: true; url: string; description: string | null } | { ok: false; error: 'invalid_request'; message: string } {
     const refuse = (message: string) => ({ ok: false as const, error: 'invalid_request' as const, message })
     let url: URL
     try {
@@ -374,24 +386,33 @@ export class WebhooksService {
       return refuse(`"url" is not a URL: use https://host/path.`)
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return refuse(`"url" must be an https URL, not ${url.protocol}.`)
-    if (url.protocol === 'http:' && !this.settings.allowsPlainHttp) {
-      return refuse('"url" must be an https URL: plain http is accepted only when the operator allows private networks (WEBHOOK_ALLOWED_NETWORKS).')
+    if (url.protocol === 'http:' && !(granted && this.settings.allowsPlainHttp)) {
+      return refuse('"url" must be an https URL: plain http is accepted only on the private networks the operator allows (WEBHOOK_ALLOWED_NETWORKS) and grants this project.')
     }
     if (url.username || url.password) return refuse('"url" must not carry a user or password: authenticate events by their signature.')
     if (url.hash) return refuse('"url" must not have a #fragment.')
-    const refused = literalRefusal(this.settings.policy, url.hostname, url.protocol === 'http:')
-    if (refused) return refuse(`"url" is refused: ${refused}.`)
+    const refused = literalRefusal(this.policyOf(granted), url.hostname, url.protocol === 'http:')
+    if (refused) return refuse(`"url" is refused: ${refused}${this.grantHint(granted)}.`)
     const description = input.description?.trim() || null
     if (description !== null && /\p{Cc}/u.test(description)) return refuse('"description" must not contain control characters.')
     return { ok: true, url: url.toString(), description }
   }
 
   /** A checked URL whose host name resolves now only to refused addresses is refused too. */
-  private async checkResolved<T extends { ok: true; url: string } | { ok: false }>(checked: T): Promise<T | { ok: false; error: 'invalid_request'; message: string }> {
+  private async checkResolved<T extends { ok: true; url: string } | { ok: false }>(checked: T, granted: boolean): Promise<T | { ok: false; error: 'invalid_request'; message: string }> {
     if (!checked.ok) return checked
     const url = new URL(checked.url)
-    const refused = await nameRefusal(this.settings.policy, this.settings.resolve, url.hostname, url.protocol === 'http:')
-    return refused ? { ok: false, error: 'invalid_request', message: `"url" is refused: ${refused}.` } : checked
+    const refused = await nameRefusal(this.policyOf(granted), this.settings.resolve, url.hostname, url.protocol === 'http:')
+    return refused ? { ok: false, error: 'invalid_request', message: `"url" is refused: ${refused}${this.grantHint(granted)}.` } : checked
+  }
+
+  private policyOf(granted: boolean): AddressPolicy {
+    return granted ? this.settings.policy : this.settings.publicPolicy
+  }
+
+  /** Where the operator allows private networks, a refused project learns who may let it reach them. */
+  private grantHint(granted: boolean): string {
+    return !granted && this.settings.allowsPlainHttp ? ' (private networks are reached only by projects an operator grants them to)' : ''
   }
 
   private sealer(): { ok: true; box: SecretBox } | { ok: false; error: 'service_unavailable'; message: string } {
@@ -404,11 +425,11 @@ export class WebhooksService {
     return project ? { ok: true, project } : { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
   }
 
-  private async endpoint(slug: string, id: string): Promise<{ ok: true; endpoint: EndpointWithTypes } | { ok: false; error: 'not_found'; message: string }> {
+  private async endpoint(slug: string, id: string): Promise<{ ok: true; endpoint: EndpointWithTypes; project: ProjectRow } | { ok: false; error: 'not_found'; message: string }> {
     const project = await this.project(slug)
     if (!project.ok) return project
     // Another project's endpoint is answered exactly like one that does not exist.
     const endpoint = await findEndpoint(this.db, project.project.id, id)
-    return endpoint ? { ok: true, endpoint } : { ok: false, error: 'not_found', message: `No webhook endpoint "${id}" in project ${slug}.` }
+    return endpoint ? { ok: true, endpoint, project: project.project } : { ok: false, error: 'not_found', message: `No webhook endpoint "${id}" in project ${slug}.` }
   }
 }

@@ -10,6 +10,7 @@ import { eventBody, signatureHeader } from './signing.js'
 import {
   claimDueDeliveries,
   disableEndpoint,
+  type AttemptedEndpoint,
   findEndpointsByIds,
   findEvents,
   finishAttempt,
@@ -58,6 +59,8 @@ export function retryDelayMs(attempts: number, random: number): number {
 export interface DeliveryObserver {
   /** After each attempt: `succeeded`, `retrying` (failed, another attempt is due) or `failed` (no attempt left). */
   attempted(outcome: 'succeeded' | 'retrying' | 'failed', latencyMs: number): void
+  /** At start: how many endpoints have a secret the configured keys do not open. */
+  unopenableSecrets?(count: number): void
 }
 
 export interface WorkerOptions {
@@ -65,6 +68,8 @@ export interface WorkerOptions {
   timeoutMs: number
   /** Jitter's source; tests pass their own. */
   random?: () => number
+  /** Run once when the worker starts, before its first pass: the check of the keys against the sealed secrets. */
+  beforeStart?: () => Promise<void>
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -89,7 +94,8 @@ export class WebhookWorker {
     private readonly dialect: 'sqlite' | 'postgres',
     private readonly clock: Clock,
     private readonly box: SecretBox | undefined,
-    private readonly sender: WebhookSender,
+    /** Sends for projects an operator granted the allowed private networks, and for the others. */
+    private readonly sender: { granted: WebhookSender; public: WebhookSender },
     private readonly log: FastifyBaseLogger,
     private readonly failures: FailureLog,
     private readonly observer: DeliveryObserver,
@@ -99,7 +105,9 @@ export class WebhookWorker {
     this.passes = new BackgroundPass(() => this.drain(), options.intervalMs, (err) => this.failures.failed(err, 'webhooks: delivery pass failed'))
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    // A failed check (the database away) is reported, and delivering starts all the same.
+    await this.options.beforeStart?.().catch((error: unknown) => this.failures.failed(error, 'webhooks: the check of the sealed secrets failed'))
     this.passes.start()
   }
 
@@ -149,7 +157,7 @@ export class WebhookWorker {
     return rows.length
   }
 
-  private async attempt(row: WebhookDeliveryRow, event: WebhookEventRow | undefined, endpoint: WebhookEndpointRow | undefined): Promise<void> {
+  private async attempt(row: WebhookDeliveryRow, event: WebhookEventRow | undefined, endpoint: AttemptedEndpoint | undefined): Promise<void> {
     const at = this.clock.now()
     let result: AttemptResult
     let secrets: string[] | undefined
@@ -173,7 +181,7 @@ export class WebhookWorker {
           'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
         },
       }
-      result = await this.sender.send({ url: endpoint.url, ...sent })
+      result = await (endpoint.private_networks === 1 ? this.sender.granted : this.sender.public).send({ url: endpoint.url, ...sent })
     }
     await this.record({ row, endpoint, at, result, sent })
   }

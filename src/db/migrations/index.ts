@@ -17,6 +17,7 @@ import * as searchWords from './0015-search-words.js'
 import * as keyScopes from './0016-key-scopes.js'
 import * as adoptionSite from './0017-adoption-site.js'
 import * as siteCacheGeneration from './0018-site-cache-generation.js'
+import * as webhookPrivateNetworks from './0019-webhook-private-networks.js'
 import * as webhookAttempts from './0020-webhook-attempts.js'
 import * as readOnlyRole from './0021-read-only-role.js'
 
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '0016-key-scopes': keyScopes,
   '0017-adoption-site': adoptionSite,
   '0018-site-cache-generation': siteCacheGeneration,
+  '0019-webhook-private-networks': webhookPrivateNetworks,
   '0020-webhook-attempts': webhookAttempts,
   '0021-read-only-role': readOnlyRole,
 }
