@@ -8,6 +8,7 @@
  * test-results/dashboard/.
  */
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { admin } from './helpers/admin.js'
@@ -58,7 +59,8 @@ async function signInWithOneTimePassword(page: Page, email: string, oneTime: str
 }
 
 describe('the Users and Account pages in Chromium', { skip: chromiumMissing, timeout: 180_000 }, () => {
-  const suite = dashboardSuite()
+  // Webhooks configured, so a viewer's Webhooks page has endpoints to show.
+  const suite = dashboardSuite({ config: { webhookEncryptionKey: randomBytes(32).toString('hex') } })
   const { newPage, closePages } = suite
 
   test('an operator creates an owner and manages them; the owner must choose a password of their own at the first sign-in; disabling signs their page out', async () => {
@@ -237,25 +239,54 @@ describe('the Users and Account pages in Chromium', { skip: chromiumMissing, tim
     await closePages()
   })
 
-  test('a viewer sees their project\'s animals and orders with no control that changes anything, and axe finds nothing', async () => {
+  test('a viewer sees every page of their project with no control that changes anything, and axe finds nothing', async () => {
     const { t } = suite
     const project = await t.project({ plan: 'pro' })
     const added = await t.request({ method: 'POST', url: `/admin/v1/projects/${project.slug}/animals`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'Biscuit', categoryId: 1 } })
     assert.equal(added.statusCode, 201, added.body)
     const ordered = await t.request({ method: 'POST', url: '/v1/store/orders', headers: { authorization: `Bearer ${project.key}` }, payload: { petId: added.json<{ id: number }>().id } })
     assert.equal(ordered.statusCode, 201, ordered.body)
+    // Something on every page: a location, a domain, a webhook endpoint, a category of its own.
+    for (const [path, body] of [
+      ['locations', { name: 'North shelter', address: { line1: '1 Main St', city: 'Springfield', country: 'US' }, coordinates: { latitude: 40, longitude: -75 } }],
+      ['domains', { name: `adopt-${project.slug}.example.org` }],
+      ['webhooks', { url: 'https://hooks.example.org/adoption', types: ['pet.created'] }],
+    ] as const) {
+      const made = await admin(t, 'POST', `/projects/${project.slug}/${path}`, body)
+      assert.equal(made.statusCode, 201, `${path}: ${made.body}`)
+    }
+    const ferret = await admin(t, 'PUT', `/projects/${project.slug}/categories/100`, { name: 'Ferret' })
+    assert.ok(ferret.statusCode < 300, ferret.body)
     const viewer = await createUser(t, { role: 'viewer', projects: [project.slug] })
     const { page } = await newPage()
     await signInThroughForm(page, viewer.email, viewer.password)
-    for (const [tab, name] of [['animals', 'Biscuit'], ['orders', 'Biscuit']] as const) {
+    const changes = [/^Add/, /^(Delete|Remove)/, /^Save/, /^Edit/, /^(Approve|Cancel)/, /^(Create|Revoke|Rotate|Disable|Enable|Verify|Re-verify|Send test|Redeliver|Move|Make main)/]
+    const seen: Record<string, RegExp> = {
+      animals: /Biscuit/,
+      orders: /Biscuit/,
+      locations: /North shelter/,
+      categories: /Ferret/,
+      keys: /Default key|key/i,
+      site: /Adoption site/,
+      domains: /adopt-/,
+      webhooks: /hooks\.example\.org/,
+    }
+    for (const [tab, shown] of Object.entries(seen)) {
       await page.goto(`/dashboard/projects/${project.slug}/${tab}`)
-      await textOf(page.getByRole('main'), new RegExp(name))
+      await textOf(page.getByRole('main'), shown)
       await textOf(page.getByRole('note'), /Your role is viewer: you can see this project but not change it\./)
-      for (const label of [/^Add/, /^(Delete|Remove)/, /^Save/, /^Edit/, /^(Approve|Cancel)/]) {
-        assert.equal(await page.getByRole('main').getByRole('button', { name: label }).count(), 0, `${tab}: no ${label} button`)
-      }
+      for (const label of changes) assert.equal(await page.getByRole('main').getByRole('button', { name: label }).count(), 0, `${tab}: no ${label} button`)
       assert.deepEqual(await axeViolations(page), [], `${tab}: axe`)
     }
+    // The site's settings and an animal's profile are shown in their fields, which cannot be changed.
+    await page.goto(`/dashboard/projects/${project.slug}/site`)
+    assert.equal(await page.getByLabel('Shelter name').isDisabled(), true)
+    await page.goto(`/dashboard/projects/${project.slug}/animals/${added.json<{ id: number }>().id}`)
+    await page.getByRole('heading', { level: 2, name: 'Profile of Biscuit' }).waitFor()
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Biscuit')
+    assert.equal(await page.getByLabel('Name', { exact: true }).isDisabled(), true)
+    for (const label of changes) assert.equal(await page.getByRole('main').getByRole('button', { name: label }).count(), 0, `the animal's profile: no ${label} button`)
+    assert.deepEqual(await axeViolations(page), [], "the animal's profile: axe")
     await closePages()
   })
 

@@ -218,6 +218,7 @@ function AddDomain({ project, onAdded }: { project: Project; onAdded: (domain: D
 }
 
 function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; https: boolean; onVerify: () => Promise<void>; onRemove: () => void }) {
+  const readOnly = useReadOnly()
   // onVerify says itself how the check went: here only the button waits.
   const { busy, run: verify } = useSubmit(onVerify)
   const id = `domain-${domain.name}`
@@ -321,15 +322,17 @@ function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; htt
         </div>
       </div>
 
-      <div class="actions">
-        <button type="button" class={verified ? '' : 'button-primary'} onClick={() => void verify()} disabled={busy}>
-          {busy ? 'Checking DNS…' : verified ? 'Re-verify' : 'Verify'}
-          <Hidden> {domain.unicodeName}</Hidden>
-        </button>
-        <button type="button" class="button-danger" onClick={onRemove}>
-          Remove<Hidden> {domain.unicodeName}</Hidden>
-        </button>
-      </div>
+      {!readOnly && (
+        <div class="actions">
+          <button type="button" class={verified ? '' : 'button-primary'} onClick={() => void verify()} disabled={busy}>
+            {busy ? 'Checking DNS…' : verified ? 'Re-verify' : 'Verify'}
+            <Hidden> {domain.unicodeName}</Hidden>
+          </button>
+          <button type="button" class="button-danger" onClick={onRemove}>
+            Remove<Hidden> {domain.unicodeName}</Hidden>
+          </button>
+        </div>
+      )}
     </section>
   )
 }
@@ -337,6 +340,7 @@ function DomainCard({ domain, https, onVerify, onRemove }: { domain: Domain; htt
 type Run = (change: () => Promise<DomainSettings | void>, done: (settings: DomainSettings) => string) => Promise<void>
 
 function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings; run: Run; slug: string }) {
+  const readOnly = useReadOnly()
   const servable = settings.domains.filter((d) => !d.redirect)
   const [primary, setPrimary] = useState(settings.primary ?? '')
   useEffect(() => setPrimary(settings.primary ?? ''), [settings.primary])
@@ -365,18 +369,22 @@ function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings
   return (
     <section class="card" aria-labelledby="primary-redirects">
       <h3 id="primary-redirects">Primary domain and redirects</h3>
-      <form class="form inline-form" onSubmit={savePrimary}>
-        <SelectField
-          id="primary-domain"
-          label="Primary domain"
-          value={primary}
-          options={[{ value: '', text: 'None' }, ...servable.map((d) => ({ value: d.name, text: d.unicodeName }))]}
-          onChange={setPrimary}
-        />
-        <button type="submit" disabled={primary === (settings.primary ?? '')}>
-          Save primary domain
-        </button>
-      </form>
+      {readOnly ? (
+        <p>Primary domain: {settings.primary ?? 'none'}</p>
+      ) : (
+        <form class="form inline-form" onSubmit={savePrimary}>
+          <SelectField
+            id="primary-domain"
+            label="Primary domain"
+            value={primary}
+            options={[{ value: '', text: 'None' }, ...servable.map((d) => ({ value: d.name, text: d.unicodeName }))]}
+            onChange={setPrimary}
+          />
+          <button type="submit" disabled={primary === (settings.primary ?? '')}>
+            Save primary domain
+          </button>
+        </form>
+      )}
 
       <h4>Redirects</h4>
       {settings.redirects.length === 0 ? (
@@ -385,13 +393,14 @@ function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings
         <TableWrap label="Redirects">
           <table>
             <caption class="visually-hidden">Redirects of {settings.project}</caption>
-            <ColumnHeads names={['From', 'To', 'Status', 'Actions']} />
+            <ColumnHeads names={readOnly ? ['From', 'To', 'Status'] : ['From', 'To', 'Status', 'Actions']} />
             <tbody>
               {settings.redirects.map((redirect) => (
                 <tr key={redirect.from}>
                   <th scope="row">{redirect.from}</th>
                   <td>{redirect.to}</td>
                   <td>{redirect.status}</td>
+                  {!readOnly && (
                   <td>
                     <button
                       type="button"
@@ -406,13 +415,14 @@ function PrimaryAndRedirects({ settings, run, slug }: { settings: DomainSettings
                       Remove redirect<Hidden> from {redirect.from}</Hidden>
                     </button>
                   </td>
+                  )}
                 </tr>
               ))}
             </tbody>
           </table>
         </TableWrap>
       )}
-      {redirectable.length > 0 && targets.length > 0 ? (
+      {readOnly ? null : redirectable.length > 0 && targets.length > 0 ? (
         <form class="form inline-form" onSubmit={addRedirect}>
           <SelectField
             id="redirect-from"

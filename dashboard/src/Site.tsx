@@ -3,6 +3,7 @@ import { api, messageOf, type SiteSettings } from './api'
 import { problemFor, useFieldSubmit } from './changes'
 import { CopyButton, ErrorMessage, Loading, StatusMessage } from './components'
 import { CheckboxField, TextAreaField, TextField } from './form-fields'
+import { useReadOnly } from './read-only'
 
 type Draft = Record<'displayName' | 'logoUrl' | 'primaryColor' | 'about' | 'contactEmail' | 'contactPhone', string>
 
@@ -18,6 +19,7 @@ function draftOf(settings: SiteSettings): Draft {
  * when the service has a platform domain; otherwise the site is at `/sites/<slug>/` here.
  */
 export function Site({ slug, address }: { slug: string; address: string | null }) {
+  const readOnly = useReadOnly()
   const [settings, setSettings] = useState<SiteSettings | null>(null)
   const [published, setPublished] = useState(true)
   const [draft, setDraft] = useState<Draft>(EMPTY)
@@ -57,17 +59,22 @@ export function Site({ slug, address }: { slug: string; address: string | null }
         <section class="card" aria-labelledby="site-settings">
           <h3 id="site-settings">Settings</h3>
           <form class="form" onSubmit={form.submit}>
-            <CheckboxField id="site-published" label="Published" checked={published} onChange={setPublished} />
-            <p class="help">Unticked, the project's addresses serve the API only: the site's pages answer 404.</p>
-            <TextField id="site-name" label="Shelter name" help={`Shown in the header and titles; empty: ${slug}`} input={{ maxLength: 100 }} {...field('displayName')} />
-            <TextField id="site-logo" label="Logo address" help="An https address of an image, shown at most 48 px high" input={{ type: 'url', maxLength: 500 }} {...field('logoUrl')} />
-            <TextField id="site-color" label="Colour" help="The header's and buttons' colour, #rrggbb, e.g. #1f5f8b" input={{ maxLength: 7 }} {...field('primaryColor')} />
-            <TextAreaField id="site-about" label="About the shelter" maxLength={5000} {...field('about')} />
-            <TextField id="site-email" label="Contact email" input={{ maxLength: 254 }} {...field('contactEmail')} />
-            <TextField id="site-phone" label="Contact phone" input={{ maxLength: 40 }} {...field('contactPhone')} />
-            <button type="submit" class="button-primary" disabled={form.busy}>
-              Save the site
-            </button>
+            {/* A viewer sees the settings, and cannot change them. */}
+            <fieldset class="plain" disabled={readOnly}>
+              <CheckboxField id="site-published" label="Published" checked={published} onChange={setPublished} />
+              <p class="help">Unticked, the project's addresses serve the API only: the site's pages answer 404.</p>
+              <TextField id="site-name" label="Shelter name" help={`Shown in the header and titles; empty: ${slug}`} input={{ maxLength: 100 }} {...field('displayName')} />
+              <TextField id="site-logo" label="Logo address" help="An https address of an image, shown at most 48 px high" input={{ type: 'url', maxLength: 500 }} {...field('logoUrl')} />
+              <TextField id="site-color" label="Colour" help="The header's and buttons' colour, #rrggbb, e.g. #1f5f8b" input={{ maxLength: 7 }} {...field('primaryColor')} />
+              <TextAreaField id="site-about" label="About the shelter" maxLength={5000} {...field('about')} />
+              <TextField id="site-email" label="Contact email" input={{ maxLength: 254 }} {...field('contactEmail')} />
+              <TextField id="site-phone" label="Contact phone" input={{ maxLength: 40 }} {...field('contactPhone')} />
+            </fieldset>
+            {!readOnly && (
+              <button type="submit" class="button-primary" disabled={form.busy}>
+                Save the site
+              </button>
+            )}
           </form>
           <ErrorMessage error={form.error} />
           <StatusMessage text={status} />

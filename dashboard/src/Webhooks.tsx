@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type NewWebhookEndpoint, type Query, type RequestBody, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
 import { Badge, DateTime, ErrorMessage, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage } from './components'
 import { FormCard, useActions, useConfirm, useSubmit } from './dialogs'
+import { useReadOnly } from './read-only'
 
 const ALL = '*'
 
@@ -131,6 +132,7 @@ function EndpointState({ endpoint }: { endpoint: WebhookEndpoint }) {
 }
 
 function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: string; endpoint: WebhookEndpoint; onToggle: () => void; onRotate: (() => void) | undefined; onRemove: () => void }) {
+  const readOnly = useReadOnly()
   const [showLog, setShowLog] = useState(false)
   const [reload, setReload] = useState(0)
   const [status, setStatus] = useState<string | null>(null)
@@ -171,25 +173,31 @@ function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: 
         </p>
       )}
       <div class="actions">
-        <button type="button" class="button-small" disabled={test.busy} onClick={() => void test.run()}>
-          Send test event<Hidden> to {endpoint.url}</Hidden>
-        </button>
+        {!readOnly && (
+          <button type="button" class="button-small" disabled={test.busy} onClick={() => void test.run()}>
+            Send test event<Hidden> to {endpoint.url}</Hidden>
+          </button>
+        )}
         <button type="button" class="button-small" aria-expanded={showLog} onClick={() => setShowLog(!showLog)}>
           {showLog ? 'Hide deliveries' : 'Deliveries'}
           <Hidden> of {endpoint.url}</Hidden>
         </button>
-        <button type="button" class="button-small" onClick={onToggle}>
-          {endpoint.enabled ? 'Disable' : 'Enable'}
-          <Hidden> {endpoint.url}</Hidden>
-        </button>
-        {onRotate && (
-          <button type="button" class="button-small" onClick={onRotate}>
-            Rotate secret<Hidden> of {endpoint.url}</Hidden>
-          </button>
+        {!readOnly && (
+          <>
+            <button type="button" class="button-small" onClick={onToggle}>
+              {endpoint.enabled ? 'Disable' : 'Enable'}
+              <Hidden> {endpoint.url}</Hidden>
+            </button>
+            {onRotate && (
+              <button type="button" class="button-small" onClick={onRotate}>
+                Rotate secret<Hidden> of {endpoint.url}</Hidden>
+              </button>
+            )}
+            <button type="button" class="button-small button-danger" onClick={onRemove}>
+              Remove<Hidden> {endpoint.url}</Hidden>
+            </button>
+          </>
         )}
-        <button type="button" class="button-small button-danger" onClick={onRemove}>
-          Remove<Hidden> {endpoint.url}</Hidden>
-        </button>
       </div>
       <StatusMessage text={status} />
       <ErrorMessage error={test.error} />
@@ -275,7 +283,7 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
                 <DateTime value={delivery.nextAttemptAt} />
               </td>
               <RowActions>
-                <RowButton label="Attempts" what={`of ${delivery.eventType} ${delivery.eventId}`} onClick={() => setShown(shown?.id === delivery.id ? null : delivery)} />
+                <RowButton label="Attempts" shows what={`of ${delivery.eventType} ${delivery.eventId}`} onClick={() => setShown(shown?.id === delivery.id ? null : delivery)} />
                 <RowButton label="Redeliver" what={`${delivery.eventType} ${delivery.eventId}`} onClick={() => void redeliver(delivery)} />
               </RowActions>
             </tr>

@@ -212,10 +212,13 @@ export function MomentFact({ term, value, empty }: { term: string; value: string
   )
 }
 
-/** A small button of a table row; `what` completes its name for screen readers ("Remove Rex"). */
-export function RowButton({ label, what, danger = false, onClick }: { label: string; what: string; danger?: boolean; onClick: () => void }) {
+/**
+ * A small button of a table row; `what` completes its name for screen readers ("Remove Rex").
+ * `shows`: it only shows something (a delivery's attempts), so a viewer has it too.
+ */
+export function RowButton({ label, what, danger = false, shows = false, onClick }: { label: string; what: string; danger?: boolean; shows?: boolean; onClick: () => void }) {
   // A viewer's change could only be refused: the page says so once, and offers none.
-  if (useReadOnly()) return null
+  if (useReadOnly() && !shows) return null
   return (
     <button type="button" class={danger ? 'button-small button-danger' : 'button-small'} onClick={onClick}>
       {label}

@@ -6,6 +6,7 @@ import type { ComponentChildren, JSX, RefObject } from 'preact'
 import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { messageOf } from './api'
 import { ErrorMessage } from './components'
+import { useReadOnly } from './read-only'
 
 export interface ConfirmOptions {
   title: string
@@ -209,6 +210,8 @@ export function useConfirm(): { dialog: JSX.Element | null; ask: (options: Confi
 
 /** A card holding one form: its heading, the fields, the submit button, then what went wrong. */
 export function FormCard({ id, title, submitLabel, form, children }: { id: string; title: string; submitLabel: string; form: Submission; children: ComponentChildren }) {
+  // Every FormCard adds something: a viewer's addition could only be refused.
+  if (useReadOnly()) return null
   return (
     <section class="card" aria-labelledby={id}>
       <h3 id={id}>{title}</h3>

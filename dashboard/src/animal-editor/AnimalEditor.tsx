@@ -8,6 +8,7 @@ import { type AnimalRef, animalPath, Link, navigate, projectPath } from '../rout
 import { changesOf, type Draft, draftOf, emptyDraft, newPetOf } from './draft'
 import { PhotosSection } from './photos'
 import { AboutSection, BreedSection, CareSection, DescriptionSection, FeeSection, GoodWithSection, LooksSection, ShelterSection } from './sections'
+import { useReadOnly } from '../read-only'
 
 /**
  * An animal's whole profile as a form, at its own address (`…/animals/new`, `…/animals/{id}`).
@@ -16,6 +17,7 @@ import { AboutSection, BreedSection, CareSection, DescriptionSection, FeeSection
  * they name. An animal once added has its photos under the form (see PhotosSection).
  */
 export function AnimalEditor({ slug, animal }: { slug: string; animal: AnimalRef }) {
+  const readOnly = useReadOnly()
   const categories = useCategories(slug)
   const locations = useLocations(slug)
   const [pet, setPet] = useState<Pet | null>(null)
@@ -95,18 +97,23 @@ export function AnimalEditor({ slug, animal }: { slug: string; animal: AnimalRef
       {!sections && <Loading what="the animal" />}
       {sections && (
         <form class="form animal-editor" aria-label={pet ? `Profile of ${pet.name}` : 'New animal'} onSubmit={form.submit}>
-          <AboutSection {...sections} categories={categories.items} adding={pet === null} />
-          <BreedSection {...sections} slug={slug} />
-          <LooksSection {...sections} />
-          <DescriptionSection {...sections} />
-          <GoodWithSection {...sections} />
-          <CareSection {...sections} />
-          <FeeSection {...sections} />
-          <ShelterSection {...sections} locations={locations.items} savedVideos={pet?.videoUrls ?? []} />
+          {/* A viewer reads the profile in its fields, and cannot change it. */}
+          <fieldset class="plain" disabled={readOnly}>
+            <AboutSection {...sections} categories={categories.items} adding={pet === null} />
+            <BreedSection {...sections} slug={slug} />
+            <LooksSection {...sections} />
+            <DescriptionSection {...sections} />
+            <GoodWithSection {...sections} />
+            <CareSection {...sections} />
+            <FeeSection {...sections} />
+            <ShelterSection {...sections} locations={locations.items} savedVideos={pet?.videoUrls ?? []} />
+          </fieldset>
           <div class="editor-actions">
-            <button type="submit" class="button-primary" disabled={form.busy}>
-              {pet ? 'Save changes' : 'Add animal'}
-            </button>
+            {!readOnly && (
+              <button type="submit" class="button-primary" disabled={form.busy}>
+                {pet ? 'Save changes' : 'Add animal'}
+              </button>
+            )}
             <Link to={projectPath(slug, 'animals')}>Back to the list</Link>
           </div>
           <ErrorMessage error={form.error} />

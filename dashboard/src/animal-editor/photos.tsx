@@ -9,6 +9,7 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api, messageOf, type Pet, type Photo, upload } from '../api'
 import { Badge, ErrorMessage, Hidden, StatusMessage } from '../components'
 import { useActions, useConfirm } from '../dialogs'
+import { useReadOnly } from '../read-only'
 
 /** The most photos an animal can have (the API's 409 `limit_reached` past it). */
 const MAX_PHOTOS = 20
@@ -228,6 +229,8 @@ export function PhotosSection({ slug, pet }: { slug: string; pet: Pet }) {
     )
 
   const full = photos.length >= MAX_PHOTOS
+  // A viewer sees the photos, and none of the controls that change them.
+  const readOnly = useReadOnly()
   return (
     <section class="card editor-photos" aria-labelledby="animal-photos-heading">
       <h3 id="animal-photos-heading" tabIndex={-1}>
@@ -236,7 +239,7 @@ export function PhotosSection({ slug, pet }: { slug: string; pet: Pet }) {
       <p class="help" id="animal-photo-help">
         {countOf(photos.length)} of {MAX_PHOTOS}; the first is the main photo. JPEG, PNG, WebP, AVIF or GIF; each is added as it arrives, without its location and camera data.
       </p>
-      {full ? <p>{pet.name} has the most photos an animal can have: remove one to add another.</p> : <DropZone onFiles={uploads.add} />}
+      {readOnly ? null : full ? <p>{pet.name} has the most photos an animal can have: remove one to add another.</p> : <DropZone onFiles={uploads.add} />}
       <UploadList uploads={uploads.uploads} />
       <StatusMessage text={uploads.status} />
       {photos.length === 0 && <p class="muted">No photos yet.</p>}
@@ -257,6 +260,7 @@ export function PhotosSection({ slug, pet }: { slug: string; pet: Pet }) {
                     </span>
                   </figcaption>
                 </figure>
+                {!readOnly && (
                 <div class="actions">
                   <button type="button" class="button-small" data-action="earlier" disabled={busy || index === 0} onClick={() => reorder(photo, index - 1, 'earlier', `Moved to place ${index}.`)}>
                     Move earlier<Hidden> {what}</Hidden>
@@ -273,6 +277,7 @@ export function PhotosSection({ slug, pet }: { slug: string; pet: Pet }) {
                     Remove<Hidden> {what}</Hidden>
                   </button>
                 </div>
+                )}
               </li>
             )
           })}
