@@ -146,9 +146,14 @@ curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
   npx adoption-store webhooks rotate-secret "$hook" --project acme --overlap-hours 24 --json | has '"secret": *"whsec_'
   delivery=$(npx adoption-store webhooks test "$hook" --project acme --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(String(JSON.parse(s).id)))")
   npx adoption-store webhooks deliveries "$hook" --project acme --limit 20 --json | has '"eventType": *"webhook.test"'
+  npx adoption-store webhooks deliveries "$hook" --project acme --state failed --since 2026-11-27T00:00:00Z --type webhook.test --json | has '^\['
+  npx adoption-store webhooks attempts "$hook" "$delivery" --project acme --json | has '^\['
   npx adoption-store webhooks redeliver "$hook" "$delivery" --project acme --json | has '"manual": *true'
   npx adoption-store webhooks update "$hook" --project acme --description "shop backend" >/dev/null
   npx adoption-store webhooks remove "$hook" --project acme --json | has '"removed": *true'
+  npx adoption-store webhooks reseal --json | has '"unopenable": *\[\]'
+  npx adoption-store projects set-webhook-private-networks acme on --json | has '"webhookPrivateNetworks": *true'
+  npx adoption-store projects set-webhook-private-networks acme off --json | has '"webhookPrivateNetworks": *false'
   npx adoption-store audit list --project acme --action webhook.created --json | has "\"id\": *\"$hook\""
   echo "smoke: README webhook commands passed"
 )
