@@ -86,7 +86,7 @@ describe('admin API: projects and plans', () => {
     const created = await admin(t, 'POST', '/projects', { slug: name, plan: 'pro' })
     assert.equal(created.statusCode, 201, created.body)
     assert.equal(created.headers.location, `/admin/v1/projects/${name}`)
-    assert.deepEqual(created.json(), { slug: name, plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, address: null, createdAt: new Date(NOW).toISOString() })
+    assert.deepEqual(created.json(), { slug: name, plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, address: null, webhookPrivateNetworks: false, createdAt: new Date(NOW).toISOString() })
 
     const enterprise = await admin(t, 'POST', '/projects', { slug: slug(), plan: 'enterprise', perMinute: 5_000, perDay: 2_000_000 })
     assert.equal(enterprise.statusCode, 201, enterprise.body)

@@ -62,10 +62,14 @@ describe('the /docs reference in Chromium', { skip: chromiumMissing }, () => {
       const summary = block.locator('.opblock-summary-control').first()
       await summary.click()
       await block.locator('.opblock-body').waitFor({ state: 'attached', timeout: 15_000 })
+      // An event is what the service sends to an endpoint, and the store group is not tried from
+      // the page: neither has a live testing panel. The others' button may come a moment after
+      // the block's body (a busy machine): waited for.
+      const testable = !webhook && !path.startsWith('/store')
+      if (testable) await block.locator('button.try-out__btn').waitFor({ timeout: 15_000 }).catch(() => undefined)
       const tryOut = await block.locator('button.try-out__btn').count()
-      // An event is what the service sends to an endpoint: nothing to try from the page.
       if (webhook) assert.equal(tryOut, 0, `${path}: a webhook event has no live testing panel`)
-      else if (path.startsWith('/store')) assert.equal(tryOut, 0, `${path}: the store group has no live testing panel`)
+      else if (!testable) assert.equal(tryOut, 0, `${path}: the store group has no live testing panel`)
       else assert.equal(tryOut, 1, `${path}: "Try it out" is offered`)
       await summary.click()
       await block.locator('.opblock-body').waitFor({ state: 'detached', timeout: 15_000 })
