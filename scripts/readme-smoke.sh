@@ -100,6 +100,7 @@ npx adoption-store audit list --since 2026-11-25T00:00:00Z --until 2099-01-01T00
 # Dashboard accounts: a generated password signs in on the running server; the page is served.
 password=$(npx adoption-store users create --email ops@example.com --role operator --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).password))")
 npx adoption-store users create --email ann@example.com --role owner --project acme
+npx adoption-store users create --email vol@example.com --role viewer --project acme --json | has '"role": *"viewer"'
 PASSWORD='a long pass phrase for bob'
 printf '%s\n' "$PASSWORD" | npx adoption-store users create --email bob@example.com --role operator --password-stdin
 npx adoption-store users list --json | has '"email": *"ann@example.com"'
