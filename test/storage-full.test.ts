@@ -161,7 +161,7 @@ describe('the embedded store on a full disk', () => {
       // Room again: the file system grows under the running service.
       execFileSync('mount', ['-o', 'remount,size=64m', dataDir])
       let readyAgain = 0
-      for (let i = 0; i < 100 && readyAgain !== 200; i++) {
+      for (let i = 0; i < 300 && readyAgain !== 200; i++) {
         readyAgain = (await a.request({ method: 'GET', url: '/readyz' })).statusCode
         if (readyAgain !== 200) await sleep(100)
       }
@@ -252,7 +252,7 @@ describe('the photo files on a full file system', () => {
       // The operator removes the file: ready again by the probe, and the next upload is taken.
       fs.rmSync(filler)
       let readyAgain = 0
-      for (let i = 0; i < 100 && readyAgain !== 200; i++) {
+      for (let i = 0; i < 300 && readyAgain !== 200; i++) {
         readyAgain = (await a.request({ method: 'GET', url: '/readyz' })).statusCode
         if (readyAgain !== 200) await sleep(100)
       }

@@ -117,7 +117,11 @@ export class PhotosService {
     const reported = await this.deps.outbox.wants(projectId, 'pet.photo_added')
     let photo: Photo
     try {
-      await Promise.all(processed.photo.variants.map((variant, i) => store.put(keys[i]!, variant.bytes, CONTENT_TYPES[variant.format])))
+      // Every put settles before any is discarded: a put still under way when another failed
+      // would otherwise land its file after the discard, and leave it behind.
+      const puts = await Promise.allSettled(processed.photo.variants.map((variant, i) => store.put(keys[i]!, variant.bytes, CONTENT_TYPES[variant.format])))
+      const failed = puts.find((put): put is PromiseRejectedResult => put.status === 'rejected')
+      if (failed !== undefined) throw failed.reason
       photo = await db.transaction().execute(async (trx) => {
         const now = this.now()
         if (!(await touchPet(trx, projectId, petId, now))) refuse('not_found', noSuchPet(petId))
