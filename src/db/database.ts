@@ -95,16 +95,16 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
     query_timeout: settings.databaseTimeoutMs,
     idle_in_transaction_session_timeout: settings.databaseTimeoutMs * 2,
     keepAlive: true,
+    // Awaited before the connection is handed out, so its first query never waits behind another.
+    onConnect: async (client: Pg.ClientBase) => {
+      client.on('error', () => undefined)
+      await client.query(PLANNER_SETTINGS)
+    },
   })
   // A connection that breaks (server restart, network cut) reports it as an 'error' event: on the
   // pool while idle, on the client while checked out. Without listeners it would end the process;
   // the query in flight fails on its own (503) and the pool replaces the connection.
   pool.on('error', () => undefined)
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined)
-    // Queued before the first query the client is given for; a broken connection fails that query.
-    client.query(PLANNER_SETTINGS).catch(() => undefined)
-  })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   registerFastPath(db, {
     dialect: 'postgres',
