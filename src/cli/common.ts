@@ -8,7 +8,7 @@ import type { LogFn } from 'pino'
 import { announceAuthChange, type AuthChangeListener } from '../cache/generations.js'
 import { type Clock, systemClock } from '../clock.js'
 import { type Config, redactedUrl } from '../config.js'
-import { type DatabaseHandle, type Db, migrateToLatest, openDatabase, SQLITE_FILE, storeExists } from '../db/database.js'
+import { type DatabaseHandle, type Db, migrateToLatest, openDatabase, openExistingStore, SQLITE_FILE } from '../db/database.js'
 import type { FailureLog } from '../db/outage.js'
 import { describeValidation, type Failure } from '../errors.js'
 import { validatorCompiler } from '../http/validation.js'
@@ -87,8 +87,8 @@ export async function withFeatures<S>(
   const config = cli.config()
   // Only a command that makes something from nothing (a project, a user) may make the store: any
   // other, run from the wrong directory, would answer from a new empty store in ./data.
-  if (!makesStore && !(await storeExists(config))) throw new CliError(noStore(config))
-  const database = openDatabase(config)
+  const database = makesStore ? openDatabase(config) : await openExistingStore(config)
+  if (database === undefined) throw new CliError(noStore(config))
   // Changes of keys and plans reach servers that share cache generations in Redis.
   // The change is committed either way; without Redis, servers notice it within a second.
   const authChanged = () =>

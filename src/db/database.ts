@@ -141,18 +141,22 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
 }
 
 /**
- * Whether the configuration points at a store the service has made, without making one: the
- * SQLite file in DATA_DIR, or the migrations table in DATABASE_URL's database.
+ * The store the configuration points at, opened, when the service has made one; undefined, having
+ * made nothing, when not: no SQLite file in DATA_DIR (looked for before opening, which would make
+ * it), or no migrations table in DATABASE_URL's database (looked for on the opened pool).
  */
-export async function storeExists(config: Config): Promise<boolean> {
-  if (!config.databaseUrl) return fs.existsSync(path.join(config.dataDir, SQLITE_FILE))
-  const database = openPostgres(config.databaseUrl, { ...config, databasePoolSize: 1 })
+export async function openExistingStore(config: Config): Promise<DatabaseHandle | undefined> {
+  if (!config.databaseUrl) return fs.existsSync(path.join(config.dataDir, SQLITE_FILE)) ? openDatabase(config) : undefined
+  const database = openDatabase(config)
   try {
     const { rows } = await sql<{ found: string | null }>`select to_regclass('schema_migrations')::text as found`.execute(database.db)
-    return rows[0]?.found != null
-  } finally {
+    if (rows[0]?.found != null) return database
+  } catch (error) {
     await database.close()
+    throw error
   }
+  await database.close()
+  return undefined
 }
 
 /** The migrations of `src/db/migrations`, as recorded in `schema_migrations`. */
