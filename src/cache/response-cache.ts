@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Generations } from './generations.js'
+import { SizedLru } from './lru.js'
 
 /** An answer as it was sent: its status (200 when absent), its serialized body and the headers that depend on it. */
 export interface Kept {
@@ -10,7 +11,6 @@ export interface Kept {
 
 interface Entry extends Kept {
   token: string
-  bytes: number
 }
 
 export interface CacheCounters {
@@ -34,14 +34,15 @@ export interface Page {
  * before the handler asks the cache.
  */
 export class ResponseCache {
-  private readonly entries = new Map<string, Entry>()
-  private bytes = 0
+  private readonly entries: SizedLru<Entry>
 
   constructor(
     private readonly generations: Generations,
     private readonly maxBytes: number,
     private readonly counters: CacheCounters,
-  ) {}
+  ) {
+    this.entries = new SizedLru(maxBytes)
+  }
 
   /**
    * Answers `request` from the cache when its project's data has not changed since `key` was
@@ -82,36 +83,16 @@ export class ResponseCache {
     const entry = this.entries.get(id)
     if (entry?.token === token) {
       this.counters.hit()
-      // Most recently used last.
-      this.entries.delete(id)
-      this.entries.set(id, entry)
       return entry
     }
     this.counters.miss()
     const made = await make()
-    if (made) this.store(id, { ...made, token, bytes: 2 * (id.length + made.body.length + headerLength(made.headers)) + ENTRY_OVERHEAD })
+    if (made) this.entries.set(id, { ...made, token }, 2 * (id.length + made.body.length + headerLength(made.headers)) + ENTRY_OVERHEAD)
     return made
   }
 
   forget(): void {
     this.entries.clear()
-    this.bytes = 0
-  }
-
-  private store(id: string, entry: Entry): void {
-    const previous = this.entries.get(id)
-    if (previous) {
-      this.bytes -= previous.bytes
-      this.entries.delete(id)
-    }
-    if (entry.bytes > this.maxBytes) return
-    this.entries.set(id, entry)
-    this.bytes += entry.bytes
-    for (const [oldest, { bytes }] of this.entries) {
-      if (this.bytes <= this.maxBytes) break
-      this.entries.delete(oldest)
-      this.bytes -= bytes
-    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import { buffer } from 'node:stream/consumers'
+import { SizedLru } from '../cache/lru.js'
 import type { ObjectStore } from '../storage/store.js'
 
 /** Files up to this size are kept whole in memory once read (a 1,200 px WebP is 100–300 KB). */
@@ -16,13 +17,14 @@ const ENTRY_OVERHEAD = 200
  * for every request cost more than everything else a request for a small variant does.
  */
 export class MediaBytes {
-  private readonly entries = new Map<string, Buffer>()
-  private bytes = 0
+  private readonly entries: SizedLru<Buffer>
 
   constructor(
     private readonly store: ObjectStore,
     private readonly maxBytes: number,
-  ) {}
+  ) {
+    this.entries = new SizedLru(maxBytes)
+  }
 
   /** A file's bytes, or those from `range.start` to `range.end` (inclusive); undefined when it is not stored. */
   async read(key: string, size: number, range?: { start: number; end: number }): Promise<{ body: Buffer | Readable; size: number } | undefined> {
@@ -32,30 +34,13 @@ export class MediaBytes {
     const read = await this.store.get(key)
     if (!read) return undefined
     const bytes = await buffer(read.body)
-    this.keep(key, bytes)
+    this.entries.set(key, bytes, bytes.length + ENTRY_OVERHEAD)
     return { body: part(bytes, range), size: bytes.length }
   }
 
   /** A kept file's bytes, without waiting; undefined when `read` has to read it. */
   kept(key: string): Buffer | undefined {
-    const kept = this.entries.get(key)
-    if (kept) {
-      // Most recently used last.
-      this.entries.delete(key)
-      this.entries.set(key, kept)
-    }
-    return kept
-  }
-
-  private keep(key: string, bytes: Buffer): void {
-    if (this.entries.has(key)) return
-    this.entries.set(key, bytes)
-    this.bytes += bytes.length + ENTRY_OVERHEAD
-    for (const [oldest, kept] of this.entries) {
-      if (this.bytes <= this.maxBytes) break
-      this.entries.delete(oldest)
-      this.bytes -= kept.length + ENTRY_OVERHEAD
-    }
+    return this.entries.get(key)
   }
 }
 
