@@ -18,7 +18,7 @@ export const DOMAIN_STATES = ['pending', 'verified', 'failed'] as const
 export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'renewing'] as const
 /** Every role: the role column (src/db/schema.ts), the API's `role` and the CLI's `--role` take it from here. */
 export const USER_ROLES = ['operator', 'owner', 'viewer'] as const
-/** Who can make a change the audit log records: a signed-in user, the ADMIN_TOKEN bearer, the CLI, or the service itself (its first start). */
+/** Who can make a change the audit log records: a signed-in user, the ADMIN_TOKEN bearer, the CLI, the service itself, an API key (/v1), or someone anonymous (the adoption site, a failed sign-in). */
 export const ACTOR_KINDS = ['user', 'admin_token', 'cli', 'system', 'api_key', 'anonymous'] as const
 /** Every state of a webhook delivery: its column takes its type from it. */
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const
@@ -413,7 +413,7 @@ export interface CacheGenerationTable {
 
 export type ActorKind = (typeof ACTOR_KINDS)[number]
 
-/** One change made through the admin API, the dashboard or the CLI (see src/audit). */
+/** One change: made through the admin API, the dashboard, the CLI or /v1, or by the service itself (see src/audit). */
 export interface AuditEntryTable {
   id: Generated<number>
   at: string
