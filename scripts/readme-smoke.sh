@@ -97,6 +97,9 @@ npx adoption-store keys revoke "$id"
 npx adoption-store projects list
 npx adoption-store audit list --project acme --action key.revoked --json | has "\"id\": *\"$id\""
 npx adoption-store audit list --since 2026-11-25T00:00:00Z --until 2099-01-01T00:00:00Z --limit 100 >/dev/null
+# The /v1 writes above are in the audit log with the key that made them.
+first_key=$(npx adoption-store keys list --project default --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s)[0].id))")
+npx adoption-store audit list --actor-kind api_key --key "$first_key" --json | has '"action": *"pet.created"'
 # Dashboard accounts: a generated password signs in on the running server; the page is served.
 password=$(npx adoption-store users create --email ops@example.com --role operator --json | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write(JSON.parse(s).password))")
 npx adoption-store users create --email ann@example.com --role owner --project acme

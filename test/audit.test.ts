@@ -11,12 +11,12 @@ import { commandLineChange, type Change } from '../src/audit/audit.js'
 import { ADMIN_TOKEN, admin, createAdminApp } from './helpers/admin.js'
 import { createUser, signIn } from './helpers/accounts.js'
 import { ManualClock, type TestApp } from './helpers/app.js'
-import { assertBuilt, cleanup, cliJson, makeDataDir, runCli } from './helpers/process.js'
+import { assertBuilt, cleanup, cliJson, makeDataDir, requestJson, runCli, startServer } from './helpers/process.js'
 
 interface Entry {
   id: number
   at: string
-  actor: { kind: string; name: string }
+  actor: { kind: string; name: string; keyId?: string }
   action: string
   target: { type: string; id: string }
   project: string | null
@@ -291,5 +291,45 @@ describe('adoption-store audit list', () => {
     const unknown = await runCli(['audit', 'list', '--project', 'nope'], { dataDir })
     assert.equal(unknown.code, 1)
     assert.match(unknown.stderr, /No project with slug "nope"/)
+  })
+
+  test('--actor-kind and --key list the writes an API key made through /v1', async () => {
+    const dataDir = makeDataDir()
+    await cliJson(['projects', 'create', 'acme', '--plan', 'pro', '--json'], { dataDir })
+    const first = await cliJson<{ id: string; key: string }>(['keys', 'create', '--project', 'acme', '--json'], { dataDir })
+    const second = await cliJson<{ id: string; key: string }>(['keys', 'create', '--project', 'acme', '--json'], { dataDir })
+    const server = await startServer({ dataDir })
+    const created: number[] = []
+    for (const key of [first, second, first]) {
+      const answer = await requestJson<{ id: number }>(server, 'POST', '/v1/pets', key.key, { name: 'Rex', categoryId: 1 })
+      assert.equal(answer.status, 201)
+      created.push(answer.body.id)
+    }
+    assert.equal((await requestJson(server, 'DELETE', `/v1/pets/${created[1]}`, second.key)).status, 204)
+    await server.stop()
+
+    const byFirst = await cliJson<Entry[]>(['audit', 'list', '--actor-kind', 'api_key', '--key', first.id, '--json'], { dataDir })
+    assert.deepEqual(
+      byFirst.map((e) => [e.action, e.target.id, e.actor]),
+      [
+        ['pet.created', String(created[2]), { kind: 'api_key', name: `key:${first.id}`, keyId: first.id }],
+        ['pet.created', String(created[0]), { kind: 'api_key', name: `key:${first.id}`, keyId: first.id }],
+      ],
+    )
+    assert.deepEqual(
+      (await cliJson<Entry[]>(['audit', 'list', '--key', second.id, '--json'], { dataDir })).map((e) => [e.action, e.target.id]),
+      [
+        ['pet.deleted', String(created[1])],
+        ['pet.created', String(created[1])],
+      ],
+    )
+    const cli = await cliJson<Entry[]>(['audit', 'list', '--actor-kind', 'cli', '--json'], { dataDir })
+    assert.deepEqual(cli.map((e) => e.action), ['key.created', 'key.created', 'project.created'])
+    const human = await runCli(['audit', 'list', '--actor-kind', 'api_key', '--limit', '1'], { dataDir })
+    assert.equal(human.code, 0, human.stderr)
+    assert.match(human.stdout, new RegExp(`key:${second.id} +pet\\.deleted +pet ${created[1]}`))
+    const bad = await runCli(['audit', 'list', '--actor-kind', 'robot'], { dataDir })
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /--actor-kind.*robot/)
   })
 })

@@ -1,13 +1,14 @@
 /**
  * The dashboard's Audit log page in Chromium, against the real app on loopback: a change made in
- * the page (a key revoked) shows up with its actor; the filters narrow the list and live in the
- * address; older entries load on demand; an owner sees only their project's entries; the page
+ * the page (a key revoked) shows up with its actor; the filters (action, project, actor kind, API
+ * key) narrow the list and live in the address; older entries load on demand; an owner sees only their project's entries; the page
  * fits a 390 px phone. Screenshots go to test-results/dashboard/.
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { admin } from './helpers/admin.js'
+import { bearer } from './helpers/app.js'
 import { createUser } from './helpers/accounts.js'
 import { chromiumMissing, dashboardSuite, heading, pageScrollWidth, PHONE, screenshot, signInThroughForm, textOf } from './helpers/browser.js'
 import { eventually } from './helpers/wait.js'
@@ -89,6 +90,54 @@ describe('the audit log page in Chromium', { skip: chromiumMissing, timeout: 120
     await entriesShown(page, '50 entries', (count) => count === 50)
     assert.ok((await actionsShown(page)).every((action) => action === 'key.created'))
     assert.equal(await page.getByLabel('Action').inputValue(), 'key.created', 'the form shows the filters in force')
+    await closePages()
+  })
+
+  test('the actor kind and key filters show the writes one API key made through /v1, and live in the address', async () => {
+    const { t } = suite
+    const shelter = await t.project({ plan: 'pro' })
+    const front = await t.key(shelter.slug, { name: 'front desk' })
+    const back = await t.key(shelter.slug, { name: 'back office' })
+    for (const [key, name] of [
+      [front, 'Biscuit'],
+      [back, 'Pepper'],
+      [front, 'Mochi'],
+    ] as const) {
+      const created = await t.request({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key.secret), 'content-type': 'application/json' }, payload: JSON.stringify({ name, categoryId: 1 }) })
+      assert.equal(created.statusCode, 201, created.body)
+    }
+    const operator = await createUser(t, { role: 'operator' })
+    const { page } = await newPage()
+    await signInThroughForm(page, operator.email, operator.password, '/audit')
+    await heading(page, 'Audit log').waitFor()
+
+    await page.getByLabel('Actor kind').selectOption('api_key')
+    await page.getByLabel('API key').fill(front.id)
+    await page.getByRole('button', { name: 'Show' }).click()
+    await page.waitForURL((url) => url.search.includes('actorKind=api_key'))
+    assert.match(new URL(page.url()).search, new RegExp(`key=${front.id}`))
+    await entriesShown(page, "the front desk key's two writes", (count) => count === 2)
+    const rows = await page.locator('table.audit tbody tr').allInnerTexts()
+    assert.deepEqual(
+      rows.map((row) => [/pet\.created/.test(row), row.includes(`key:${front.id}`), /Mochi|Biscuit/.exec(row)?.[0]]),
+      [
+        [true, true, 'Mochi'],
+        [true, true, 'Biscuit'],
+      ],
+    )
+    await screenshot(page, 'audit-key-filter')
+
+    // The address alone opens the same view, with the filters in the form.
+    await page.goto(`/dashboard/audit?actorKind=api_key&key=${back.id}`)
+    await heading(page, 'Audit log').waitFor()
+    await entriesShown(page, "the back office key's write", (count) => count === 1)
+    assert.match((await page.locator('table.audit tbody tr').allInnerTexts())[0]!, /Pepper/)
+    assert.equal(await page.getByLabel('Actor kind').inputValue(), 'api_key')
+    assert.equal(await page.getByLabel('API key').inputValue(), back.id)
+    // Another kind: none of these writes.
+    await page.getByLabel('Actor kind').selectOption('anonymous')
+    await page.getByRole('button', { name: 'Show' }).click()
+    await textOf(page.getByRole('main'), /No entries match these filters\./)
     await closePages()
   })
 

@@ -197,6 +197,32 @@ for (const dialect of dialects) {
       }, { upTo: '0008-audit-and-user-states' })
     })
 
+    test('migration 0022 keeps every audit entry and id, then takes API-key and anonymous actors with the key\'s id', async () => {
+      await withDatabase(dialect, async ({ db }) => {
+        const entry = (actor_kind: string, action: string) =>
+          ({ at, actor_kind, actor_user_id: null, actor_name: actor_kind, action, target_type: 'project', target_id: 'shelter', project_id: null, request_id: null, details: '{}' }) as never
+        for (const kind of ['user', 'admin_token', 'cli', 'system']) await db.insertInto('audit_entries').values(entry(kind, 'project.created')).execute()
+        // The last entry was deleted: its id must not be given again.
+        const last = await db.insertInto('audit_entries').values(entry('cli', 'key.created')).returning('id').executeTakeFirstOrThrow()
+        await db.deleteFrom('audit_entries').where('id', '=', last.id).execute()
+        const before = await db.selectFrom('audit_entries').selectAll().orderBy('id').execute()
+        assert.equal(before.length, 4)
+
+        await migrateToLatest(db)
+        const after = await db.selectFrom('audit_entries').selectAll().orderBy('id').execute()
+        assert.deepEqual(after, before.map((row) => ({ ...row, actor_key_id: null })), 'every entry as it was')
+        const keyed = await db
+          .insertInto('audit_entries')
+          .values({ ...(entry('api_key', 'pet.created') as object), actor_key_id: 'key_abc' } as never)
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        assert.ok(keyed.id > last.id, `a new entry takes a new id (${keyed.id})`)
+        await db.insertInto('audit_entries').values(entry('anonymous', 'session.sign_in_failed')).execute()
+        await assert.rejects(db.insertInto('audit_entries').values(entry('robot', 'pet.created')).execute(), 'the check still holds')
+        assert.deepEqual(await db.selectFrom('audit_entries').select(['actor_kind', 'actor_key_id']).where('actor_key_id', '=', 'key_abc').execute(), [{ actor_kind: 'api_key', actor_key_id: 'key_abc' }])
+      }, { upTo: '0021-read-only-role' })
+    })
+
     test('migration 0013 indexes every word with its project: animals written before are found in their project only, and later writes follow', async () => {
       await withDatabase(dialect, async ({ db }) => {
         // Projects 1 and 12: no word of one may be taken for a word of the other ("p1q2…" and "p12q…").

@@ -131,6 +131,14 @@ describe('custom domains in the background', { skip: pebbleMissing }, () => {
     assert.equal(domain.certificate.state, 'pending')
     assert.equal(domain.certificate.reason, NOT_CONFIGURED)
     assert.equal(domain.certificate.nextCheckAt, null)
+    // The checker's moves are in the audit log, as the system's; the admin's add is the admin's.
+    const audit = await admin(t, 'GET', `/audit?project=${pro.slug}&targetType=domain&targetId=${name}`)
+    assert.equal(audit.statusCode, 200, audit.body)
+    const entries = audit.json<{ actor: { kind: string }; action: string; details: { from?: string; to?: string } }[]>()
+    assert.deepEqual(entries.at(-1)!, { ...entries.at(-1)!, action: 'domain.added', actor: { kind: 'admin_token', name: 'ADMIN_TOKEN' } })
+    const moves = entries.filter((entry) => entry.action === 'domain.state_changed')
+    assert.ok(moves.length >= 1 && moves.every((entry) => entry.actor.kind === 'system'))
+    assert.equal(moves[0]!.details.to, 'verified')
   })
 
   test('a Verify that answers while a background check is under way stands; the older answer is dropped and the certificate work follows', async () => {

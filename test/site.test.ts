@@ -324,6 +324,20 @@ describe('the enquiry form', () => {
     const other = await addPet({ name: 'Tom' })
     assert.equal((await t.request({ method: 'POST', url: '/v1/store/orders', headers: bearer(shelter.key), payload: { petId: other } })).statusCode, 201)
     assert.equal((await orders()).find((o) => o.petId === other)?.enquiry, undefined)
+    // The audit log has both placements: the enquiry's by an anonymous visitor (with no name or
+    // contact of theirs), the API's by its key; the refused enquiry left none.
+    const audit = await admin(t, 'GET', `/audit?project=${shelter.slug}&action=order.placed`)
+    assert.equal(audit.statusCode, 200, audit.body)
+    const entries = audit.json<{ actor: { kind: string; name: string; keyId?: string }; target: { id: string }; details: Record<string, unknown>; requestId: string }[]>()
+    assert.deepEqual(
+      entries.map(({ actor, target, details }) => ({ actor: actor.kind, order: Number(target.id), details })),
+      [
+        { actor: 'api_key', order: (await orders()).find((o) => o.petId === other)!.id, details: { petId: other, enquiry: false } },
+        { actor: 'anonymous', order: order!.id, details: { petId: id, enquiry: true } },
+      ],
+    )
+    assert.deepEqual(entries[1]!.actor, { kind: 'anonymous', name: 'anonymous' })
+    assert.equal(entries[1]!.requestId, response.headers['x-request-id'])
   })
 
   test('missing or wrong fields re-render the form with accessible messages (422), and place nothing', async () => {

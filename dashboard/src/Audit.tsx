@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { auditEntryActionValues } from './admin-schema'
+import { auditEntryActionValues, auditEntryActorKindValues } from './admin-schema'
 import { api, type AuditEntry, messageOf, type Session } from './api'
 import { ColumnHeads, DateTime, ErrorMessage, Loading, TableWrap } from './components'
 import { SelectField } from './form-fields'
@@ -12,14 +12,34 @@ interface Filters {
   project: string
   action: AuditAction | ''
   actor: string
+  actorKind: ActorKind | ''
+  key: string
 }
 
 type AuditAction = AuditEntry['action']
+type ActorKind = AuditEntry['actor']['kind']
+
+/** The kinds of actor, as the filter offers them. */
+const ACTOR_KIND_TEXT: Record<ActorKind, string> = {
+  user: 'Signed-in users',
+  admin_token: 'ADMIN_TOKEN',
+  cli: 'Command line',
+  system: 'The service itself',
+  api_key: 'API keys (/v1 writes)',
+  anonymous: 'Anonymous (site enquiries, failed sign-ins)',
+}
 
 function filtersOf(search: string): Filters {
   const params = new URLSearchParams(search)
   const action = params.get('action') ?? ''
-  return { project: params.get('project') ?? '', action: auditEntryActionValues.includes(action as AuditAction) ? (action as AuditAction) : '', actor: params.get('actor') ?? '' }
+  const actorKind = params.get('actorKind') ?? ''
+  return {
+    project: params.get('project') ?? '',
+    action: auditEntryActionValues.includes(action as AuditAction) ? (action as AuditAction) : '',
+    actor: params.get('actor') ?? '',
+    actorKind: auditEntryActorKindValues.includes(actorKind as ActorKind) ? (actorKind as ActorKind) : '',
+    key: params.get('key') ?? '',
+  }
 }
 
 /** What changed, in a line: each detail as `name: value`. */
@@ -30,8 +50,8 @@ function describeDetails(details: AuditEntry['details']): string {
 }
 
 /**
- * The audit log: every change made through the admin API, this dashboard or the CLI, newest
- * first. Operators see every entry; owners, their projects' and their own changes.
+ * The audit log: every change made through the admin API, this dashboard, the CLI or /v1 (with
+ * its API key), the service's own and failed sign-ins, newest first. Operators see every entry; owners, their projects' and their own changes.
  */
 export function Audit({ session, search }: { session: Session; search: string }) {
   const filters = filtersOf(search)
@@ -42,7 +62,9 @@ export function Audit({ session, search }: { session: Session; search: string })
   const [error, setError] = useState<string | null>(null)
 
   const load = async (before?: number) => {
-    const page = await api.get('/audit', { query: { ...filters, action: filters.action || undefined, limit: PAGE_SIZE, before } })
+    const { project, actor, key } = filters
+    const query = { project: project || undefined, actor: actor || undefined, key: key || undefined, action: filters.action || undefined, actorKind: filters.actorKind || undefined }
+    const page = await api.get('/audit', { query: { ...query, limit: PAGE_SIZE, before } })
     // A full page may have a next one; an empty next page then says there is no more.
     setMore(page.length === PAGE_SIZE)
     return page
@@ -70,12 +92,13 @@ export function Audit({ session, search }: { session: Session; search: string })
     }
   }
 
-  const filtered = Boolean(filters.project || filters.action || filters.actor)
+  const filtered = Boolean(filters.project || filters.action || filters.actor || filters.actorKind || filters.key)
   return (
     <>
       <h1 tabIndex={-1}>Audit log</h1>
       <p>
-        Every change made through this dashboard, the admin API or the command line: who, what, when and in which request.{' '}
+        Every change made through this dashboard, the admin API, the command line or the API's keys, the service's own (bans, disabled webhooks, domain checks) and failed
+        sign-ins: who, what, when and in which request.{' '}
         {session.user.role === 'operator' ? 'You see every entry.' : "You see your projects' entries and your own changes."}
       </p>
       <form
@@ -83,7 +106,7 @@ export function Audit({ session, search }: { session: Session; search: string })
         aria-label="Filter the audit log"
         onSubmit={(event) => {
           event.preventDefault()
-          navigate(`/audit${queryString({ ...draft, actor: draft.actor.trim() })}`)
+          navigate(`/audit${queryString({ ...draft, actor: draft.actor.trim(), key: draft.key.trim() })}`)
         }}
       >
         <SelectField
@@ -103,6 +126,17 @@ export function Audit({ session, search }: { session: Session; search: string })
         <div class="field">
           <label for="audit-actor">Actor</label>
           <input id="audit-actor" type="search" value={draft.actor} placeholder="email, ADMIN_TOKEN, cli:…" onInput={(e) => setDraft({ ...draft, actor: e.currentTarget.value })} />
+        </div>
+        <SelectField
+          id="audit-actor-kind"
+          label="Actor kind"
+          value={draft.actorKind}
+          options={[{ value: '', text: 'All kinds' }, ...auditEntryActorKindValues.map((kind) => ({ value: kind, text: ACTOR_KIND_TEXT[kind] }))]}
+          onChange={(actorKind) => setDraft({ ...draft, actorKind })}
+        />
+        <div class="field">
+          <label for="audit-key">API key</label>
+          <input id="audit-key" type="search" value={draft.key} placeholder="key_…" onInput={(e) => setDraft({ ...draft, key: e.currentTarget.value })} />
         </div>
         <button type="submit" class="button-primary">
           Show

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js'
 import { createHash, randomBytes } from 'node:crypto'
-import { type Change, recordChange } from '../audit/audit.js'
+import { anonymousChange, type Change, recordChange } from '../audit/audit.js'
 import type { AdminPrincipal, SessionLookup, SignedIn } from '../auth/admin-access.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -124,7 +124,10 @@ export class SessionsService implements SessionLookup {
     const user = await findUserByEmail(this.deps.db, email)
     const valid = user ? await verifyPassword(password, user.password_hash) : await verifyDummy(password, this.deps.passwordCost)
     // A disabled user's failure stays counted, as any other: the throttle tells nothing either.
-    if (!user || !valid || user.disabled_at !== null) return WRONG_CREDENTIALS
+    if (!user || !valid || user.disabled_at !== null) {
+      await this.failedSignIn(email, user, valid, address, requestId)
+      return WRONG_CREDENTIALS
+    }
     await this.deps.throttle.succeeded(email)
 
     const now = this.deps.clock.now()
@@ -171,6 +174,22 @@ export class SessionsService implements SessionLookup {
     })
     const projects = await this.projectsOf(user.id, user.role)
     return { ok: true, token, expiresAt, session: { user: { email: user.email, role: user.role, projects }, csrfToken, features: this.features } }
+  }
+
+  /**
+   * A failed sign-in, in the audit log: who was tried (the user, or the email as sent when no user
+   * has it), from which address, and why; never the password. Only attempts the throttle let
+   * through get here, so the entries are bounded as the attempts are: at most 20 per minute per
+   * client address, and at most 5 per 15 minutes per email.
+   */
+  private async failedSignIn(email: string, user: { id: number; disabled_at: string | null } | undefined, valid: boolean, address: string, requestId: string): Promise<void> {
+    const reason = !user ? 'unknown_email' : !valid ? 'wrong_password' : 'user_disabled'
+    await recordChange(this.deps.db, this.deps.clock, anonymousChange(requestId), {
+      action: 'session.sign_in_failed',
+      target: { type: 'user', id: user ? user.id : email.slice(0, 254) },
+      projectId: null,
+      details: { email: email.slice(0, 254), address, reason },
+    })
   }
 
   /** The live session the cookie's token opens, with the principal it stands for; undefined when none. */

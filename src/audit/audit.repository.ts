@@ -1,9 +1,46 @@
-import type { Insertable } from 'kysely'
+import { type Insertable, sql } from 'kysely'
 import type { Db } from '../db/database.js'
-import type { AuditEntryRow, AuditEntryTable } from '../db/schema.js'
+import { prepare, type Statement } from '../db/prepared.js'
+import type { ActorKind, AuditEntryRow, AuditEntryTable } from '../db/schema.js'
 
 export async function insertAuditEntry(db: Db, entry: Insertable<AuditEntryTable>): Promise<void> {
   await db.insertInto('audit_entries').values(entry).execute()
+}
+
+/**
+ * SQLite's batched path (an animal added through /v1 in the group commit): the entry of the
+ * animal the statement before it inserted. Its id is the largest of `pets`: ids are AUTOINCREMENT
+ * (always above every id given before) and the batch is the only writer while it runs; unlike
+ * `last_insert_rowid()` it stays right whatever other statements (the event's) run in between.
+ */
+const insertEntryOfInsertedPet = prepare(
+  (db, at: string, actorKind: ActorKind, actorName: string, actorKeyId: string | null, action: string, projectId: number, requestId: string | null, details: string) =>
+    db
+      .insertInto('audit_entries')
+      .columns(['at', 'actor_kind', 'actor_user_id', 'actor_name', 'actor_key_id', 'action', 'target_type', 'target_id', 'project_id', 'request_id', 'details'])
+      .expression(
+        db
+          .selectFrom('pets')
+          .where('project_id', '=', projectId)
+          .select([
+            sql<string>`${at}`.as('at'),
+            sql<ActorKind>`${actorKind}`.as('actor_kind'),
+            sql<null>`null`.as('actor_user_id'),
+            sql<string>`${actorName}`.as('actor_name'),
+            sql<string | null>`${actorKeyId}`.as('actor_key_id'),
+            sql<string>`${action}`.as('action'),
+            sql<string>`'pet'`.as('target_type'),
+            sql<string>`cast(max(id) as text)`.as('target_id'),
+            sql<number>`${projectId}`.as('project_id'),
+            sql<string | null>`${requestId}`.as('request_id'),
+            sql<string>`${details}`.as('details'),
+          ]),
+      ),
+)
+
+/** The statement of an entry for the animal just inserted before it in the same batch (see `insertEntryOfInsertedPet`); undefined where `db` does not batch. */
+export function entryOfInsertedPetStatement(db: Db, entry: Omit<Insertable<AuditEntryTable>, 'target_type' | 'target_id' | 'actor_user_id'> & { project_id: number }): Statement | undefined {
+  return insertEntryOfInsertedPet.statement(db, entry.at, entry.actor_kind, entry.actor_name, entry.actor_key_id ?? null, entry.action, entry.project_id, entry.request_id ?? null, entry.details)
 }
 
 export interface AuditFilter {
@@ -12,6 +49,9 @@ export interface AuditFilter {
   projectId?: number | undefined
   action?: string | undefined
   actorName?: string | undefined
+  actorKind?: ActorKind | undefined
+  /** Only writes made with this API key (its public id). */
+  keyId?: string | undefined
   targetType?: string | undefined
   targetId?: string | undefined
   /** ISO-8601 bounds: at or after `since`, before `until`. */
@@ -41,6 +81,8 @@ export async function listAuditEntries(db: Db, filter: AuditFilter): Promise<(Au
   if (filter.projectId !== undefined) query = query.where('audit_entries.project_id', '=', filter.projectId)
   if (filter.action !== undefined) query = query.where('audit_entries.action', '=', filter.action)
   if (filter.actorName !== undefined) query = query.where('audit_entries.actor_name', '=', filter.actorName)
+  if (filter.actorKind !== undefined) query = query.where('audit_entries.actor_kind', '=', filter.actorKind)
+  if (filter.keyId !== undefined) query = query.where('audit_entries.actor_key_id', '=', filter.keyId)
   if (filter.targetType !== undefined) query = query.where('audit_entries.target_type', '=', filter.targetType)
   if (filter.targetId !== undefined) query = query.where('audit_entries.target_id', '=', filter.targetId)
   if (filter.since !== undefined) query = query.where('audit_entries.at', '>=', filter.since)

@@ -18,7 +18,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService; findP
         operationId: 'listAuditEntries',
         summary: 'List audit entries',
         description:
-          'Every change made through the admin API, the dashboard or the CLI, newest first: who (actor), what (action and target), when, in which request, and what changed. Operators see every entry; owners see the entries of their projects and their own changes. Secrets (keys, passwords) are never recorded. When more entries exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor).',
+          'Every change, newest first: made through the admin API, the dashboard or the CLI, every write through /v1 (actor `api_key`, with the key\'s id), enquiries from the adoption site (`anonymous`), the service\'s automatic actions (`system`: bans by the rate limiter, webhook endpoints disabled after failing, domain and certificate states changed by the background checks) and failed dashboard sign-ins (`anonymous`). Who (actor), what (action and target), when, in which request, and what changed. Operators see every entry; owners see the entries of their projects and their own changes. Secrets (keys, passwords) are never recorded. When more entries exist, the `Link` header carries the next page (`rel="next"`, with the `before` cursor).',
         querystring: AuditQuerySchema,
         response: {
           200: { description: 'A page of entries, newest first', headers: NEXT_LINK_DOC, ...AuditEntriesSchema },
@@ -27,7 +27,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService; findP
       },
     },
     async (request, reply) => {
-      const { project: slug, action, actor, targetType, targetId, since, until, before, limit } = request.query
+      const { project: slug, action, actor, actorKind, key, targetType, targetId, since, until, before, limit } = request.query
       const principal = request.adminPrincipal
       let projectId: number | undefined
       if (slug !== undefined) {
@@ -42,6 +42,8 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService; findP
         projectId,
         action,
         actorName: actor,
+        actorKind,
+        keyId: key,
         targetType,
         targetId,
         since: since && instant('since', since),
@@ -49,7 +51,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService; findP
         before,
         limit,
       })
-      return sendPage(reply, page, '/admin/v1/audit', { project: slug, action, actor, targetType, targetId, since, until, limit }, 'before')
+      return sendPage(reply, page, '/admin/v1/audit', { project: slug, action, actor, actorKind, key, targetType, targetId, since, until, limit }, 'before')
     },
   )
 }

@@ -14,6 +14,8 @@ export const AuditQuerySchema = Type.Object(
     project: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'Only entries of this project (its slug)', examples: ['acme'] })),
     action: Type.Optional(StringEnum(ACTIONS, { description: 'Only entries of this action', examples: ['key.revoked'] })),
     actor: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Only changes made by this actor: a user\'s email, `ADMIN_TOKEN`, `cli:<system user>` or `system`', examples: ['ada@shelter.example'] })),
+    actorKind: Type.Optional(StringEnum(ACTOR_KINDS, { description: 'Only changes made by this kind of actor: `user`, `admin_token`, `cli`, `system`, `api_key` (writes through /v1) or `anonymous` (the adoption site\'s enquiries, failed sign-ins)', examples: ['api_key'] })),
+    key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only writes made with this API key (its id, as the keys list shows it)', examples: ['key_3xAmpLe5Dq9LzT0p'] })),
     targetType: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Only entries about this kind of thing: `project`, `key`, `domain`, `pet`, `order`, `user`', examples: ['key'] })),
     targetId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only entries about the thing with this id (with `targetType`)', examples: ['key_3xAmpLe5Dq9LzT0p'] })),
     since: Type.Optional(instant('Only entries at or after this instant (RFC 3339, with its offset)')),
@@ -32,8 +34,12 @@ export const AuditEntrySchema = Type.Object(
     at: Type.String({ format: 'date-time', description: 'When the change was made' }),
     actor: Type.Object(
       {
-        kind: StringEnum(ACTOR_KINDS, { description: '`user` (signed in), `admin_token` (the ADMIN_TOKEN bearer), `cli` (the command line on a server), `system` (the service itself)' }),
-        name: Type.String({ description: "The user's email, `ADMIN_TOKEN`, `cli:<system user>` or `system`, as it was at the time" }),
+        kind: StringEnum(ACTOR_KINDS, {
+          description:
+            '`user` (signed in), `admin_token` (the ADMIN_TOKEN bearer), `cli` (the command line on a server), `system` (the service itself: first start, the limiter\'s bans, the background checks), `api_key` (a write through /v1), `anonymous` (an enquiry on the adoption site, a failed sign-in)',
+        }),
+        name: Type.String({ description: "The user's email, `ADMIN_TOKEN`, `cli:<system user>`, `system`, `key:<key id>` or `anonymous`, as it was at the time" }),
+        keyId: Type.Optional(Type.String({ description: 'For `api_key`: the id of the key that made the write (never its secret)', examples: ['key_3xAmpLe5Dq9LzT0p'] })),
       },
       { additionalProperties: false },
     ),
@@ -46,10 +52,10 @@ export const AuditEntrySchema = Type.Object(
       { additionalProperties: false },
     ),
     project: Type.Union([Type.String(), Type.Null()], { description: 'The slug of the project the change belongs to; null for changes outside projects (users, sessions)' }),
-    requestId: Type.Union([Type.String(), Type.Null()], { description: "The admin request's X-Request-Id, or the CLI invocation's id (`cli-…`)" }),
+    requestId: Type.Union([Type.String(), Type.Null()], { description: "The request's X-Request-Id, the CLI invocation's id (`cli-…`), or null for the service's own changes" }),
     details: Type.Record(Type.String(), Type.Unknown(), { description: 'What changed (never a secret)' }),
   },
-  { $id: 'AuditEntry', additionalProperties: false, description: 'One change made through the admin API, the dashboard or the CLI' },
+  { $id: 'AuditEntry', additionalProperties: false, description: 'One change: made through the admin API, the dashboard or the CLI, a write through /v1, an enquiry on the adoption site, an automatic action of the service, or a failed sign-in' },
 )
 
 export type AuditEntry = Static<typeof AuditEntrySchema>

@@ -9,7 +9,7 @@ export function toAuditEntry(row: AuditEntryRow & { project_slug: string | null 
   return {
     id: Number(row.id),
     at: row.at,
-    actor: { kind: row.actor_kind, name: row.actor_name },
+    actor: row.actor_key_id === null ? { kind: row.actor_kind, name: row.actor_name } : { kind: row.actor_kind, name: row.actor_name, keyId: row.actor_key_id },
     action: row.action as AuditAction,
     target: { type: row.target_type, id: row.target_id },
     project: row.project_slug,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import os from 'node:os'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import type { ActorKind } from '../db/schema.js'
+import type { Insertable } from 'kysely'
+import type { ActorKind, AuditEntryTable } from '../db/schema.js'
 import { insertAuditEntry } from './audit.repository.js'
 
 /** Who makes a change. */
@@ -10,8 +11,10 @@ export interface Actor {
   kind: ActorKind
   /** The signed-in user, for `user`. */
   userId: number | null
-  /** The user's email, `ADMIN_TOKEN`, `cli:<system user>` or `system`. */
+  /** The user's email, `ADMIN_TOKEN`, `cli:<system user>`, `system`, `key:<key id>` or `anonymous`. */
   name: string
+  /** The API key's public id (never its secret), for `api_key`. */
+  keyId?: string | undefined
 }
 
 /**
@@ -20,8 +23,18 @@ export interface Actor {
  */
 export interface Change {
   actor: Actor
-  /** The admin request's X-Request-Id, or one id per CLI invocation. */
+  /** The request's X-Request-Id, or one id per CLI invocation. */
   requestId: string | null
+}
+
+/** A write through the public API (/v1) by an API key: the key's public id, never its secret. */
+export function apiKeyChange(keyId: string, requestId: string): Change {
+  return { actor: { kind: 'api_key', userId: null, name: `key:${keyId}`, keyId }, requestId }
+}
+
+/** A write by someone who signed nothing: a visitor of the adoption site, a failed sign-in. */
+export function anonymousChange(requestId: string): Change {
+  return { actor: { kind: 'anonymous', userId: null, name: 'anonymous' }, requestId }
 }
 
 /**
@@ -31,18 +44,22 @@ export interface Change {
 export const AUDIT_ACTIONS = {
   'session.signed_in': 'A user signed in to the dashboard',
   'session.signed_out': 'A user signed out',
+  'session.sign_in_failed': 'A dashboard sign-in failed: wrong password, unknown or disabled email (the password is never recorded; bounded by the sign-in throttle)',
   'project.created': 'A project was created',
   'project.plan_changed': "A project's plan (and limits) changed",
   'project.webhook_private_networks_changed': "An operator granted or withdrew a project's webhook endpoints the use of the private networks the service allows",
   'key.created': 'An API key was created (its secret is never recorded)',
   'key.revoked': 'An API key was revoked',
   'key.ban_lifted': "An API key's temporary ban was lifted",
+  'key.banned': 'The rate limiter banned an API key for a while (it kept sending while refused)',
   'domain.added': 'A custom domain was added',
   'domain.verification_requested': "A domain's DNS check was run on demand",
   'domain.removed': 'A custom domain was removed',
   'domain.primary_set': "The project's primary domain was set or cleared",
   'domain.redirect_added': 'A domain redirect was added',
   'domain.redirect_removed': 'A domain redirect was removed',
+  'domain.state_changed': "The background checker changed a domain's DNS state (verified, failed, …)",
+  'domain.certificate_changed': "The background checker changed a domain's certificate state (issued, failed, renewing, …)",
   'pet.created': 'An animal was added',
   'pet.updated': "An animal's name, category or profile was changed",
   'pet.deleted': 'An animal was removed',
@@ -56,12 +73,14 @@ export const AUDIT_ACTIONS = {
   'category.set': "A category's name or breeds were set for the project",
   'category.removed': "The project's own name and breeds of a category were removed",
   'site.updated': "The project's adoption site was published, unpublished or rebranded",
+  'order.placed': 'An adoption order was placed (through the API, or as an enquiry on the adoption site)',
   'order.approved': 'An adoption order was approved',
   'order.delivered': 'An adoption order was delivered',
   'order.cancelled': 'An adoption order was cancelled',
   'webhook.created': 'A webhook endpoint was added (its signing secret is never recorded)',
   'webhook.updated': "A webhook endpoint's URL, event types, description or state changed",
   'webhook.deleted': 'A webhook endpoint was removed',
+  'webhook.disabled': 'A webhook endpoint was disabled after its deliveries failed for days',
   'webhook.secret_rotated': "A webhook endpoint's signing secret was rotated (never recorded)",
   'webhook.redelivered': 'A webhook delivery was sent again on request',
   'webhook.test_sent': 'A test event was sent to a webhook endpoint',
@@ -88,18 +107,24 @@ export interface AuditEvent {
 
 /** Records a change. Call it with the change's own transaction, so both commit or neither does. */
 export async function recordChange(trx: Db, clock: Clock, change: Change, event: AuditEvent): Promise<void> {
-  await insertAuditEntry(trx, {
+  await insertAuditEntry(trx, entryOf(clock, change, event))
+}
+
+/** The row of a change, for a repository that writes it with the change itself (see PetsService.create). */
+export function entryOf(clock: Clock, change: Change, event: AuditEvent): Insertable<AuditEntryTable> {
+  return {
     at: new Date(clock.now()).toISOString(),
     actor_kind: change.actor.kind,
     actor_user_id: change.actor.userId,
     actor_name: change.actor.name,
+    actor_key_id: change.actor.keyId ?? null,
     action: event.action,
     target_type: event.target.type,
     target_id: String(event.target.id),
     project_id: event.projectId,
     request_id: change.requestId,
     details: JSON.stringify(event.details ?? {}),
-  })
+  }
 }
 
 let invocation: string | undefined
@@ -110,7 +135,7 @@ export function commandLineChange(): Change {
   return { actor: { kind: 'cli', userId: null, name: `cli:${systemUser()}` }, requestId: invocation }
 }
 
-/** A change the service makes on its own (the first start's project and key). */
+/** A change the service makes on its own: the first start's project and key, the limiter's bans, the background workers' changes. */
 export const SYSTEM_CHANGE: Change = { actor: { kind: 'system', userId: null, name: 'system' }, requestId: null }
 
 function systemUser(): string {

@@ -4,12 +4,13 @@ import { AUDIT_ACTIONS } from '../audit/audit.js'
 import { createAudit } from '../audit/audit.module.js'
 import type { AuditService } from '../audit/audit.service.js'
 import { parseInstant } from '../clock.js'
+import { ACTOR_KINDS, type ActorKind } from '../db/schema.js'
 import { createProjects } from '../projects/projects.module.js'
 import type { ProjectsService } from '../projects/projects.service.js'
 import { type CliContext, CliError, jsonOption, printList, wholeNumber, withFeatures } from './common.js'
 
 export function registerAuditCommands(program: Command, cli: CliContext): void {
-  const group = program.command('audit').description('read the audit log: every change made through the admin API, the dashboard or the CLI')
+  const group = program.command('audit').description('read the audit log: every change made through the admin API, the dashboard, the CLI or /v1, and the service\'s own')
   const run = (work: (services: { audit: AuditService; projects: ProjectsService }) => Promise<void>) =>
     withFeatures(
       cli,
@@ -26,7 +27,9 @@ export function registerAuditCommands(program: Command, cli: CliContext): void {
       .description('list entries, newest first')
       .option('--project <slug>', "only this project's entries")
       .addOption(new Option('--action <action>', 'only this action').choices(Object.keys(AUDIT_ACTIONS)))
-      .option('--actor <name>', "only changes by this actor: a user's email, ADMIN_TOKEN, cli:<system user> or system")
+      .option('--actor <name>', "only changes by this actor: a user's email, ADMIN_TOKEN, cli:<system user>, system, key:<key id> or anonymous")
+      .addOption(new Option('--actor-kind <kind>', 'only changes by this kind of actor (api_key: writes through /v1; anonymous: site enquiries, failed sign-ins)').choices(ACTOR_KINDS))
+      .option('--key <id>', 'only writes made with this API key (its id)')
       .option('--target-type <type>', 'only entries about this kind of thing (project, key, domain, pet, order, user)')
       .option('--target-id <id>', 'only entries about the thing with this id')
       .option('--since <instant>', 'only entries at or after this instant (RFC 3339, e.g. 2026-11-25T00:00:00Z)', instant)
@@ -38,6 +41,8 @@ export function registerAuditCommands(program: Command, cli: CliContext): void {
       project?: string
       action?: string
       actor?: string
+      actorKind?: ActorKind
+      key?: string
       targetType?: string
       targetId?: string
       since?: string
@@ -58,6 +63,8 @@ export function registerAuditCommands(program: Command, cli: CliContext): void {
           projectId,
           action: options.action,
           actorName: options.actor,
+          actorKind: options.actorKind,
+          keyId: options.key,
           targetType: options.targetType,
           targetId: options.targetId,
           since: options.since,

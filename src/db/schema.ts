@@ -18,8 +18,8 @@ export const DOMAIN_STATES = ['pending', 'verified', 'failed'] as const
 export const CERTIFICATE_STATES = ['pending', 'issuing', 'issued', 'failed', 'renewing'] as const
 /** Every role: the role column (src/db/schema.ts), the API's `role` and the CLI's `--role` take it from here. */
 export const USER_ROLES = ['operator', 'owner', 'viewer'] as const
-/** Who can make a change the audit log records: a signed-in user, the ADMIN_TOKEN bearer, the CLI, or the service itself (its first start). */
-export const ACTOR_KINDS = ['user', 'admin_token', 'cli', 'system'] as const
+/** Who can make a change the audit log records: a signed-in user, the ADMIN_TOKEN bearer, the CLI, the service itself, an API key (/v1), or someone anonymous (the adoption site, a failed sign-in). */
+export const ACTOR_KINDS = ['user', 'admin_token', 'cli', 'system', 'api_key', 'anonymous'] as const
 /** Every state of a webhook delivery: its column takes its type from it. */
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const
 
@@ -413,15 +413,17 @@ export interface CacheGenerationTable {
 
 export type ActorKind = (typeof ACTOR_KINDS)[number]
 
-/** One change made through the admin API, the dashboard or the CLI (see src/audit). */
+/** One change: made through the admin API, the dashboard, the CLI or /v1, or by the service itself (see src/audit). */
 export interface AuditEntryTable {
   id: Generated<number>
   at: string
   actor_kind: ActorKind
   /** The user who made it, for a `user` actor; kept when the user is deleted. */
   actor_user_id: number | null
-  /** The user's email, `ADMIN_TOKEN`, `cli:<system user>` or `system`, as it was at the time. */
+  /** The user's email, `ADMIN_TOKEN`, `cli:<system user>`, `system`, `key:<key id>` or `anonymous`, as it was at the time. */
   actor_name: string
+  /** The API key's public id (never its secret), for an `api_key` actor. */
+  actor_key_id: string | null
   action: string
   target_type: string
   target_id: string

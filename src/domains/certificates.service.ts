@@ -1,3 +1,4 @@
+import { recordChange, SYSTEM_CHANGE } from '../audit/audit.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { DomainRow } from '../db/schema.js'
@@ -63,6 +64,7 @@ export class CertificatesService {
       return this.db.transaction().execute(async (trx) => {
         const after = await releaseDomain(trx, row.id, holder, changes)
         if (after && row.cert_state !== 'failed') {
+          await this.recordSystem(trx, row, 'failed', { reason: changes.cert_reason, attempts })
           await this.outbox.write(trx, row.project_id, 'certificate.failing', {
             domain: row.name,
             reason: changes.cert_reason,
@@ -109,6 +111,7 @@ export class CertificatesService {
         renewAt: iso(renewAt),
         renewal: renewing,
       })
+      await this.recordSystem(trx, row, 'issued', { notAfter: issued.notAfter.toISOString(), renewal: renewing })
       return bumpGeneration(trx)
     })
     const after = await this.finish(row.id, holder, { cert_state: 'issued', cert_reason: null, cert_attempts: 0, cert_next_at: iso(renewAt) })
@@ -119,6 +122,11 @@ export class CertificatesService {
   /** The answer to an HTTP-01 challenge, only on the host it was issued for; undefined otherwise. */
   async challengeAnswer(token: string, host: string): Promise<string | undefined> {
     return findChallenge(this.db, token, host)
+  }
+
+  /** The background checker's change of a certificate, in the audit log (the system's), in its transaction. */
+  private async recordSystem(trx: Db, row: DomainRow, to: 'issued' | 'failed', details: Record<string, unknown>): Promise<void> {
+    await recordChange(trx, this.clock, SYSTEM_CHANGE, { action: 'domain.certificate_changed', target: { type: 'domain', id: row.name }, projectId: row.project_id, details: { from: row.cert_state, to, ...details } })
   }
 
   private finish(id: number, holder: string, changes: Parameters<typeof releaseDomain>[3]) {

@@ -1,4 +1,4 @@
-import { type AuditEvent, type Change, recordChange } from '../audit/audit.js'
+import { type AuditEvent, type Change, recordChange, SYSTEM_CHANGE } from '../audit/audit.js'
 import { domainToUnicode } from 'node:url'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -204,20 +204,27 @@ export class DomainsService {
       throw new DnsResolversDown(result.reason)
     }
     const checked = this.checked(row, result, Date.parse(row.checks_since), now)
-    const saved = await this.change(async (trx) => this.reported(trx, row, checked, await saveDomainCheck(trx, row.id, checked, { holder, checks: row.checks })))
+    const saved = await this.change(async (trx) => this.reported(trx, row, checked, await saveDomainCheck(trx, row.id, checked, { holder, checks: row.checks }), SYSTEM_CHANGE))
     if (!saved) await releaseDomain(this.db, row.id, holder, {})
     return saved
   }
 
-  /** `domain.verified` or `domain.failed` when the save moved the domain into that state, in the transaction that saves it. */
+  /**
+   * `domain.verified` or `domain.failed` when the save moved the domain into that state, in the
+   * transaction that saves it; with `system` (the background checker's move), its audit entry too.
+   */
   private async reported(
     trx: Db,
     before: DomainRow,
     checked: { state: 'verified' | 'failed'; reason: string | null; checked_at: string },
     saved: { row: DomainRow; moved: boolean } | undefined,
+    system?: Change,
   ): Promise<DomainRow | undefined> {
     if (saved?.moved) {
       await this.outbox.write(trx, before.project_id, `domain.${checked.state}`, { domain: before.name, state: checked.state, reason: checked.reason, checkedAt: checked.checked_at })
+      if (system) {
+        await recordChange(trx, this.clock, system, { action: 'domain.state_changed', target: { type: 'domain', id: before.name }, projectId: before.project_id, details: { from: before.state, to: checked.state, reason: checked.reason } })
+      }
     }
     return saved?.row
   }

@@ -1,4 +1,4 @@
-import { type Change, recordChange } from '../audit/audit.js'
+import { type Change, recordChange, SYSTEM_CHANGE } from '../audit/audit.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import type { ApiKeyRow } from '../db/schema.js'
@@ -29,12 +29,13 @@ export interface BansDeps {
 export class BansService implements BanRecords {
   constructor(private readonly deps: BansDeps) {}
 
-  /** A ban the limiter started: its record and its `ban.started` event, in one transaction. */
+  /** A ban the limiter started: its record, its `ban.started` event and its audit entry (the system's), in one transaction. */
   async started(ban: StartedBan): Promise<void> {
     const row = { key_id: ban.keyId, level: ban.level, banned_at: new Date(ban.bannedAt).toISOString(), until: new Date(ban.until).toISOString() }
     await this.deps.db.transaction().execute(async (trx) => {
       await recordBan(trx, row)
       await this.deps.outbox.write(trx, ban.projectId, 'ban.started', { keyId: row.key_id, level: row.level, bannedAt: row.banned_at, until: row.until })
+      await recordChange(trx, this.deps.clock, SYSTEM_CHANGE, { action: 'key.banned', target: { type: 'key', id: ban.keyId }, projectId: ban.projectId, details: { level: row.level, until: row.until } })
     })
   }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { keyChangeOf } from '../audit/audit.http.js'
 import { ApiError, orThrow } from '../errors.js'
 import type { ResponseCache } from '../cache/response-cache.js'
 import { listHandler, NEXT_LINK_DOC } from '../http/pagination.js'
@@ -52,7 +53,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
       },
     },
     async (request, reply) => {
-      const { order, replayed } = orThrow(await orders.place(request.principal.projectId, request.body.petId, idempotencyKeyOf(request.headers['idempotency-key'])))
+      const { order, replayed } = orThrow(await orders.place(request.principal.projectId, request.body.petId, idempotencyKeyOf(request.headers['idempotency-key']), undefined, keyChangeOf(request)))
       if (replayed) reply.header('idempotent-replayed', 'true')
       return reply.code(201).header('location', `/v1/store/orders/${order.id}`).send(order)
     },
@@ -94,7 +95,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<{ orders: OrdersService; ca
           response: { 200: { description: 'The order after the move', ...Type.Ref('Order') }, ...errorResponses(400, 401, 404, 409, 413, 415, 500, 503) },
         },
       },
-      async (request) => orThrow(await orders.transition(request.principal.projectId, request.params.orderId, action)).order,
+      async (request) => orThrow(await orders.transition(request.principal.projectId, request.params.orderId, action, keyChangeOf(request))).order,
     )
   }
 }

@@ -67,8 +67,9 @@ export class OrdersService {
   /**
    * Places an order and takes the animal, atomically: of concurrent orders for one animal, one wins.
    * An order from the adoption site carries its `enquiry` (who asked); the API's orders have none.
+   * `change` (the API key, or the site's anonymous visitor) is recorded in the audit log with it.
    */
-  async place(projectId: number, petId: number, idempotencyKey: string | undefined, enquiry?: Enquiry): Promise<PlaceOrderResult> {
+  async place(projectId: number, petId: number, idempotencyKey: string | undefined, enquiry?: Enquiry, change?: Change): Promise<PlaceOrderResult> {
     const idempotent = idempotencyKey === undefined ? undefined : { key: idempotencyKey, request: { operation: 'placeOrder', body: { petId } }, status: 201 }
     // order.placed goes out with the order, in its transaction, when an endpoint wants it.
     const reported = await this.deps.outbox.wants(projectId, 'order.placed')
@@ -80,6 +81,8 @@ export class OrdersService {
       }
       const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.deps.clock.now()).toISOString(), enquiry }))
       if (reported) await this.deps.outbox.write(trx, projectId, 'order.placed', order)
+      // The enquirer's name and contact stay in the order: the entry says only that there was one.
+      if (change) await recordChange(trx, this.deps.clock, change, { action: 'order.placed', target: { type: 'order', id: order.id }, projectId, details: { petId, enquiry: enquiry !== undefined } })
       return order
     })
     if (!outcome.ok) return outcome
@@ -89,7 +92,7 @@ export class OrdersService {
 
   /**
    * Applies one move of the state machine to an order and its animal, in one transaction, with
-   * the audit entry of an admin's move (`change`).
+   * the audit entry of the move (`change`: an admin's, or an API key's).
    */
   async transition(projectId: number, orderId: number, action: OrderAction, change?: Change): Promise<TransitionResult> {
     const { from, to, pet: petStatus } = TRANSITIONS[action]

@@ -1,7 +1,8 @@
-import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
+import { type ExpressionBuilder, type Insertable, PostgresAdapter, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
+import { entryOfInsertedPetStatement, insertAuditEntry } from '../audit/audit.repository.js'
 import type { Db } from '../db/database.js'
 import { batchedTogether, prepare } from '../db/prepared.js'
-import type { Database, PetStatus } from '../db/schema.js'
+import type { ActorKind, AuditEntryTable, Database, PetStatus } from '../db/schema.js'
 import { eventOfInsertedRowStatements, type OutboxEvent, writeEvent } from '../webhooks/webhooks.repository.js'
 
 /**
@@ -90,6 +91,7 @@ type Value = string | number | null
  * One placeholder per column: `prepare` compiles the statement once with a placeholder in place
  * of each argument, so the profile's columns are arguments of their own.
  */
+// `prepare` counts the arguments of the function it is given: they are spelt out, not spread.
 const insert = prepare(
   (
     db,
@@ -118,38 +120,159 @@ const insert = prepare(
     locationId: Value,
     tagsKey: Value,
     searchText: Value,
+  ) => db.insertInto('pets').values(petValues(projectId, name, nameFolded, categoryId, status, createdAt, profile, externalId, sex, ageGroup, size, coat, goodWithChildren, goodWithDogs, goodWithCats, spayedNeutered, houseTrained, vaccinated, microchipped, specialNeeds, breedPrimaryKey, breedSecondaryKey, locationId, tagsKey, searchText)).returning(PET),
+)
+
+type InsertArgs = [
+  projectId: number,
+  name: string,
+  nameFolded: string,
+  categoryId: number,
+  status: PetStatus,
+  createdAt: string,
+  profile: Value,
+  externalId: Value,
+  sex: Value,
+  ageGroup: Value,
+  size: Value,
+  coat: Value,
+  goodWithChildren: Value,
+  goodWithDogs: Value,
+  goodWithCats: Value,
+  spayedNeutered: Value,
+  houseTrained: Value,
+  vaccinated: Value,
+  microchipped: Value,
+  specialNeeds: Value,
+  breedPrimaryKey: Value,
+  breedSecondaryKey: Value,
+  locationId: Value,
+  tagsKey: Value,
+  searchText: Value,
+]
+
+/** The row of the prepared inserts, from their arguments (placeholders when they compile). */
+function petValues(...[
+  projectId,
+  name,
+  nameFolded,
+  categoryId,
+  status,
+  createdAt,
+  profile,
+  externalId,
+  sex,
+  ageGroup,
+  size,
+  coat,
+  goodWithChildren,
+  goodWithDogs,
+  goodWithCats,
+  spayedNeutered,
+  houseTrained,
+  vaccinated,
+  microchipped,
+  specialNeeds,
+  breedPrimaryKey,
+  breedSecondaryKey,
+  locationId,
+  tagsKey,
+  searchText,
+]: InsertArgs) {
+  return {
+    project_id: projectId,
+    name,
+    name_folded: nameFolded,
+    category_id: categoryId,
+    status,
+    created_at: createdAt,
+    updated_at: createdAt,
+    profile: profile as string | null,
+    external_id: externalId as string | null,
+    sex: sex as string | null,
+    age_group: ageGroup as string | null,
+    size: size as string | null,
+    coat: coat as string | null,
+    good_with_children: goodWithChildren as string | null,
+    good_with_dogs: goodWithDogs as string | null,
+    good_with_cats: goodWithCats as string | null,
+    spayed_neutered: spayedNeutered as number | null,
+    house_trained: houseTrained as number | null,
+    vaccinated: vaccinated as number | null,
+    microchipped: microchipped as number | null,
+    special_needs: specialNeeds as number | null,
+    breed_primary_key: breedPrimaryKey as string | null,
+    breed_secondary_key: breedSecondaryKey as string | null,
+    location_id: locationId as number | null,
+    tags_key: tagsKey as string | null,
+    search_text: searchText as string | null,
+  }
+}
+
+/**
+ * PostgreSQL: an animal and its audit entry in one statement (a data-modifying CTE), so an
+ * audited create costs no more round trips than a plain one: no BEGIN and COMMIT of its own.
+ */
+const insertAudited = prepare(
+  (
+    db,
+    at: string,
+    actorKind: ActorKind,
+    actorName: string,
+    actorKeyId: string | null,
+    action: string,
+    requestId: string | null,
+    details: string,
+    projectId: number,
+    name: string,
+    nameFolded: string,
+    categoryId: number,
+    status: PetStatus,
+    createdAt: string,
+    profile: Value,
+    externalId: Value,
+    sex: Value,
+    ageGroup: Value,
+    size: Value,
+    coat: Value,
+    goodWithChildren: Value,
+    goodWithDogs: Value,
+    goodWithCats: Value,
+    spayedNeutered: Value,
+    houseTrained: Value,
+    vaccinated: Value,
+    microchipped: Value,
+    specialNeeds: Value,
+    breedPrimaryKey: Value,
+    breedSecondaryKey: Value,
+    locationId: Value,
+    tagsKey: Value,
+    searchText: Value,
   ) =>
     db
-      .insertInto('pets')
-      .values({
-        project_id: projectId,
-        name,
-        name_folded: nameFolded,
-        category_id: categoryId,
-        status,
-        created_at: createdAt,
-        updated_at: createdAt,
-        profile: profile as string | null,
-        external_id: externalId as string | null,
-        sex: sex as string | null,
-        age_group: ageGroup as string | null,
-        size: size as string | null,
-        coat: coat as string | null,
-        good_with_children: goodWithChildren as string | null,
-        good_with_dogs: goodWithDogs as string | null,
-        good_with_cats: goodWithCats as string | null,
-        spayed_neutered: spayedNeutered as number | null,
-        house_trained: houseTrained as number | null,
-        vaccinated: vaccinated as number | null,
-        microchipped: microchipped as number | null,
-        special_needs: specialNeeds as number | null,
-        breed_primary_key: breedPrimaryKey as string | null,
-        breed_secondary_key: breedSecondaryKey as string | null,
-        location_id: locationId as number | null,
-        tags_key: tagsKey as string | null,
-        search_text: searchText as string | null,
-      })
-      .returning(PET),
+      .with('created', (qc) => qc.insertInto('pets').values(petValues(projectId, name, nameFolded, categoryId, status, createdAt, profile, externalId, sex, ageGroup, size, coat, goodWithChildren, goodWithDogs, goodWithCats, spayedNeutered, houseTrained, vaccinated, microchipped, specialNeeds, breedPrimaryKey, breedSecondaryKey, locationId, tagsKey, searchText)).returning(PET))
+      .with('entry', (qc) =>
+        qc
+          .insertInto('audit_entries')
+          .columns(['at', 'actor_kind', 'actor_user_id', 'actor_name', 'actor_key_id', 'action', 'target_type', 'target_id', 'project_id', 'request_id', 'details'])
+          .expression(
+            qc.selectFrom('created').select([
+              sql<string>`${at}`.as('at'),
+              sql<ActorKind>`${actorKind}`.as('actor_kind'),
+              sql<null>`null`.as('actor_user_id'),
+              sql<string>`${actorName}`.as('actor_name'),
+              sql<string | null>`${actorKeyId}`.as('actor_key_id'),
+              sql<string>`${action}`.as('action'),
+              sql<string>`'pet'`.as('target_type'),
+              sql<string>`cast(created.id as text)`.as('target_id'),
+              sql<number>`${projectId}`.as('project_id'),
+              sql<string | null>`${requestId}`.as('request_id'),
+              sql<string>`${details}`.as('details'),
+            ]),
+          ),
+      )
+      .selectFrom('created')
+      .selectAll(),
 )
 
 function columnsOf(c: ProfileColumns | undefined): ProfileColumns {
@@ -176,15 +299,48 @@ const find = prepare((db, projectId: number, id: number) =>
   db.selectFrom('pets').select(PET).where('project_id', '=', projectId).where('id', '=', id),
 )
 
+function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+}
+
 /** The arguments of the prepared insert, in its order. */
 function insertArgs(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }) {
   const columns = PROFILE_COLUMNS.map((column) => pet.columns?.[column] ?? null)
   return [projectId, pet.name, folded(pet.name), pet.categoryId, pet.status, pet.createdAt, ...columns] as Parameters<typeof insert> extends [Db, ...infer A] ? A : never
 }
 
-export async function insertPet(db: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }): Promise<PetRecord> {
+export async function insertPet(db: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit?: PetAudit): Promise<PetRecord> {
+  if (audit) return insertPetAudited(db, projectId, pet, audit)
   // Durable before it is acknowledged, and committed together with the other requests' animals.
   const [row] = await insert.batched(db, ...insertArgs(projectId, pet))
+  if (!row) throw new Error('insert into pets returned no row')
+  return row
+}
+
+/** The audit entry of an added animal, but for the animal's id, which the insert gives it. */
+export type PetAudit = Omit<Insertable<AuditEntryTable>, 'target_type' | 'target_id' | 'project_id'>
+
+/**
+ * An animal and its audit entry, committed together: on SQLite's root instance both join the
+ * group commit; on PostgreSQL one statement; inside a transaction one after the other.
+ */
+async function insertPetAudited(db: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit: PetAudit): Promise<PetRecord> {
+  const args = insertArgs(projectId, pet)
+  const first = insert.statement(db, ...args)
+  const entry = entryOfInsertedPetStatement(db, { ...audit, project_id: projectId })
+  let row: PetRecord | undefined
+  if (first && entry) {
+    row = (await batchedTogether(db, [first, entry]))[0]?.[0] as PetRecord | undefined
+  } else if (isPostgres(db)) {
+    ;[row] = await insertAudited(db, audit.at, audit.actor_kind, audit.actor_name, audit.actor_key_id ?? null, audit.action, audit.request_id ?? null, audit.details, ...args)
+  } else {
+    const inserted = async (trx: Db) => {
+      const [created] = await insert(trx, ...args)
+      if (created) await insertAuditEntry(trx, { ...audit, target_type: 'pet', target_id: String(created.id), project_id: projectId })
+      return created
+    }
+    row = db.isTransaction ? await inserted(db) : await db.transaction().execute(inserted)
+  }
   if (!row) throw new Error('insert into pets returned no row')
   return row
 }
@@ -200,18 +356,21 @@ export async function insertPetReported(
   pet: PetWrite & { status: PetStatus; createdAt: string },
   event: Omit<OutboxEvent, 'data' | 'dedupeKey'>,
   data: (row: PetRecord) => unknown,
+  audit?: PetAudit,
 ): Promise<PetRecord> {
   const first = insert.statement(db, ...insertArgs(projectId, pet))
   const placeholder: PetRecord = { id: 0, name: pet.name, categoryId: pet.categoryId, status: pet.status, profile: pet.columns?.profile ?? null, locationId: pet.columns?.location_id ?? null, createdAt: pet.createdAt, updatedAt: pet.createdAt, photos: null }
   const rest = eventOfInsertedRowStatements(db, { ...event, data: JSON.stringify(data(placeholder)) })
-  if (first && rest) {
-    const [rows] = await batchedTogether(db, [first, ...rest])
+  // The entry comes last: the event's statements read `last_insert_rowid()`, which it would move.
+  const entry = audit && entryOfInsertedPetStatement(db, { ...audit, project_id: projectId })
+  if (first && rest && (!audit || entry)) {
+    const [rows] = await batchedTogether(db, [first, ...rest, ...(entry ? [entry] : [])])
     const row = rows?.[0] as PetRecord | undefined
     if (!row) throw new Error('insert into pets returned no row')
     return row
   }
   const inserted = async (trx: Db) => {
-    const row = await insertPet(trx, projectId, pet)
+    const row = await insertPet(trx, projectId, pet, audit)
     await writeEvent(trx, { ...event, data: JSON.stringify(data(row)), dedupeKey: null })
     return row
   }

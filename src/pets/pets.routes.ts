@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { keyChangeOf } from '../audit/audit.http.js'
 import type { Clock } from '../clock.js'
 import { ApiError, orThrow } from '../errors.js'
 import type { ResponseCache } from '../cache/response-cache.js'
@@ -103,7 +104,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
       preValidation: prepareBody,
     },
     async (request, reply) => {
-      const { pet, replayed } = orThrow(await pets.create(request.principal.projectId, request.body, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']) }))
+      const { pet, replayed } = orThrow(await pets.create(request.principal.projectId, request.body, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), change: keyChangeOf(request) }))
       if (replayed) reply.header('idempotent-replayed', 'true')
       return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet)
     },
@@ -186,7 +187,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
       },
       async (request, reply) => {
         const { petId } = request.params
-        const { pet, replayed } = orThrow(await pets.update(request.principal.projectId, petId, request.body, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']) }))
+        const { pet, replayed } = orThrow(await pets.update(request.principal.projectId, petId, request.body, { idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), change: keyChangeOf(request) }))
         if (replayed) reply.header('idempotent-replayed', 'true')
         return pet
       },
@@ -212,7 +213,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox<{ pets: PetsService; clock: C
       },
     },
     async (request, reply) => {
-      orThrow(await pets.remove(request.principal.projectId, request.params.petId))
+      orThrow(await pets.remove(request.principal.projectId, request.params.petId, { change: keyChangeOf(request) }))
       return reply.code(204).send(null)
     },
   )

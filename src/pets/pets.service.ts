@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import { type Change, recordChange } from '../audit/audit.js'
+import { type Change, entryOf, recordChange } from '../audit/audit.js'
 import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -21,6 +21,7 @@ import {
   insertPet,
   insertPetReported,
   listPets,
+  type PetAudit,
   type PetOrder,
   type PetRecord,
   type PetWrite,
@@ -65,7 +66,7 @@ export type CheckedPet = PetWrite & { status: PetStatus; profile: Profile }
 export interface ChangeOptions {
   /** A /v1 request's Idempotency-Key: the change happens at most once per key, and a retry replays it. */
   idempotencyKey?: string | undefined
-  /** An admin's change (the dashboard, the admin API): recorded in the audit log, in the change's transaction. */
+  /** Who makes the change (an admin, an API key): recorded in the audit log, in the change's transaction. */
   change?: Change | undefined
 }
 
@@ -224,10 +225,11 @@ export class PetsService {
     const pet = { ...written.write, status, createdAt: this.now() }
     // pet.created goes out with the animal, in its transaction, when an endpoint wants it.
     const reported = await this.deps.outbox.wants(projectId, 'pet.created')
-    if (options.idempotencyKey === undefined && options.change === undefined) {
+    if (options.idempotencyKey === undefined) {
       // The common /v1 create needs nothing else in its transaction: it joins the group commit,
-      // with its event when there is one.
-      const result = await this.insertNew(projectId, pet, written.profile, reported)
+      // with its audit entry, and its event when there is one.
+      const audit = options.change && entryOf(this.deps.clock, options.change, { action: 'pet.created', target: { type: 'pet', id: '' }, projectId, details: { name: pet.name, categoryId: pet.categoryId, status } })
+      const result = await this.insertNew(projectId, pet, written.profile, reported, audit)
       await this.deps.generations.dataChanged(projectId)
       return result
     }
@@ -244,9 +246,9 @@ export class PetsService {
    * pet.created event when `reported`; a refusal of the database (a duplicate external id, a
    * missing location) answered as the create's failure.
    */
-  private async insertNew(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, profile: Profile, reported: boolean): Promise<PetChangeResult> {
+  private async insertNew(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, profile: Profile, reported: boolean, audit?: PetAudit): Promise<PetChangeResult> {
     try {
-      const created = reported ? await this.insertReported(projectId, pet) : await insertPet(this.deps.db, projectId, pet)
+      const created = reported ? await this.insertReported(projectId, pet, audit) : await insertPet(this.deps.db, projectId, pet, audit)
       return { ok: true, pet: this.pet(created), replayed: false }
     } catch (error) {
       const failure = writeFailure(error, profile)
@@ -256,9 +258,9 @@ export class PetsService {
   }
 
   /** An animal and its pet.created event, committed together (in the group commit where there is one). */
-  private async insertReported(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }): Promise<PetRecord> {
+  private async insertReported(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit: PetAudit | undefined): Promise<PetRecord> {
     const { id, type, createdAt } = this.deps.outbox.event(projectId, 'pet.created', null)
-    const created = await insertPetReported(this.deps.db, projectId, pet, { id, projectId, type, createdAt }, (row) => this.pet(row))
+    const created = await insertPetReported(this.deps.db, projectId, pet, { id, projectId, type, createdAt }, (row) => this.pet(row), audit)
     this.deps.outbox.written()
     return created
   }
@@ -378,7 +380,7 @@ export class PetsService {
     return { ok: true, pet: outcome.value, replayed: outcome.replayed }
   }
 
-  /** An admin's change, in the audit log; a /v1 change (an API key's) is the shelter's data, not its administration. */
+  /** A change in the audit log: an admin's, or a /v1 write by an API key. */
   private async record(
     trx: Db,
     projectId: number,

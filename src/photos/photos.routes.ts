@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyContextConfig, FastifyRequest } from 'fastify'
 import { Type, type TObject } from 'typebox'
-import { changeOf } from '../audit/audit.http.js'
+import { changeOf, keyChangeOf } from '../audit/audit.http.js'
 import type { Change } from '../audit/audit.js'
 import { orThrow } from '../errors.js'
 import { validatorCompiler } from '../http/validation.js'
@@ -44,7 +44,7 @@ const V1: PhotoApi = {
   config: { read: { scope: 'pets:read' }, write: { scope: 'pets:write' } },
   audit: false,
   projectOf: (request) => request.principal.projectId,
-  changeOf: () => undefined,
+  changeOf: (request) => keyChangeOf(request),
 }
 
 const ADMIN: PhotoApi = {

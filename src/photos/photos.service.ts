@@ -58,7 +58,7 @@ export interface MediaReport {
   orphans: { key: string; size: number; modifiedAt: string }[]
 }
 
-/** Who asks for a change: an admin's (the dashboard, the admin API) is recorded in the audit log. */
+/** Who asks for a change (an admin, an API key): recorded in the audit log, in the change's transaction. */
 export interface ChangeOptions {
   change?: Change | undefined
 }

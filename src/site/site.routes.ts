@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { anonymousChangeOf } from '../audit/audit.http.js'
 import type { Kept, ResponseCache } from '../cache/response-cache.js'
 import type { CategoriesService } from '../categories/categories.service.js'
 import type { Clock } from '../clock.js'
@@ -305,7 +306,7 @@ async function enquiry(request: FastifyRequest, reply: FastifyReply, deps: SiteR
     email: values.email || undefined,
     phone: values.phone || undefined,
     message: values.message || undefined,
-  })
+  }, anonymousChangeOf(request))
   if (!placed.ok) {
     if (placed.error === 'pet_unavailable') return unavailable(reply, context, pet)
     if (placed.error === 'not_found') return send(reply, 404, messagePage(context, 'Animal not found', 'No animal is listed at this address.', back(context)), noStore)

@@ -1,3 +1,4 @@
+import { recordChange, SYSTEM_CHANGE } from '../audit/audit.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -275,7 +276,10 @@ export class WebhookWorker {
     const since = failing?.failing_since ? Date.parse(failing.failing_since) : at
     if (failing?.enabled === 1 && at - since >= DISABLE_AFTER_MS) {
       const reason = `Disabled on ${iso(now)}: every delivery attempt failed since ${iso(since)} (5 days); the last one: ${result.error ?? 'no answer'}`
-      if (await disableEndpoint(trx, endpoint.id, reason, iso(now))) this.log.warn({ endpointId: endpoint.id }, 'webhooks: endpoint disabled after failing for 5 days')
+      if (await disableEndpoint(trx, endpoint.id, reason, iso(now))) {
+        await recordChange(trx, this.clock, SYSTEM_CHANGE, { action: 'webhook.disabled', target: { type: 'webhook', id: endpoint.id }, projectId: endpoint.project_id, details: { failingSince: iso(since) } })
+        this.log.warn({ endpointId: endpoint.id }, 'webhooks: endpoint disabled after failing for 5 days')
+      }
     }
     return [outcome, result.latencyMs]
   }
