@@ -20,6 +20,7 @@ import * as siteCacheGeneration from './0018-site-cache-generation.js'
 import * as webhookPrivateNetworks from './0019-webhook-private-networks.js'
 import * as webhookAttempts from './0020-webhook-attempts.js'
 import * as readOnlyRole from './0021-read-only-role.js'
+import * as webhookEvents from './0023-webhook-events.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019-webhook-private-networks': webhookPrivateNetworks,
   '0020-webhook-attempts': webhookAttempts,
   '0021-read-only-role': readOnlyRole,
+  '0023-webhook-events': webhookEvents,
 }
