@@ -198,6 +198,20 @@ describe('replay', () => {
   })
 })
 
+describe('replay, twice at once', () => {
+  test('two replays of one range side by side queue each event once between them', async () => {
+    const project = await t.project()
+    await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    const since = clock.now()
+    for (const name of ['A', 'B', 'C']) await addPet(project.key, name)
+    const second = await addEndpoint(t, project.slug, receiver.url, ['pet.created'])
+    const answers = await Promise.all([1, 2].map(() => admin(t, 'POST', `/projects/${project.slug}/webhooks/${second.id}/replay`, { since: iso(since) })))
+    assert.deepEqual(answers.map((a) => a.statusCode), [202, 202])
+    assert.deepEqual(answers.map((a) => a.json<{ queued: number }>().queued).sort(), [0, 3])
+    assert.equal((await deliveriesOf(t, project.slug, second.id)).length, 3)
+  })
+})
+
 describe('the event list', () => {
   test('newest first, filtered by type and time, across pages by the Link header; another project sees none; a bad filter is a 400', async () => {
     const project = await t.project()

@@ -356,6 +356,15 @@ export async function replaceSealedSecrets(
 
 // Recovery, replay and the event list.
 
+/**
+ * Holds the endpoint's row until the transaction ends: two recoveries or replays of one endpoint
+ * run one after the other, so the second sees the deliveries the first queued (PostgreSQL; SQLite
+ * has one writer anyway).
+ */
+export async function lockEndpoint(db: Db, id: string): Promise<void> {
+  await db.updateTable('webhook_endpoints').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).execute()
+}
+
 const NEW_DELIVERY_COLUMNS = ['event_id', 'endpoint_id', 'project_id', 'state', 'manual', 'attempts', 'next_attempt_at', 'created_at'] as const
 
 /**

@@ -18,6 +18,7 @@ import {
   deleteEndpoint,
   findProjectEvent,
   listEvents,
+  lockEndpoint,
   queueFailedAgain,
   queueReplay,
   type DeliveryWithEvent,
@@ -412,9 +413,10 @@ export class WebhooksService {
     }
     const { since, until } = checked
     const at = new Date(this.clock.now()).toISOString()
-    const ids = await this.changed(change, action, found.endpoint, (made: number[]) => ({ since, until: until ?? null, queued: made.length }), (trx) =>
-      queue(trx, { endpointId: id, projectId: found.endpoint.project_id, since, until, at }),
-    )
+    const ids = await this.changed(change, action, found.endpoint, (made: number[]) => ({ since, until: until ?? null, queued: made.length }), async (trx) => {
+      await lockEndpoint(trx, id)
+      return queue(trx, { endpointId: id, projectId: found.endpoint.project_id, since, until, at })
+    })
     if (ids.length > 0) this.onDue()
     return { ok: true, queued: ids.length }
   }
