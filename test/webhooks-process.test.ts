@@ -132,6 +132,14 @@ describe('webhooks of the built service', { timeout: 120_000 }, () => {
     assert.deepEqual(await cliJson(['webhooks', 'remove', added.id, '--project', 'shelter', '--json'], options), { id: added.id, removed: true })
     assert.deepEqual(await cliJson(['webhooks', 'list', '--project', 'shelter', '--json'], options), [])
   })
+})
+
+describe('recovery, replay and the event list from the CLI of the built service', { timeout: 120_000 }, () => {
+  before(assertBuilt)
+  afterEach(async () => {
+    await receiver?.close()
+    await cleanup()
+  })
 
   test('the CLI: events, replay to an endpoint added later (each event once), recover; a disabled endpoint and a time beyond the retention period are refused', async () => {
     receiver = await Receiver.start()
