@@ -1,7 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../db/database.js'
 import { prepare } from '../db/prepared.js'
-import { ALL_EVENTS, TEST_EVENT_TYPE } from './events.js'
 import type { DeliveryState, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../db/schema.js'
 
 /** An event to write to the outbox. */
@@ -365,6 +364,16 @@ export async function lockEndpoint(db: Db, id: string): Promise<void> {
   await db.updateTable('webhook_endpoints').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).execute()
 }
 
+/** A recovery's or replay's range, and the event type it never sends again (the test event). */
+export interface ResendQuery {
+  endpointId: string
+  projectId: number
+  since: string
+  until: string | undefined
+  at: string
+  skippedType: string
+}
+
 const NEW_DELIVERY_COLUMNS = ['event_id', 'endpoint_id', 'project_id', 'state', 'manual', 'attempts', 'next_attempt_at', 'created_at'] as const
 
 /**
@@ -373,7 +382,7 @@ const NEW_DELIVERY_COLUMNS = ['event_id', 'endpoint_id', 'project_id', 'state', 
  * event, none for an event the endpoint has a pending or succeeded delivery of (it was sent since,
  * or is being sent), none for test events. One statement: answers the new deliveries' ids.
  */
-export async function queueFailedAgain(db: Db, recovery: { endpointId: string; projectId: number; since: string; until: string | undefined; at: string }): Promise<number[]> {
+export async function queueFailedAgain(db: Db, recovery: ResendQuery): Promise<number[]> {
   const rows = await db
     .insertInto('webhook_deliveries')
     .columns(NEW_DELIVERY_COLUMNS)
@@ -381,7 +390,7 @@ export async function queueFailedAgain(db: Db, recovery: { endpointId: string; p
       db
         .selectFrom('webhook_events as ev')
         .where('ev.project_id', '=', recovery.projectId)
-        .where('ev.type', '<>', TEST_EVENT_TYPE)
+        .where('ev.type', '<>', recovery.skippedType)
         .where(({ exists, selectFrom }) => {
           let failed = selectFrom('webhook_deliveries as f')
             .select('f.id')
@@ -409,18 +418,18 @@ export async function queueFailedAgain(db: Db, recovery: { endpointId: string; p
  * delivery of already (sent when it happened, or by an earlier replay) is left out. Test events
  * are never replayed. One statement: answers the new deliveries' ids.
  */
-export async function queueReplay(db: Db, replay: { endpointId: string; projectId: number; since: string; until: string | undefined; at: string }): Promise<number[]> {
+export async function queueReplay(db: Db, replay: ResendQuery): Promise<number[]> {
   let events = db
     .selectFrom('webhook_events as ev')
     .where('ev.project_id', '=', replay.projectId)
-    .where('ev.type', '<>', TEST_EVENT_TYPE)
+    .where('ev.type', '<>', replay.skippedType)
     .where('ev.created_at', '>=', replay.since)
     .where(({ exists, selectFrom }) =>
       exists(
         selectFrom('webhook_subscriptions as s')
           .select('s.endpoint_id')
           .where('s.endpoint_id', '=', replay.endpointId)
-          .where((eb) => eb.or([eb('s.event_type', '=', eb.ref('ev.type')), eb('s.event_type', '=', ALL_EVENTS)])),
+          .where((eb) => eb.or([eb('s.event_type', '=', eb.ref('ev.type')), eb('s.event_type', '=', '*')])),
       ),
     )
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as o').select('o.id').whereRef('o.event_id', '=', 'ev.id').where('o.endpoint_id', '=', replay.endpointId))))

@@ -415,7 +415,7 @@ export class WebhooksService {
     const at = new Date(this.clock.now()).toISOString()
     const ids = await this.changed(change, action, found.endpoint, (made: number[]) => ({ since, until: until ?? null, queued: made.length }), async (trx) => {
       await lockEndpoint(trx, id)
-      return queue(trx, { endpointId: id, projectId: found.endpoint.project_id, since, until, at })
+      return queue(trx, { endpointId: id, projectId: found.endpoint.project_id, since, until, at, skippedType: TEST_EVENT_TYPE })
     })
     if (ids.length > 0) this.onDue()
     return { ok: true, queued: ids.length }
