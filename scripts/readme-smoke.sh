@@ -153,6 +153,12 @@ curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null
   npx adoption-store webhooks deliveries "$hook" --project acme --state failed --since 2026-11-27T00:00:00Z --type webhook.test --json | has '^\['
   npx adoption-store webhooks attempts "$hook" "$delivery" --project acme --json | has '^\['
   npx adoption-store webhooks redeliver "$hook" "$delivery" --project acme --json | has '"manual": *true'
+  npx adoption-store webhooks update "$hook" --project acme --enable --json | has '"enabled": *true'
+  since=$(node -e "process.stdout.write(new Date(Date.now() - 86400000).toISOString())")
+  npx adoption-store webhooks events --project acme --limit 20 --json | has '"type": *"webhook.test"'
+  npx adoption-store webhooks events --project acme --type webhook.test --since "$since" --json | has '"id": *"msg_'
+  npx adoption-store webhooks recover "$hook" --project acme --since "$since" --json | has '"queued": *[0-9]'
+  npx adoption-store webhooks replay "$hook" --project acme --since "$since" --json | has '"queued": *[0-9]'
   npx adoption-store webhooks update "$hook" --project acme --description "shop backend" >/dev/null
   npx adoption-store webhooks remove "$hook" --project acme --json | has '"removed": *true'
   npx adoption-store webhooks reseal --json | has '"unopenable": *\[\]'

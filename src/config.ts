@@ -67,6 +67,8 @@ export interface Config {
   readonly webhookTimeoutMs: number
   /** How often each instance looks for due webhook deliveries (new events are also sent at once). */
   readonly webhookWorkerIntervalMs: number
+  /** How long webhook events and finished deliveries are kept: the event list, recovery and replay reach this far back. */
+  readonly webhookRetentionDays: number
   /** The bucket photos are kept in; absent: files under `dataDir`/media. */
   readonly s3Bucket: string | undefined
   /** An S3-compatible endpoint (MinIO, R2…); absent: AWS S3 itself. */
@@ -139,6 +141,7 @@ export const EnvSchema = Type.Object({
   WEBHOOK_ALLOWED_NETWORKS: Type.Optional(Type.String({ pattern: '^[0-9A-Fa-f.:/, ]+$', description: 'comma-separated CIDR ranges, e.g. 10.0.0.0/8,127.0.0.1/32' })),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000 }),
   WEBHOOK_WORKER_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 3600000, default: 1000 }),
+  WEBHOOK_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   S3_BUCKET: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', description: 'an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens' })),
   S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+/?$', description: 'an http:// or https:// URL of the S3-compatible server, without a path (e.g. http://127.0.0.1:9000)' })),
   S3_REGION: Type.String({ minLength: 1, maxLength: 64, default: 'us-east-1' }),
@@ -304,6 +307,7 @@ function configFrom(env: Env, values: Partial<Config> = {}): Config {
     webhookAllowedNetworks: parseNetworks(env.WEBHOOK_ALLOWED_NETWORKS),
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     webhookWorkerIntervalMs: env.WEBHOOK_WORKER_INTERVAL_MS,
+    webhookRetentionDays: env.WEBHOOK_RETENTION_DAYS,
     s3Bucket: env.S3_BUCKET,
     s3Endpoint: env.S3_ENDPOINT?.replace(/\/$/, ''),
     s3Region: env.S3_REGION,

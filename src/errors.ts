@@ -33,6 +33,7 @@ export const ERROR_CATALOG = {
   slug_taken: { status: 409, summary: 'A project with this slug already exists: choose another slug.' },
   email_taken: { status: 409, summary: 'A user with this email already exists (emails compare without case).' },
   rotation_in_progress: { status: 409, summary: "The endpoint's previous secret still signs (a rotation's overlap): rotate after it ends, or with overlapHours 0; the message says when it ends." },
+  endpoint_disabled: { status: 409, summary: 'The webhook endpoint is disabled, so nothing is sent to it: enable it first, then recover or replay its events.' },
   last_operator: { status: 409, summary: 'The change would leave no enabled operator: enable or create another operator first.' },
   gone: { status: 410, summary: 'The operation has passed its sunset date and was removed.' },
   payload_too_large: { status: 413, summary: 'The body exceeds the size limit.' },

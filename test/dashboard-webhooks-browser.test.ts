@@ -13,6 +13,8 @@ import { Receiver, validSignatures } from './helpers/receiver.js'
 import { eventually } from './helpers/wait.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 import { grantPrivateNetworks } from './helpers/webhooks.js'
+import { admin } from './helpers/admin.js'
+import { bearer } from './helpers/app.js'
 
 // The page, what it sends and what it shows, is the subject: the API calls under it are the API
 // files' subject on both back ends (measured with V8 coverage on PostgreSQL, the browser files
@@ -137,5 +139,53 @@ describe('the Webhooks tab in Chromium', { skip: chromiumMissing, timeout: 120_0
     await textOf(page.getByRole('main'), /is removed\./)
     assert.equal(await page.getByRole('region', { name: receiver.url }).count(), 0)
     await suite.closePages()
+  })
+
+  test('"Replay events since…" sends an endpoint added later the events of its types, each once; "Recover failed since…" says when nothing failed', async () => {
+    const { t } = suite
+    const project = await t.project()
+    await grantPrivateNetworks(t, project.slug)
+    const late = await Receiver.start()
+    try {
+      receiver.received.length = 0
+      receiver.fallback = { status: 204 }
+      const first = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: receiver.url, types: ['pet.created'] })
+      assert.equal(first.statusCode, 201, first.body)
+      for (const name of ['Rex', 'Tom']) {
+        const created = await t.request({ method: 'POST', url: '/v1/pets', headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: JSON.stringify({ name, categoryId: 1 }) })
+        assert.equal(created.statusCode, 201, created.body)
+      }
+      const sent = await receiver.waitFor('pet.created', 2)
+      const second = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: late.url, types: ['pet.created'] })
+      assert.equal(second.statusCode, 201, second.body)
+
+      const user = await createUser(t, { role: 'owner', projects: [project.slug] })
+      const { page } = await suite.newPage()
+      await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/webhooks`)
+      const card = page.getByRole('region', { name: late.url })
+      // The default is a day before now: the events just sent are in it.
+      await card.getByRole('button', { name: `Replay events since… to ${late.url}` }).click()
+      await textOf(card, /2 events are on their way\./)
+      const replayed = await late.waitFor('pet.created', 2)
+      assert.deepEqual(replayed.map((r) => r.id).sort(), sent.map((r) => r.id).sort(), 'the same webhook-ids')
+      await card.getByRole('button', { name: `Replay events since… to ${late.url}` }).click()
+      await textOf(card, /No event to replay since then: the endpoint has them all\./)
+      assert.equal(late.received.length, 2, 'each event once')
+
+      const firstCard = page.getByRole('region', { name: receiver.url })
+      await firstCard.getByRole('button', { name: `Recover failed since… for ${receiver.url}` }).click()
+      await textOf(firstCard, /No failed delivery to send again since then\./)
+      // A time beyond the retention period is refused with the reason.
+      await firstCard.getByLabel('Since').fill('2000-01-01T00:00')
+      await firstCard.getByRole('button', { name: `Recover failed since… for ${receiver.url}` }).click()
+      await textOf(firstCard, /since must be within the last 30 days/)
+      assert.deepEqual(await axeViolations(page), [], 'axe-core: no violations with the forms shown')
+      await page.setViewportSize(PHONE)
+      assert.ok((await pageScrollWidth(page)) <= PHONE.width, 'the forms fit a phone')
+      await screenshot(page, 'webhooks-replay-phone')
+      await suite.closePages()
+    } finally {
+      await late.close()
+    }
   })
 })

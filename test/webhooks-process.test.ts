@@ -133,3 +133,56 @@ describe('webhooks of the built service', { timeout: 120_000 }, () => {
     assert.deepEqual(await cliJson(['webhooks', 'list', '--project', 'shelter', '--json'], options), [])
   })
 })
+
+describe('recovery, replay and the event list from the CLI of the built service', { timeout: 120_000 }, () => {
+  before(assertBuilt)
+  afterEach(async () => {
+    await receiver?.close()
+    await cleanup()
+  })
+
+  test('the CLI: events, replay to an endpoint added later (each event once), recover; a disabled endpoint and a time beyond the retention period are refused', async () => {
+    receiver = await Receiver.start()
+    const late = await Receiver.start()
+    try {
+      const dataDir = makeDataDir()
+      const env = { WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('hex'), WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_WORKER_INTERVAL_MS: '100' }
+      const options = { dataDir, env }
+      await cliJson(['projects', 'create', 'hub', '--json'], options)
+      await cliJson(['projects', 'set-webhook-private-networks', 'hub', 'on', '--json'], options)
+      const { key } = await cliJson<{ key: string }>(['keys', 'create', '--project', 'hub', '--json'], options)
+      const first = await cliJson<Endpoint>(['webhooks', 'add', '--project', 'hub', '--url', receiver.url, '--types', 'pet.created', '--json'], options)
+      const server = await startServer({ dataDir, env })
+      for (const name of ['Rex', 'Tom']) assert.equal((await requestJson(server, 'POST', '/v1/pets', key, { name, categoryId: 1 })).status, 201)
+      const sent = await receiver.waitFor('pet.created', 2)
+
+      type Event = { id: string; type: string; createdAt: string; data: { name: string } }
+      const events = await cliJson<Event[]>(['webhooks', 'events', '--project', 'hub', '--json'], options)
+      assert.deepEqual(events.map((e) => e.id).sort(), sent.map((r) => r.id).sort())
+      const newest = await cliJson<Event[]>(['webhooks', 'events', '--project', 'hub', '--type', 'pet.created', '--limit', '1', '--json'], options)
+      assert.deepEqual(newest, events.slice(0, 1))
+      const human = await runCli(['webhooks', 'events', '--project', 'hub'], options)
+      assert.match(human.stdout, new RegExp(`${events[0]!.id}\\s+pet\\.created\\s+${events[0]!.createdAt.replace(/\./g, '\\.')}`))
+
+      const second = await cliJson<Endpoint>(['webhooks', 'add', '--project', 'hub', '--url', late.url, '--types', 'pet.created', '--json'], options)
+      const since = events[events.length - 1]!.createdAt
+      assert.deepEqual(await cliJson(['webhooks', 'replay', second.id, '--project', 'hub', '--since', since, '--json'], options), { queued: 2 })
+      const replayed = await late.waitFor('pet.created', 2)
+      assert.deepEqual(replayed.map((r) => r.id).sort(), sent.map((r) => r.id).sort(), 'the same webhook-ids')
+      const again = await runCli(['webhooks', 'replay', second.id, '--project', 'hub', '--since', since], options)
+      assert.equal(again.stdout, `0 events are due for endpoint ${second.id}; the servers send them.\n`)
+      assert.deepEqual(await cliJson(['webhooks', 'recover', first.id, '--project', 'hub', '--since', since, '--json'], options), { queued: 0 }, 'nothing failed')
+      await server.stop()
+
+      const old = await runCli(['webhooks', 'recover', first.id, '--project', 'hub', '--since', '2000-01-01T00:00:00Z'], options)
+      assert.equal(old.code, 1)
+      assert.match(old.stderr, /since must be within the last 30 days/)
+      await cliJson(['webhooks', 'update', first.id, '--project', 'hub', '--disable', '--json'], options)
+      const disabled = await runCli(['webhooks', 'recover', first.id, '--project', 'hub', '--since', since], options)
+      assert.equal(disabled.code, 1)
+      assert.match(disabled.stderr, /is disabled.*Enable it first/)
+    } finally {
+      await late.close()
+    }
+  })
+})

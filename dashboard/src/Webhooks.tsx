@@ -199,6 +199,16 @@ function EndpointCard({ slug, endpoint, onToggle, onRotate, onRemove }: { slug: 
           </>
         )}
       </div>
+      {!readOnly && endpoint.enabled && (
+        <ResendForm
+          slug={slug}
+          endpoint={endpoint}
+          onQueued={(message) => {
+            setStatus(message)
+            setReload((n) => n + 1)
+          }}
+        />
+      )}
       <StatusMessage text={status} />
       <ErrorMessage error={test.error} />
       {showLog && <DeliveryLog slug={slug} endpoint={endpoint} reload={reload} />}
@@ -308,6 +318,46 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
 }
 
 /** The log's filters: a state, an event type, or one event by the `webhook-id` a receiver got. */
+/** The local time of `ms` as a datetime-local input shows it (minutes). */
+function localInputValue(ms: number): string {
+  const date = new Date(ms)
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`
+}
+
+/**
+ * "Recover failed since…" (every failed delivery of the endpoint since then, queued again) and
+ * "Replay events since…" (the project's events of its types since then, each at most once), from
+ * one time, by default a day ago.
+ */
+function ResendForm({ slug, endpoint, onQueued }: { slug: string; endpoint: WebhookEndpoint; onQueued: (message: string) => void }) {
+  const [since, setSince] = useState(() => localInputValue(Date.now() - 24 * 3_600_000))
+  const id = `resend-since-${endpoint.id}`
+  const sinceIso = () => new Date(since).toISOString()
+  const recover = useSubmit(async () => {
+    const { queued } = await api.post('/projects/{slug}/webhooks/{endpointId}/recover', { path: { slug, endpointId: endpoint.id }, body: { since: sinceIso() } })
+    onQueued(queued === 0 ? 'No failed delivery to send again since then.' : `${queued} failed ${queued === 1 ? 'event is' : 'events are'} on their way again.`)
+  })
+  const replay = useSubmit(async () => {
+    const { queued } = await api.post('/projects/{slug}/webhooks/{endpointId}/replay', { path: { slug, endpointId: endpoint.id }, body: { since: sinceIso() } })
+    onQueued(queued === 0 ? 'No event to replay since then: the endpoint has them all.' : `${queued} ${queued === 1 ? 'event is' : 'events are'} on their way.`)
+  })
+  const busy = recover.busy || replay.busy
+  return (
+    <form class="delivery-filters" aria-label={`Send events again to ${endpoint.url}`} onSubmit={(event) => event.preventDefault()}>
+      <label for={id}>Since</label>
+      <input id={id} type="datetime-local" required value={since} onInput={(event) => setSince(event.currentTarget.value)} />
+      <button type="button" class="button-small" disabled={busy || !since} onClick={() => void recover.run()}>
+        Recover failed since…<Hidden> for {endpoint.url}</Hidden>
+      </button>
+      <button type="button" class="button-small" disabled={busy || !since} onClick={() => void replay.run()}>
+        Replay events since…<Hidden> to {endpoint.url}</Hidden>
+      </button>
+      <ErrorMessage error={recover.error ?? replay.error} />
+    </form>
+  )
+}
+
 function DeliveryFilterForm({ endpoint, onFilter }: { endpoint: WebhookEndpoint; onFilter: (filters: DeliveryFilters) => void }) {
   const [state, setState] = useState('')
   const [eventType, setEventType] = useState('')

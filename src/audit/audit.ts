@@ -84,6 +84,8 @@ export const AUDIT_ACTIONS = {
   'webhook.secret_rotated': "A webhook endpoint's signing secret was rotated (never recorded)",
   'webhook.redelivered': 'A webhook delivery was sent again on request',
   'webhook.test_sent': 'A test event was sent to a webhook endpoint',
+  'webhook.recovered': "A webhook endpoint's failed deliveries of a time range were queued again (with how many)",
+  'webhook.replayed': "A project's past events were queued for a webhook endpoint (with how many)",
   'user.created': 'A user was created',
   'user.disabled': 'A user was disabled (their sessions ended)',
   'user.enabled': 'A disabled user was enabled again',

@@ -3,14 +3,14 @@ import { type Command, InvalidArgumentError, Option } from 'commander'
 import { commandLineChange } from '../audit/audit.js'
 import { ALL_EVENTS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../webhooks/events.js'
 import { DELIVERY_STATES, type DeliveryState } from '../db/schema.js'
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../webhooks/webhooks.schemas.js'
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../webhooks/webhooks.schemas.js'
 import { DEFAULT_OVERLAP_HOURS, type WebhooksService } from '../webhooks/webhooks.service.js'
 import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
 
 const TYPES = [...WEBHOOK_EVENT_TYPES, ALL_EVENTS] as readonly string[]
 
 export function registerWebhookCommands(program: Command, cli: CliContext): void {
-  const group = program.command('webhooks').description("manage a project's webhook endpoints: add, list, update, remove, rotate-secret, deliveries, attempts, redeliver, test; reseal the secrets after a key's rotation")
+  const group = program.command('webhooks').description("manage a project's webhook endpoints: add, list, update, remove, rotate-secret, deliveries, attempts, redeliver, recover, replay, test; list a project's events; reseal the secrets after a key's rotation")
   // Events and due deliveries are sent by the running servers, which look every WEBHOOK_WORKER_INTERVAL_MS.
   const run = (work: (webhooks: WebhooksService) => Promise<void>) => withFeatures(cli, ({ webhooks }) => webhooks.service, work)
   const project = (command: Command) => command.requiredOption('--project <slug>', 'the project')
@@ -148,6 +148,44 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
     ),
   )
 
+  jsonOption(
+    project(group.command('recover <id>').description("queue again every event whose delivery to the endpoint failed since a time (the same webhook-id, a full schedule of attempts)"))
+      .requiredOption('--since <time>', 'deliveries created at or after this time (ISO 8601), within the retention period (WEBHOOK_RETENTION_DAYS)')
+      .option('--until <time>', 'and before this time (ISO 8601; default: now)'),
+  ).action(async (id: string, options: { project: string; since: string; until?: string; json?: boolean }) =>
+    run(async (webhooks) => {
+      const result = succeeded(await webhooks.recover(options.project, id, { since: options.since, until: options.until }, commandLineChange()))
+      print(options.json, { queued: result.queued }, () => `${result.queued} failed ${result.queued === 1 ? 'event is' : 'events are'} due again for endpoint ${id}; the servers send them.`)
+    }),
+  )
+
+  jsonOption(
+    project(group.command('replay <id>').description("send the endpoint the project's events of its types since a time, each at most once (the same webhook-id)"))
+      .requiredOption('--since <time>', 'events that happened at or after this time (ISO 8601), within the retention period (WEBHOOK_RETENTION_DAYS)')
+      .option('--until <time>', 'and before this time (ISO 8601; default: now)'),
+  ).action(async (id: string, options: { project: string; since: string; until?: string; json?: boolean }) =>
+    run(async (webhooks) => {
+      const result = succeeded(await webhooks.replay(options.project, id, { since: options.since, until: options.until }, commandLineChange()))
+      print(options.json, { queued: result.queued }, () => `${result.queued} ${result.queued === 1 ? 'event is' : 'events are'} due for endpoint ${id}; the servers send them.`)
+    }),
+  )
+
+  jsonOption(
+    project(group.command('events').description("a project's events, newest first, kept for WEBHOOK_RETENTION_DAYS"))
+      .option('--before <eventId>', 'only events older than this one (the next page)')
+      .option('--limit <n>', 'at most this many (1..100)', wholeNumber(1), 20)
+      .addOption(new Option('--type <type>', 'only events of this type').choices([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]))
+      .option('--since <time>', 'only events that happened at or after this time (ISO 8601)')
+      .option('--until <time>', 'only events that happened before this time (ISO 8601)'),
+  ).action(async (options: { project: string; before?: string; limit: number; type?: string; since?: string; until?: string; json?: boolean }) =>
+    run(async (webhooks) => {
+      if (options.limit > 100) throw new CliError('--limit is at most 100.')
+      const { before, limit, type, since, until } = options
+      const { events } = succeeded(await webhooks.events(options.project, { before, limit, type, since, until }))
+      printList(options.json, events, EVENT_COLUMNS)
+    }),
+  )
+
   jsonOption(project(group.command('test <id>').description(`send a ${TEST_EVENT_TYPE} event to the endpoint, once`))).action(async (id: string, options: { project: string; json?: boolean }) =>
     run(async (webhooks) => {
       const { delivery } = succeeded(await webhooks.sendTest(options.project, id, commandLineChange()))
@@ -174,6 +212,12 @@ const DELIVERY_COLUMNS: Record<string, (delivery: WebhookDelivery) => string> = 
   'LATENCY MS': (d) => (d.latencyMs === null ? '' : String(d.latencyMs)),
   'NEXT ATTEMPT': (d) => d.nextAttemptAt ?? '',
   ERROR: (d) => d.lastError ?? '',
+}
+
+const EVENT_COLUMNS: Record<string, (event: WebhookEvent) => string> = {
+  ID: (e) => e.id,
+  TYPE: (e) => e.type,
+  CREATED: (e) => e.createdAt,
 }
 
 function describeAttempt(attempt: WebhookAttempt, index: number): string {

@@ -2347,7 +2347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or endpoint_disabled or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -3084,7 +3084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or endpoint_disabled or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -3370,7 +3370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or endpoint_disabled or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -3882,7 +3882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or endpoint_disabled or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -5410,7 +5410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or endpoint_disabled or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -5894,7 +5894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or endpoint_disabled or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -6157,7 +6157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or endpoint_disabled or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -6420,7 +6420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or last_operator) */
+            /** @description Conflict with the current state; see the code (code: idempotency_in_flight or pet_unavailable or invalid_transition or external_id_taken or location_in_use or limit_reached or pet_has_open_order or domain_taken or domain_conflict or slug_taken or email_taken or rotation_in_progress or endpoint_disabled or last_operator) */
             409: {
                 headers: {
                     /** @description The limit of the binding window (the one with the fewest requests remaining) */
@@ -7269,6 +7269,7 @@ export const errorCodes = {
     slug_taken: 409,
     email_taken: 409,
     rotation_in_progress: 409,
+    endpoint_disabled: 409,
     last_operator: 409,
     gone: 410,
     payload_too_large: 413,

@@ -29,7 +29,8 @@ export function listHandler<Status extends string, T>(
 export function nextPageLink(
   path: string,
   query: Record<string, string | number | undefined>,
-  next: number | undefined,
+  /** The cursor's value: an id (a number, or the id of an event). */
+  next: number | string | undefined,
   cursor: 'after' | 'before' = 'after',
 ): string | undefined {
   if (next === undefined) return undefined

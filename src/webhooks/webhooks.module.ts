@@ -15,7 +15,7 @@ import { WebhooksService } from './webhooks.service.js'
 import { type DeliveryObserver, WebhookWorker } from './worker.js'
 
 export interface WebhooksDeps {
-  config: Pick<Config, 'webhookEncryptionKey' | 'webhookPreviousEncryptionKeys' | 'certificateEncryptionKey' | 'webhookAllowedNetworks' | 'dnsResolvers' | 'webhookTimeoutMs' | 'webhookWorkerIntervalMs'>
+  config: Pick<Config, 'webhookEncryptionKey' | 'webhookPreviousEncryptionKeys' | 'certificateEncryptionKey' | 'webhookAllowedNetworks' | 'dnsResolvers' | 'webhookTimeoutMs' | 'webhookWorkerIntervalMs' | 'webhookRetentionDays'>
   db: Db
   dialect: DatabaseHandle['dialect']
   clock: Clock
@@ -41,6 +41,8 @@ export interface Webhooks {
   routes: FastifyPluginAsyncTypebox
 }
 
+const DAY_MS = 86_400_000
+
 const NO_OBSERVER: DeliveryObserver = { attempted: () => undefined }
 
 export function createWebhooks({ config, db, dialect, clock, log, failures, generations, authChanged, observer = NO_OBSERVER }: WebhooksDeps): Webhooks {
@@ -60,11 +62,12 @@ export function createWebhooks({ config, db, dialect, clock, log, failures, gene
   const sender = { granted: senderOf(settings.policy), public: senderOf(settings.publicPolicy) }
   const sealedSecrets = box ? createSealedSecrets({ db, box }) : undefined
   const beforeStart = sealedSecrets && (() => warnOfUnopenableSecrets(sealedSecrets, log, observer))
-  const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs, beforeStart })
+  const retentionMs = config.webhookRetentionDays * DAY_MS
+  const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs, beforeStart, retentionMs })
   // New events go out at once on the instance that wrote them; the timer finds the rest.
   const soon = () => setTimeout(() => worker.kick(), 10).unref()
   const outbox = new Outbox(db, clock, generations, soon)
-  const service = new WebhooksService(db, clock, box, settings, authChanged, soon)
+  const service = new WebhooksService(db, clock, box, settings, authChanged, soon, retentionMs)
   return { outbox, service, worker, sealedSecrets, routes: (app) => webhooksRoutes(app, { webhooks: service }) }
 }
 

@@ -352,3 +352,135 @@ export async function replaceSealedSecrets(
   const result = await query.executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
 }
+
+// Recovery, replay and the event list.
+
+/**
+ * Holds the endpoint's row until the transaction ends: two recoveries or replays of one endpoint
+ * run one after the other, so the second sees the deliveries the first queued (PostgreSQL; SQLite
+ * has one writer anyway).
+ */
+export async function lockEndpoint(db: Db, id: string): Promise<void> {
+  await db.updateTable('webhook_endpoints').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).execute()
+}
+
+/** A recovery's or replay's range, and the event type it never sends again (the test event). */
+export interface ResendQuery {
+  endpointId: string
+  projectId: number
+  since: string
+  until: string | undefined
+  at: string
+  skippedType: string
+}
+
+const NEW_DELIVERY_COLUMNS = ['event_id', 'endpoint_id', 'project_id', 'state', 'manual', 'attempts', 'next_attempt_at', 'created_at'] as const
+
+/**
+ * Queues again, as new deliveries with a full schedule of attempts, the events whose delivery to
+ * the endpoint failed between `since` (inclusive) and `until` (exclusive): one new delivery per
+ * event, none for an event the endpoint has a pending or succeeded delivery of (it was sent since,
+ * or is being sent), none for test events. One statement: answers the new deliveries' ids.
+ */
+export async function queueFailedAgain(db: Db, recovery: ResendQuery): Promise<number[]> {
+  const rows = await db
+    .insertInto('webhook_deliveries')
+    .columns(NEW_DELIVERY_COLUMNS)
+    .expression(
+      db
+        .selectFrom('webhook_events as ev')
+        .where('ev.project_id', '=', recovery.projectId)
+        .where('ev.type', '<>', recovery.skippedType)
+        .where(({ exists, selectFrom }) => {
+          let failed = selectFrom('webhook_deliveries as f')
+            .select('f.id')
+            .whereRef('f.event_id', '=', 'ev.id')
+            .where('f.endpoint_id', '=', recovery.endpointId)
+            .where('f.state', '=', 'failed')
+            .where('f.created_at', '>=', recovery.since)
+          if (recovery.until !== undefined) failed = failed.where('f.created_at', '<', recovery.until)
+          return exists(failed)
+        })
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('webhook_deliveries as o').select('o.id').whereRef('o.event_id', '=', 'ev.id').where('o.endpoint_id', '=', recovery.endpointId).where('o.state', 'in', ['pending', 'succeeded']))),
+        )
+        .select(newDeliveryValues(recovery.endpointId, recovery.at))
+        .orderBy('ev.created_at'),
+    )
+    .returning('id')
+    .execute()
+  return rows.map((row) => Number(row.id))
+}
+
+/**
+ * Sends the endpoint the project's events of the types it subscribes to (`*`: all) that happened
+ * between `since` (inclusive) and `until` (exclusive), each once: an event the endpoint has any
+ * delivery of already (sent when it happened, or by an earlier replay) is left out. Test events
+ * are never replayed. One statement: answers the new deliveries' ids.
+ */
+export async function queueReplay(db: Db, replay: ResendQuery): Promise<number[]> {
+  let events = db
+    .selectFrom('webhook_events as ev')
+    .where('ev.project_id', '=', replay.projectId)
+    .where('ev.type', '<>', replay.skippedType)
+    .where('ev.created_at', '>=', replay.since)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('webhook_subscriptions as s')
+          .select('s.endpoint_id')
+          .where('s.endpoint_id', '=', replay.endpointId)
+          .where((eb) => eb.or([eb('s.event_type', '=', eb.ref('ev.type')), eb('s.event_type', '=', '*')])),
+      ),
+    )
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as o').select('o.id').whereRef('o.event_id', '=', 'ev.id').where('o.endpoint_id', '=', replay.endpointId))))
+  if (replay.until !== undefined) events = events.where('ev.created_at', '<', replay.until)
+  const rows = await db
+    .insertInto('webhook_deliveries')
+    .columns(NEW_DELIVERY_COLUMNS)
+    .expression(events.select(newDeliveryValues(replay.endpointId, replay.at)).orderBy('ev.created_at'))
+    .returning('id')
+    .execute()
+  return rows.map((row) => Number(row.id))
+}
+
+/** The values of a new automatic delivery of the event `ev` to an endpoint, due at `at`. */
+function newDeliveryValues(endpointId: string, at: string) {
+  return [
+    'ev.id',
+    sql<string>`${endpointId}`.as('endpoint_id'),
+    'ev.project_id',
+    sql<'pending'>`'pending'`.as('state'),
+    sql<number>`0`.as('manual'),
+    sql<number>`0`.as('attempts'),
+    sql<string>`${at}`.as('next'),
+    sql<string>`${at}`.as('created'),
+  ] as const
+}
+
+export interface EventFilter {
+  projectId: number
+  /** Only events before this one (newest first): the `before` cursor. */
+  before?: { id: string; createdAt: string } | undefined
+  type?: string | undefined
+  /** Only events that happened at or after this time, and before `until`. */
+  since?: string | undefined
+  until?: string | undefined
+  limit: number
+}
+
+/** A project's events, newest first (by time, then id). */
+export async function listEvents(db: Db, filter: EventFilter): Promise<WebhookEventRow[]> {
+  let query = db.selectFrom('webhook_events').selectAll().where('project_id', '=', filter.projectId)
+  const before = filter.before
+  if (before !== undefined) {
+    query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]))
+  }
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type)
+  if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since)
+  if (filter.until !== undefined) query = query.where('created_at', '<', filter.until)
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute()
+}
+
+export async function findProjectEvent(db: Db, projectId: number, id: string): Promise<WebhookEventRow | undefined> {
+  return db.selectFrom('webhook_events').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()
+}

@@ -3,21 +3,27 @@ import { Type } from 'typebox'
 import { changeOf } from '../audit/audit.http.js'
 import { orThrow } from '../errors.js'
 import { WEBHOOK_ENDPOINT_LIMITS } from '../limits/plans.js'
-import { NEXT_LINK_DOC, sendPage } from '../http/pagination.js'
+import { NEXT_LINK_DOC, nextPageLink, sendPage } from '../http/pagination.js'
 import { errorResponses, noContent, sendNoContent } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
 import {
   CreateWebhookSchema,
   DeliveryParamsSchema,
   DeliveryQuerySchema,
+  EventQuerySchema,
+  QueuedSchema,
+  RecoverSchema,
+  ReplaySchema,
   RotateSecretSchema,
   UpdateWebhookSchema,
   WebhookAttemptsSchema,
   WebhookDeliveriesSchema,
   WebhookEndpointsSchema,
+  WebhookEventsSchema,
   WebhookParamsSchema,
 } from './webhooks.schemas.js'
 import { DEFAULT_OVERLAP_HOURS, type WebhooksService } from './webhooks.service.js'
+import { RETENTION_DAYS } from './worker.js'
 
 const WEBHOOKS = { tags: ['webhooks'] } as const
 const NO_STORE = { 'Cache-Control': { type: 'string', description: '`no-store`: the secret must not be kept by any cache' } } as const
@@ -210,5 +216,69 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       },
     },
     async (request, reply) => reply.code(202).send(orThrow(await webhooks.sendTest(request.adminProject.slug, request.params.endpointId, changeOf(request))).delivery),
+  )
+
+  app.post(
+    '/projects/:slug/webhooks/:endpointId/recover',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'recoverWebhookDeliveries',
+        'x-audit-action': 'webhook.recovered',
+        summary: "Send an endpoint's failed deliveries again",
+        description: `Queues again every event whose delivery to this endpoint failed (no attempt left) and was created from \`since\` (inclusive) to \`until\` (exclusive, default now): one new delivery per event, due now, with a full schedule of attempts and the event's \`webhook-id\`, so a receiver that deduplicates by it sees each event once. Events the endpoint has a pending or succeeded delivery of (being sent, or sent since) are left out: a second recovery of the same range queues nothing new. Test events are not recovered. \`since\` must be within the retention period (${RETENTION_DAYS} days by default, \`WEBHOOK_RETENTION_DAYS\`), else 400. A disabled endpoint is refused (409 \`endpoint_disabled\`): enable it first. Answers how many deliveries were queued; watch them in the delivery log.`,
+        params: WebhookParamsSchema,
+        body: RecoverSchema,
+        response: { 202: { description: 'How many deliveries were queued', ...QueuedSchema }, ...errorResponses(...CHANGE_ERRORS, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { since, until } = request.body
+      const result = orThrow(await webhooks.recover(request.adminProject.slug, request.params.endpointId, { since, until }, changeOf(request)))
+      return reply.code(202).send({ queued: result.queued })
+    },
+  )
+
+  app.post(
+    '/projects/:slug/webhooks/:endpointId/replay',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'replayWebhookEvents',
+        'x-audit-action': 'webhook.replayed',
+        summary: "Send an endpoint the project's past events",
+        description: `Queues for this endpoint the project's events, from \`since\` (inclusive) to \`until\` (exclusive, default now), of the types it subscribes to now: one delivery per event, due now, oldest first, with a full schedule of attempts and the event's \`webhook-id\`. Useful for an endpoint just added. Each event is sent to an endpoint at most once this way: events it has any delivery of (sent when they happened, or by an earlier replay) are left out, so replaying the same range twice queues nothing new. The events are those of the event list: an event was kept only if some enabled endpoint of the project subscribed to its type when it happened. Test events are not replayed. \`since\` must be within the retention period (${RETENTION_DAYS} days by default, \`WEBHOOK_RETENTION_DAYS\`), else 400. A disabled endpoint is refused (409 \`endpoint_disabled\`). Answers how many deliveries were queued.`,
+        params: WebhookParamsSchema,
+        body: ReplaySchema,
+        response: { 202: { description: 'How many deliveries were queued', ...QueuedSchema }, ...errorResponses(...CHANGE_ERRORS, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { since, until } = request.body
+      const result = orThrow(await webhooks.replay(request.adminProject.slug, request.params.endpointId, { since, until }, changeOf(request)))
+      return reply.code(202).send({ queued: result.queued })
+    },
+  )
+
+  app.get(
+    '/projects/:slug/events',
+    {
+      schema: {
+        ...WEBHOOKS,
+        operationId: 'listWebhookEvents',
+        summary: "List a project's webhook events",
+        description: `The project's events, newest first, as its endpoints receive them (\`id\` is the \`webhook-id\`), test events included. An event is kept when some enabled endpoint of the project subscribes to its type at the time it happens, for the retention period (${RETENTION_DAYS} days by default, \`WEBHOOK_RETENTION_DAYS\`; longer while a delivery of it is pending); older ones are removed by the delivery worker. Filters: \`type\`, and the time of the event (\`since\` inclusive, \`until\` exclusive); a filter that is not valid is refused (400). When more exist, the \`Link\` header carries the next page (\`rel="next"\`, with the \`before\` cursor and the same filters).`,
+        params: ProjectParamsSchema,
+        querystring: EventQuerySchema,
+        response: { 200: { description: 'A page of events, newest first', headers: NEXT_LINK_DOC, ...WebhookEventsSchema }, ...errorResponses(400, 401, 404, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { limit = 20, before, ...filters } = request.query
+      const { events, next } = orThrow(await webhooks.events(request.adminProject.slug, { limit, before, ...filters }))
+      const link = nextPageLink(`/admin/v1/projects/${encodeURIComponent(request.params.slug)}/events`, { limit, ...filters }, next, 'before')
+      if (link) reply.header('link', link)
+      return events
+    },
   )
 }

@@ -317,3 +317,55 @@ export function webhooksDocument() {
   )
   return { webhooks, schemas, parameters, responses }
 }
+
+// Recovery, replay and the event list.
+
+const rangeTime = (description: string, example: string) => Type.String({ format: 'date-time', description, examples: [example] })
+
+export const RecoverSchema = Type.Object(
+  {
+    since: rangeTime('Recover the deliveries that failed and were created at or after this time; within the retention period (30 days by default)', '2026-11-01T00:00:00Z'),
+    until: Type.Optional(rangeTime('…and before this time (default: now)', '2026-11-02T00:00:00Z')),
+  },
+  { additionalProperties: false, examples: [{ since: '2026-11-01T00:00:00Z' }] },
+)
+
+export const ReplaySchema = Type.Object(
+  {
+    since: rangeTime('Replay the events that happened at or after this time; within the retention period (30 days by default)', '2026-11-01T00:00:00Z'),
+    until: Type.Optional(rangeTime('…and before this time (default: now)', '2026-11-02T00:00:00Z')),
+  },
+  { additionalProperties: false, examples: [{ since: '2026-11-01T00:00:00Z' }] },
+)
+
+export const QueuedSchema = Type.Object(
+  { queued: Type.Integer({ minimum: 0, description: 'How many deliveries were queued: one per event, due now, each with a full schedule of attempts and the event\'s `webhook-id`' }) },
+  { additionalProperties: false, description: 'What was queued' },
+)
+
+export const WebhookEventSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The event id, sent as `webhook-id`', examples: ['msg_2KWPBgLlAfxdpx2AI54pPJ85'] }),
+    type: Type.String({ description: 'The event type', examples: ['pet.created'] }),
+    createdAt: Type.String({ format: 'date-time', description: 'When the event happened' }),
+    data: Type.Object({}, { additionalProperties: true, description: "The event's `data`, as sent (see the public document's `webhooks`)" }),
+  },
+  { additionalProperties: false, description: 'An event of the project, as its endpoints receive it' },
+)
+
+export type WebhookEvent = Static<typeof WebhookEventSchema>
+
+export const WebhookEventsSchema = Type.Array(WebhookEventSchema, { description: 'Events, newest first' })
+
+export const EventQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20, description: 'Maximum number of events returned', examples: [20] })),
+    before: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 40, description: 'Cursor: only events older than this one (its id). Follow the `Link: rel="next"` header instead of building it.', examples: ['msg_2KWPBgLlAfxdpx2AI54pPJ85'] }),
+    ),
+    type: Type.Optional(StringEnum([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE], { description: 'Only events of this type', examples: ['pet.created'] })),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'Only events that happened at or after this time', examples: ['2026-11-01T00:00:00Z'] })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Only events that happened before this time; after `since`', examples: ['2026-11-02T00:00:00Z'] })),
+  },
+  { additionalProperties: false },
+)

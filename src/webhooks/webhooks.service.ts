@@ -3,7 +3,7 @@ import { randomBase62 } from '../auth/api-key.js'
 import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import { type DeliveryState, PLANS, type ProjectRow, type WebhookAttemptRow } from '../db/schema.js'
+import { type DeliveryState, PLANS, type ProjectRow, type WebhookAttemptRow, type WebhookEventRow } from '../db/schema.js'
 import { type Outcome, Refusal, refuse } from '../errors.js'
 import { WEBHOOK_ENDPOINT_LIMITS } from '../limits/plans.js'
 import { type Page, pageOf } from '../shapes.js'
@@ -16,6 +16,11 @@ import { newSigningSecret } from './signing.js'
 import {
   countEndpoints,
   deleteEndpoint,
+  findProjectEvent,
+  listEvents,
+  lockEndpoint,
+  queueFailedAgain,
+  queueReplay,
   type DeliveryWithEvent,
   type EndpointWithTypes,
   findDelivery,
@@ -29,10 +34,10 @@ import {
   setSubscriptions,
   updateEndpoint,
 } from './webhooks.repository.js'
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhooks.schemas.js'
-import { secretContext } from './worker.js'
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhooks.schemas.js'
+import { RETENTION_MS, secretContext } from './worker.js'
 
-export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable' | 'rotation_in_progress' | 'limit_reached'>
+export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable' | 'rotation_in_progress' | 'limit_reached' | 'endpoint_disabled'>
 
 export interface EndpointInput {
   url: string
@@ -100,6 +105,25 @@ function isoTime(value: string | undefined): string | undefined | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString()
 }
 
+export function toEvent(row: WebhookEventRow): WebhookEvent {
+  return { id: row.id, type: row.type, createdAt: row.created_at, data: JSON.parse(row.data) as WebhookEvent['data'] }
+}
+
+/** What a recovery or a replay asks for: a time range, `until` optional. */
+export interface ResendRange {
+  since: string
+  until?: string | undefined
+}
+
+export interface EventQuery {
+  limit: number
+  /** The id of the last event of the previous page. */
+  before?: string | undefined
+  type?: string | undefined
+  since?: string | undefined
+  until?: string | undefined
+}
+
 export function toAttempt(row: WebhookAttemptRow): WebhookAttempt {
   return {
     attemptedAt: row.attempted_at,
@@ -149,6 +173,8 @@ export class WebhooksService {
     private readonly authChanged: AuthChangeListener,
     /** Told once a delivery is due now (a redelivery, a test event). */
     private readonly onDue: () => void = () => undefined,
+    /** How long events and finished deliveries are kept (WEBHOOK_RETENTION_DAYS): recovery and replay reach no further back. */
+    private readonly retentionMs: number = RETENTION_MS,
   ) {}
 
   async list(slug: string): Promise<WebhookResult<{ endpoints: WebhookEndpoint[] }>> {
@@ -348,6 +374,84 @@ export class WebhooksService {
       },
     )
     return this.due(id, newId)
+  }
+
+  /**
+   * Recovery: every event whose delivery to this endpoint failed between `since` and `until` (the
+   * time of the delivery) is queued again, as a new delivery with a full schedule of attempts and
+   * the same `webhook-id`. Events the endpoint has a pending or succeeded delivery of are left out,
+   * so a second recovery queues nothing new. A disabled endpoint is refused: enable it first.
+   */
+  async recover(slug: string, id: string, range: ResendRange, change: Change): Promise<WebhookResult<{ queued: number }>> {
+    return this.resend(slug, id, range, change, 'webhook.recovered', queueFailedAgain)
+  }
+
+  /**
+   * Replay: the project's events of the types this endpoint subscribes to, from `since` (to
+   * `until`), are sent to it, each at most once: an event it has any delivery of already (sent when
+   * it happened, or by an earlier replay) is left out. A disabled endpoint is refused.
+   */
+  async replay(slug: string, id: string, range: ResendRange, change: Change): Promise<WebhookResult<{ queued: number }>> {
+    return this.resend(slug, id, range, change, 'webhook.replayed', queueReplay)
+  }
+
+  private async resend(
+    slug: string,
+    id: string,
+    range: ResendRange,
+    change: Change,
+    action: 'webhook.recovered' | 'webhook.replayed',
+    queue: typeof queueReplay,
+  ): Promise<WebhookResult<{ queued: number }>> {
+    const checked = this.range(range)
+    if (!checked.ok) return checked
+    const found = await this.endpoint(slug, id)
+    if (!found.ok) return found
+    if (found.endpoint.enabled !== 1) {
+      const verb = action === 'webhook.recovered' ? 'recovered' : 'replayed'
+      return { ok: false, error: 'endpoint_disabled', message: `Webhook endpoint ${id} is disabled: nothing is sent to it, so no event is ${verb}. Enable it first (PATCH with {"enabled": true}), then ask again.` }
+    }
+    const { since, until } = checked
+    const at = new Date(this.clock.now()).toISOString()
+    const ids = await this.changed(change, action, found.endpoint, (made: number[]) => ({ since, until: until ?? null, queued: made.length }), async (trx) => {
+      await lockEndpoint(trx, id)
+      return queue(trx, { endpointId: id, projectId: found.endpoint.project_id, since, until, at, skippedType: TEST_EVENT_TYPE })
+    })
+    if (ids.length > 0) this.onDue()
+    return { ok: true, queued: ids.length }
+  }
+
+  /** A recovery's or replay's range: times, in order, `since` within the retention period. */
+  private range(range: ResendRange): { ok: true; since: string; until: string | undefined } | { ok: false; error: 'invalid_request'; message: string } {
+    const since = isoTime(range.since)
+    const until = isoTime(range.until)
+    if (!since || until === null) return { ok: false, error: 'invalid_request', message: `${!since ? 'since' : 'until'} must be a date and time (ISO 8601, e.g. 2026-11-01T00:00:00Z).` }
+    if (until && since >= until) return { ok: false, error: 'invalid_request', message: 'since must be before until.' }
+    const oldest = new Date(this.clock.now() - this.retentionMs).toISOString()
+    if (since < oldest) {
+      return { ok: false, error: 'invalid_request', message: `since must be within the last ${Math.round(this.retentionMs / 86_400_000)} days (after ${oldest}): events and deliveries are kept no longer (WEBHOOK_RETENTION_DAYS).` }
+    }
+    return { ok: true, since, until }
+  }
+
+  /** The project's events, newest first, kept for the retention period; `next` names the last one (the `before` cursor of the next page). */
+  async events(slug: string, query: EventQuery): Promise<WebhookResult<{ events: WebhookEvent[]; next: string | undefined }>> {
+    const since = isoTime(query.since)
+    const until = isoTime(query.until)
+    if (since === null || until === null) return { ok: false, error: 'invalid_request', message: `${since === null ? 'since' : 'until'} must be a date and time (ISO 8601, e.g. 2026-11-01T00:00:00Z).` }
+    if (since && until && since >= until) return { ok: false, error: 'invalid_request', message: 'since must be before until.' }
+    const project = await this.project(slug)
+    if (!project.ok) return project
+    const projectId = project.project.id
+    let before: { id: string; createdAt: string } | undefined
+    if (query.before !== undefined) {
+      const event = await findProjectEvent(this.db, projectId, query.before)
+      if (!event) return { ok: false, error: 'invalid_request', message: `before must be the id of an event of project ${slug} (follow the Link header): ${query.before} is not, or is no longer kept.` }
+      before = { id: event.id, createdAt: event.created_at }
+    }
+    const rows = await listEvents(this.db, { projectId, before, type: query.type, since, until, limit: query.limit + 1 })
+    const events = rows.slice(0, query.limit).map(toEvent)
+    return { ok: true, events, next: rows.length > query.limit ? events[events.length - 1]?.id : undefined }
   }
 
   /** Runs a change of an endpoint and its audit entry in one transaction; `details` may depend on what the change made. */

@@ -37,8 +37,9 @@ export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1
 export const JITTER = 0.2
 /** An endpoint whose every attempt failed for this long, with no success since, is disabled. */
 export const DISABLE_AFTER_MS = 5 * DAY
-/** Finished deliveries, and events none waits for, are kept this long for the delivery log. */
-export const RETENTION_MS = 30 * DAY
+/** Finished deliveries, and events none waits for, are kept this long by default (WEBHOOK_RETENTION_DAYS) for the delivery log, the event list, recovery and replay. */
+export const RETENTION_DAYS = 30
+export const RETENTION_MS = RETENTION_DAYS * DAY
 const BATCH = 20
 const PURGE_EVERY_MS = HOUR
 
@@ -71,6 +72,8 @@ export interface WorkerOptions {
   random?: () => number
   /** Run once when the worker starts, before its first pass: the check of the keys against the sealed secrets. */
   beforeStart?: () => Promise<void>
+  /** How long finished deliveries and events are kept; RETENTION_MS when absent. */
+  retentionMs?: number
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -133,7 +136,7 @@ export class WebhookWorker {
     while (!this.passes.isStopped && (await this.runOnce()) === BATCH);
     if (this.clock.now() - this.lastPurge >= PURGE_EVERY_MS) {
       this.lastPurge = this.clock.now()
-      await purgeBefore(this.db, iso(this.clock.now() - RETENTION_MS))
+      await purgeBefore(this.db, iso(this.clock.now() - (this.options.retentionMs ?? RETENTION_MS)))
     }
   }
 

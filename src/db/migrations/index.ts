@@ -21,6 +21,7 @@ import * as webhookPrivateNetworks from './0019-webhook-private-networks.js'
 import * as webhookAttempts from './0020-webhook-attempts.js'
 import * as readOnlyRole from './0021-read-only-role.js'
 import * as auditEverything from './0022-audit-everything.js'
+import * as webhookEvents from './0023-webhook-events.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020-webhook-attempts': webhookAttempts,
   '0021-read-only-role': readOnlyRole,
   '0022-audit-everything': auditEverything,
+  '0023-webhook-events': webhookEvents,
 }
