@@ -160,7 +160,7 @@ export class ProjectsService {
     try {
       if (deleted.photoKeys.length > 0) await store.delete(deleted.photoKeys)
     } catch (error) {
-      // Named by no row, so neither served nor exported: the photo sweep deletes them later.
+      // Named by no row, so never served: the photo sweep deletes them later.
       log.warn({ err: error, keys: deleted.photoKeys.length }, "a deleted project's photo files were not deleted; the sweep will delete them")
     }
     return { ok: true, deletion: { slug, rows: deleted.rows, photoFiles: deleted.photoKeys.length } }
