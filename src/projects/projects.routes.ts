@@ -96,7 +96,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsServi
         description:
           "Operators only (an owner is answered 403). Deletes, in one transaction, the project with its API keys, animals and their photos, orders, locations, its own categories, webhook endpoints with their deliveries and events, custom domains and certificates, site settings, usage, memberships and audit entries; then its keys stop working and its hosts stop being served on every instance, and its photos' files are deleted. The audit log keeps one entry, `project.deleted`, for operators. Cannot be undone: nothing is kept to restore from.",
         params: ProjectParamsSchema,
-        response: { 200: { description: 'What was deleted', ...ProjectDeletionSchema }, ...errorResponses(400, 401, 403, 404, 500, 503) },
+        response: { 200: { description: 'What was deleted', ...ProjectDeletionSchema }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
       },
     },
     async (request) => {
