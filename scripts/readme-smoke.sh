@@ -90,6 +90,11 @@ npx adoption-store projects create acme --plan pro --json
 npx adoption-store projects create bigco --plan enterprise --per-minute 5000 --per-day 2000000
 npx adoption-store projects list --json
 npx adoption-store projects set-plan acme business --json
+npx adoption-store projects create old-shelter --json
+# Without --yes and without a terminal, a deletion is refused: one line on stderr, exit status 1.
+if refused=$(npx adoption-store projects delete old-shelter </dev/null 2>&1); then echo "smoke: projects delete without --yes succeeded" >&2; exit 1; fi
+echo "$refused" | has -- "--yes"
+npx adoption-store projects delete old-shelter --yes --json | has '"slug": "old-shelter"'
 npx adoption-store keys create --project acme --name ci --expires-in 90d --json | tee "$DATA_DIR/key.json"
 id=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync('$DATA_DIR/key.json','utf8')).id)")
 npx adoption-store keys list --project acme --json

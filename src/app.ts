@@ -10,6 +10,7 @@ import { type Clock, systemClock } from './clock.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { createDomains, type DomainsOptions, installDomains } from './domains/domains.module.js'
+import { bumpGeneration } from './domains/domains.repository.js'
 import { createFastify, type EarlyAnswers, type LoggerOption } from './http/fastify.js'
 import { installRequestPipeline, runParts } from './http/lifecycle.js'
 import { trackMethods } from './http/method-not-allowed.js'
@@ -110,10 +111,13 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const locations = createLocations({ db, clock, generations, cache: cache.responses })
   const categories = createCategories({ db, clock, generations, cache: cache.responses })
   // Photos are kept in the object store configuration chooses (files, or an S3-compatible bucket).
-  const photos = createPhotos({ db, clock, store: createObjectStore(config), config, generations, outbox, log, changeCounter: database.changeCounter })
+  const store = createObjectStore(config)
+  const photos = createPhotos({ db, clock, store, config, generations, outbox, log, changeCounter: database.changeCounter })
   const pets = createPets({ db, dialect, clock, idempotency, generations, outbox, locations: locations.service, photos: photos.service, cache: cache.responses })
   const orders = createOrders({ db, clock, idempotency, generations, outbox, cache: cache.responses })
-  const projects = createProjects({ db, clock, config, authChanged })
+  // A deleted project's hosts stop being routed on every instance (the domains' change feed, built below).
+  const removal = { dialect, store, log, dataChanged: (id: number) => generations.dataChanged(id), bumpRouting: bumpGeneration, routingChanged: (generation: number) => domains.changes.announce(generation) }
+  const projects = createProjects({ db, clock, config, authChanged, removal })
   // The shelter's adoption site: its pages read through the features' services and are kept in the response cache; enquiries are counted in the limiter's store.
   const site = createSite({
     db,

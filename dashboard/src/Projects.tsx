@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type Plan, PLANS, type Project, type RequestBody, type Session } from './api'
 import { ErrorMessage, Fact, formatNumber, Hidden, Loading, MomentFact, StatusMessage } from './components'
-import { useConfirm, useSubmit } from './dialogs'
+import { FormDialog, useConfirm, useSubmit } from './dialogs'
 import { SelectField } from './form-fields'
 import { Link, projectPath, TABS } from './router'
 
@@ -16,6 +16,7 @@ export function Projects({ session }: { session: Session }) {
   }, [])
 
   const replace = (project: Project) => setProjects((list) => (list ?? []).map((p) => (p.slug === project.slug ? project : p)))
+  const remove = (slug: string) => setProjects((list) => (list ?? []).filter((p) => p.slug !== slug))
 
   return (
     <>
@@ -30,7 +31,12 @@ export function Projects({ session }: { session: Session }) {
         <ul class="cards" aria-label="Projects">
           {projects.map((project) => (
             <li key={project.slug}>
-              <ProjectCard project={project} operator={operator} onChanged={(p, message) => (replace(p), setStatus(message))} />
+              <ProjectCard
+                project={project}
+                operator={operator}
+                onChanged={(p, message) => (replace(p), setStatus(message))}
+                onDeleted={(slug, message) => (remove(slug), setStatus(message))}
+              />
             </li>
           ))}
         </ul>
@@ -67,7 +73,17 @@ export function hostOf(address: string): string {
   }
 }
 
-function ProjectCard({ project, operator, onChanged }: { project: Project; operator: boolean; onChanged: (project: Project, message: string) => void }) {
+function ProjectCard({
+  project,
+  operator,
+  onChanged,
+  onDeleted,
+}: {
+  project: Project
+  operator: boolean
+  onChanged: (project: Project, message: string) => void
+  onDeleted: (slug: string, message: string) => void
+}) {
   const headingId = `project-${project.slug}`
   return (
     <article class="card" aria-labelledby={headingId}>
@@ -95,7 +111,40 @@ function ProjectCard({ project, operator, onChanged }: { project: Project; opera
         </ul>
       </nav>
       {operator && <PlanForm project={project} onChanged={onChanged} />}
+      {operator && <DeleteProject slug={project.slug} onDeleted={onDeleted} />}
     </article>
+  )
+}
+
+/** Deletes the project with everything it holds, once the slug is typed in the confirmation. */
+function DeleteProject({ slug, onDeleted }: { slug: string; onDeleted: (slug: string, message: string) => void }) {
+  const [open, setOpen] = useState(false)
+  const [typed, setTyped] = useState('')
+  const form = useSubmit(async () => {
+    const deleted = await api.delete('/projects/{slug}', { path: { slug } })
+    setOpen(false)
+    const files = deleted.photoFiles === 1 ? '1 photo file' : `${formatNumber(deleted.photoFiles)} photo files`
+    onDeleted(slug, `Project ${slug} deleted, with its keys, animals, orders, webhooks, domains and ${files}.`)
+  })
+  const close = () => (setOpen(false), setTyped(''))
+  return (
+    <>
+      <button type="button" class="button-danger" onClick={() => setOpen(true)}>
+        Delete project<Hidden> {slug}</Hidden>
+      </button>
+      {open && (
+        <FormDialog title={`Delete project ${slug}?`} submitLabel="Delete project" form={{ ...form, busy: form.busy || typed.trim() !== slug }} onCancel={close}>
+          <p>
+            This deletes the project with its API keys (they stop working at once), animals and their photos, orders, locations, categories, webhook endpoints, domains,
+            site and usage. It cannot be undone.
+          </p>
+          <div class="field">
+            <label for={`delete-${slug}`}>Type {slug} to confirm</label>
+            <input id={`delete-${slug}`} autoComplete="off" spellcheck={false} value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+          </div>
+        </FormDialog>
+      )}
+    </>
   )
 }
 

@@ -4,19 +4,18 @@ import { AUDIT_ACTIONS } from '../audit/audit.js'
 import { createAudit } from '../audit/audit.module.js'
 import type { AuditService } from '../audit/audit.service.js'
 import { parseInstant } from '../clock.js'
-import { ACTOR_KINDS, type ActorKind } from '../db/schema.js'
-import { createProjects } from '../projects/projects.module.js'
-import type { ProjectsService } from '../projects/projects.service.js'
+import { ACTOR_KINDS, type ActorKind, type ProjectRow } from '../db/schema.js'
+import { findProjectBySlug } from '../projects/projects.repository.js'
 import { type CliContext, CliError, jsonOption, printList, wholeNumber, withFeatures } from './common.js'
 
 export function registerAuditCommands(program: Command, cli: CliContext): void {
   const group = program.command('audit').description('read the audit log: every change made through the admin API, the dashboard, the CLI or /v1, and the service\'s own')
-  const run = (work: (services: { audit: AuditService; projects: ProjectsService }) => Promise<void>) =>
+  const run = (work: (services: { audit: AuditService; projects: { find(slug: string): Promise<ProjectRow | undefined> } }) => Promise<void>) =>
     withFeatures(
       cli,
       (deps) => {
-        const projects = createProjects(deps).service
-        return { audit: createAudit({ ...deps, findProject: (slug) => projects.find(slug) }).service, projects }
+        const projects = { find: (slug: string) => findProjectBySlug(deps.db, slug) }
+        return { audit: createAudit({ ...deps, findProject: projects.find }).service, projects }
       },
       work,
     )

@@ -1,16 +1,42 @@
 /** `adoption-store projects …`: create and list projects, change their plan. */
 import { commandLineChange } from '../audit/audit.js'
+import { announceDataChange } from '../cache/generations.js'
 import { type Command, Option } from 'commander'
 import type { Plan } from '../db/schema.js'
 import { PLANS } from '../db/schema.js'
+import { bumpGeneration } from '../domains/domains.repository.js'
+import { AnnouncedRoutingChanges } from '../domains/routing-changes.js'
 import { createProjects } from '../projects/projects.module.js'
-import type { Project, ProjectsService } from '../projects/projects.service.js'
-import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
+import type { Project, ProjectDeletion, ProjectsService } from '../projects/projects.service.js'
+import { createObjectStore } from '../storage/backend.js'
+import { type CliContext, CliError, type CommandDeps, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
+
+/**
+ * The projects feature as a command has it: a deletion's changes announced to the running servers
+ * through Redis (when they share generations there), its photos' files deleted from the object
+ * store the configuration names. `close` closes that store.
+ */
+export function commandProjects(deps: CommandDeps): { service: ProjectsService; close: () => Promise<void> } {
+  const store = createObjectStore(deps.config)
+  const routing = new AnnouncedRoutingChanges(deps.db, deps.config)
+  const dataChanged = (id: number) =>
+    announceDataChange(deps.config, [id]).catch((error: unknown) => {
+      process.stderr.write(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers' cached reads may lag until their next change\n`)
+    })
+  const removal = { dialect: deps.dialect, store, log: deps.log, dataChanged, bumpRouting: bumpGeneration, routingChanged: (generation: number) => routing.announce(generation) }
+  return { service: createProjects({ ...deps, removal }).service, close: () => store.close() }
+}
 
 export function registerProjectCommands(program: Command, cli: CliContext): void {
-  const group = program.command('projects').description('create and list projects, change their plan, grant their webhooks the private networks')
+  const group = program.command('projects').description('create, list and delete projects, change their plan, grant their webhooks the private networks')
   const run = (work: (projects: ProjectsService) => Promise<void>, options?: { makesStore: boolean }) =>
-    withFeatures(cli, (deps) => createProjects(deps).service, work, options)
+    withFeatures(cli, commandProjects, async ({ service, close }) => {
+      try {
+        await work(service)
+      } finally {
+        await close()
+      }
+    }, options)
 
   planLimitOptions(jsonOption(group.command('create <slug>').description('create a project').addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')))).action(
     async (slug: string, options: { plan: Plan; perMinute?: number; perDay?: number; json?: boolean }) =>
@@ -56,6 +82,41 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
       )
     }),
   )
+
+  jsonOption(
+    group
+      .command('delete <slug>')
+      .description('delete a project with everything it holds (keys, animals, photos, orders, webhooks, domains, …); cannot be undone')
+      .option('--yes', 'delete without asking (needed when stdin is not a terminal)'),
+  ).action(async (slug: string, options: { yes?: boolean; json?: boolean }) =>
+    run(async (projects) => {
+      if (!options.yes) await confirmDeletion(slug)
+      const { deletion } = succeeded(await projects.delete(slug, commandLineChange()))
+      print(options.json, deletion, () => describeDeletion(deletion))
+    }),
+  )
+}
+
+/** Without --yes: asks on the terminal for the slug; without a terminal, refuses. */
+async function confirmDeletion(slug: string): Promise<void> {
+  if (!process.stdin.isTTY) {
+    throw new CliError(`Deleting project "${slug}" cannot be undone: run "adoption-store projects delete ${slug} --yes" to confirm (stdin is not a terminal, so nothing was asked).`)
+  }
+  const { createInterface } = await import('node:readline/promises')
+  const terminal = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    const answer = await terminal.question(`Delete project "${slug}" and everything it holds? This cannot be undone. Type its slug to confirm: `)
+    if (answer.trim() !== slug) throw new CliError(`Not deleted: "${answer.trim()}" is not "${slug}".`)
+  } finally {
+    terminal.close()
+  }
+}
+
+function describeDeletion(deletion: ProjectDeletion): string {
+  const rows = Object.entries(deletion.rows)
+    .filter(([, count]) => count > 0)
+    .map(([table, count]) => `${table} ${count}`)
+  return `Deleted project ${deletion.slug}: ${rows.length > 0 ? rows.join(', ') : 'no rows but its own'}; ${deletion.photoFiles} photo file${deletion.photoFiles === 1 ? '' : 's'}.`
 }
 
 function planLimitOptions(command: Command): Command {

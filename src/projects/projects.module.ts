@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
 import { projectsRoutes } from './projects.routes.js'
-import { ProjectsService } from './projects.service.js'
+import { type ProjectRemoval, ProjectsService } from './projects.service.js'
 
 export interface ProjectsDeps {
   db: Db
@@ -13,6 +13,8 @@ export interface ProjectsDeps {
   config: Pick<Config, 'platformDomain'>
   /** Told once a plan change committed: every instance applies it from the next request. */
   authChanged: AuthChangeListener
+  /** What deleting a project tells: the caches, the host routes, the object store. */
+  removal: ProjectRemoval
 }
 
 /** Projects and their plans, wired: the service and the admin API's project routes. */
@@ -22,7 +24,7 @@ export interface Projects {
   routes: FastifyPluginAsyncTypebox
 }
 
-export function createProjects({ db, clock, config, authChanged }: ProjectsDeps): Projects {
-  const service = new ProjectsService(db, clock, authChanged)
+export function createProjects({ db, clock, config, authChanged, removal }: ProjectsDeps): Projects {
+  const service = new ProjectsService(db, clock, authChanged, removal)
   return { service, routes: (app) => projectsRoutes(app, { projects: service, platformDomain: config.platformDomain }) }
 }

@@ -4,7 +4,7 @@ import { canSee, operatorOnly } from '../auth/admin-access.js'
 import { changeOf } from '../audit/audit.http.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
-import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectParamsSchema, ProjectsSchema, WebhookPrivateNetworksSchema } from './projects.schemas.js'
+import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectDeletionSchema, ProjectParamsSchema, ProjectsSchema, WebhookPrivateNetworksSchema } from './projects.schemas.js'
 import { type Project, type ProjectsService, toProject } from './projects.service.js'
 
 const PROJECTS = { tags: ['projects'] } as const
@@ -81,6 +81,28 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsServi
       },
     },
     async (request) => present(toProject(request.adminProject), platformDomain),
+  )
+
+  app.delete(
+    '/projects/:slug',
+    {
+      onRequest: operatorOnly,
+      schema: {
+        ...PROJECTS,
+        operationId: 'deleteProject',
+        'x-audit-action': 'project.deleted',
+        'x-stability': 'beta',
+        summary: 'Delete a project and everything it holds',
+        description:
+          "Operators only (an owner is answered 403). Deletes, in one transaction, the project with its API keys, animals and their photos, orders, locations, its own categories, webhook endpoints with their deliveries and events, custom domains and certificates, site settings, usage, memberships and audit entries; then its keys stop working and its hosts stop being served on every instance, and its photos' files are deleted. The audit log keeps one entry, `project.deleted`, for operators. Cannot be undone: nothing is kept to restore from.",
+        params: ProjectParamsSchema,
+        response: { 200: { description: 'What was deleted', ...ProjectDeletionSchema }, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
+      },
+    },
+    async (request) => {
+      const { deletion } = orThrow(await projects.delete(request.adminProject.slug, changeOf(request)))
+      return deletion
+    },
   )
 
   app.put(

@@ -61,6 +61,17 @@ export const WebhookPrivateNetworksSchema = Type.Object(
   { additionalProperties: false, examples: [{ allowed: true }] },
 )
 
+export const ProjectDeletionSchema = Type.Object(
+  {
+    slug: Type.String({ description: 'The slug of the deleted project (free again)' }),
+    rows: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+      description: 'How many rows were deleted, by table (every table with a project column); rows that go with them (bans, certificates, attempts, subscriptions) are not counted',
+    }),
+    photoFiles: Type.Integer({ minimum: 0, description: "How many of the photos' stored files were deleted (a file whose deletion failed is deleted by the photo sweep)" }),
+  },
+  { additionalProperties: false, description: 'What deleting a project removed' },
+)
+
 export const ProjectParamsSchema = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 63, description: "The project's slug", examples: ['acme'] }) })
 
 export type ProjectBody = Static<typeof ProjectSchema>

@@ -6,7 +6,8 @@ import { isUniqueViolation } from '../db/errors.js'
 import type { Plan, ProjectRow } from '../db/schema.js'
 import type { Outcome } from '../errors.js'
 import { limitsOf } from '../limits/plans.js'
-import { findProjectBySlug, insertProject, listProjects, updateProjectPlan, updateProjectWebhookPrivateNetworks } from './projects.repository.js'
+import type { ObjectStore } from '../storage/store.js'
+import { deleteProjectData, findProjectBySlug, insertProject, listProjects, updateProjectPlan, updateProjectWebhookPrivateNetworks } from './projects.repository.js'
 
 export interface Project {
   id: number
@@ -26,6 +27,31 @@ export interface PlanChoice {
 /** invalid_request: a malformed slug or plan choice; slug_taken; not_found: no such project. */
 export type ProjectResult = Outcome<{ project: Project }, 'invalid_request' | 'slug_taken' | 'not_found'>
 
+/** What deleting a project removed: the rows of each table that has a project column, and the stored photo files. */
+export interface ProjectDeletion {
+  slug: string
+  rows: Record<string, number>
+  photoFiles: number
+}
+
+/**
+ * What deleting a project tells, once its rows are gone: the running instances (cached answers,
+ * keys, host routes) and the object store (the photos' files).
+ */
+export interface ProjectRemoval {
+  dialect: 'sqlite' | 'postgres'
+  /** Where the photos' files are: deleted after the commit. */
+  store: Pick<ObjectStore, 'delete'>
+  /** The project's cached answers (animals, orders, site pages) move on, on every instance. */
+  dataChanged: (projectId: number) => Promise<void>
+  /** Bumps the routing generation in the deletion's transaction: its hosts stop being routed. */
+  bumpRouting: (trx: Db) => Promise<number>
+  /** Tells every instance the routing generation, after the commit. */
+  routingChanged: (generation: number) => Promise<void>
+  /** Where a failure to delete files is told (the photo sweep deletes them later). */
+  log: { warn(object: object, message: string): void }
+}
+
 /** A project slug is a DNS label: it becomes `<slug>.<platform domain>`. */
 const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 const MAX_LIMIT = 1_000_000_000
@@ -41,6 +67,7 @@ export class ProjectsService {
     private readonly clock: Clock,
     /** Told once a plan change committed: every instance applies it from the next request. */
     private readonly authChanged: AuthChangeListener,
+    private readonly removal: ProjectRemoval,
   ) {}
 
   async create(slug: string, choice: PlanChoice, change: Change): Promise<ProjectResult> {
@@ -101,6 +128,42 @@ export class ProjectsService {
     if (!row) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
     if (!unchanged) await this.authChanged()
     return { ok: true, project: toProject(row) }
+  }
+
+  /**
+   * Deletes the project and everything that belongs to it, in one transaction: a project is there
+   * whole or not at all. Its audit entries go with it but for the entry of the deletion itself,
+   * kept for operators (with no project: the project's id is never reused). After the commit: its
+   * keys stop working and its cached answers and hosts are dropped on every instance, then its
+   * photos' files are deleted (a file left by a failure there is named by no row, so the photo
+   * sweep deletes it within PHOTO_SWEEP_INTERVAL_MS of its grace period).
+   */
+  async delete(slug: string, change: Change): Promise<Outcome<{ deletion: ProjectDeletion }, 'not_found'>> {
+    const { dialect, store, log } = this.removal
+    const done = await this.db.transaction().execute(async (trx) => {
+      const project = await findProjectBySlug(trx, slug)
+      if (!project) return undefined
+      const deleted = await deleteProjectData(trx, dialect, project.id)
+      await recordChange(trx, this.clock, change, {
+        action: 'project.deleted',
+        target: { type: 'project', id: slug },
+        projectId: null,
+        details: { ...planDetails(project), rows: deleted.rows, photoFiles: deleted.photoKeys.length },
+      })
+      return { project, deleted, generation: await this.removal.bumpRouting(trx) }
+    })
+    if (!done) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
+    const { project, deleted, generation } = done
+    await this.authChanged()
+    await this.removal.dataChanged(project.id)
+    await this.removal.routingChanged(generation)
+    try {
+      if (deleted.photoKeys.length > 0) await store.delete(deleted.photoKeys)
+    } catch (error) {
+      // Named by no row, so never served: the photo sweep deletes them later.
+      log.warn({ err: error, keys: deleted.photoKeys.length }, "a deleted project's photo files were not deleted; the sweep will delete them")
+    }
+    return { ok: true, deletion: { slug, rows: deleted.rows, photoFiles: deleted.photoKeys.length } }
   }
 
   /**

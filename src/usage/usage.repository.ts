@@ -9,7 +9,12 @@ const CHUNK = 500
  * Adds counts to their rows: a row already written (by this instance earlier, or by another)
  * is incremented, not replaced, so every instance's counts add up.
  */
-export async function addUsage(db: Db, rows: readonly UsageMinuteTable[]): Promise<void> {
+export async function addUsage(db: Db, all: readonly UsageMinuteTable[]): Promise<void> {
+  // A project deleted since its requests were counted: its counts go with it (usage has no
+  // foreign key, so nothing else would stop a row of a project that is no more).
+  const ids = [...new Set(all.map((row) => row.project_id))]
+  const existing = ids.length === 0 ? new Set<number>() : new Set((await db.selectFrom('projects').select('id').where('id', 'in', ids).execute()).map((row) => Number(row.id)))
+  const rows = all.filter((row) => existing.has(Number(row.project_id)))
   for (let i = 0; i < rows.length; i += CHUNK) {
     await db
       .insertInto('usage_minutes')
