@@ -113,7 +113,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const photos = createPhotos({ db, clock, store: createObjectStore(config), config, generations, outbox, log, changeCounter: database.changeCounter })
   const pets = createPets({ db, dialect, clock, idempotency, generations, outbox, locations: locations.service, photos: photos.service, cache: cache.responses })
   const orders = createOrders({ db, clock, idempotency, generations, outbox, cache: cache.responses })
-  const projects = createProjects({ db, clock, config, authChanged })
+  const projects = createProjects({ db, clock, config, authChanged, outbox })
   // The shelter's adoption site: its pages read through the features' services and are kept in the response cache; enquiries are counted in the limiter's store.
   const site = createSite({
     db,

@@ -5,6 +5,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
 import { projectsRoutes } from './projects.routes.js'
 import { ProjectsService } from './projects.service.js'
+import type { Outbox } from '../webhooks/outbox.js'
 
 export interface ProjectsDeps {
   db: Db
@@ -13,6 +14,8 @@ export interface ProjectsDeps {
   config: Pick<Config, 'platformDomain'>
   /** Told once a plan change committed: every instance applies it from the next request. */
   authChanged: AuthChangeListener
+  /** Where a plan change writes its webhook event. */
+  outbox: Pick<Outbox, 'write'>
 }
 
 /** Projects and their plans, wired: the service and the admin API's project routes. */
@@ -22,7 +25,7 @@ export interface Projects {
   routes: FastifyPluginAsyncTypebox
 }
 
-export function createProjects({ db, clock, config, authChanged }: ProjectsDeps): Projects {
-  const service = new ProjectsService(db, clock, authChanged)
+export function createProjects({ db, clock, config, authChanged, outbox }: ProjectsDeps): Projects {
+  const service = new ProjectsService(db, clock, authChanged, outbox)
   return { service, routes: (app) => projectsRoutes(app, { projects: service, platformDomain: config.platformDomain }) }
 }

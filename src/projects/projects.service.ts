@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../db/errors.js'
 import type { Plan, ProjectRow } from '../db/schema.js'
 import type { Outcome } from '../errors.js'
 import { limitsOf } from '../limits/plans.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import { findProjectBySlug, insertProject, listProjects, updateProjectPlan, updateProjectWebhookPrivateNetworks } from './projects.repository.js'
 
 export interface Project {
@@ -41,6 +42,8 @@ export class ProjectsService {
     private readonly clock: Clock,
     /** Told once a plan change committed: every instance applies it from the next request. */
     private readonly authChanged: AuthChangeListener,
+    /** Where a plan change writes its `project.plan_changed` event, with the change. */
+    private readonly outbox: Pick<Outbox, 'write'>,
   ) {}
 
   async create(slug: string, choice: PlanChoice, change: Change): Promise<ProjectResult> {
@@ -95,6 +98,7 @@ export class ProjectsService {
           projectId: updated.id,
           details: { from: planDetails(before), to: planDetails(updated) },
         })
+        await this.outbox.write(trx, updated.id, 'project.plan_changed', { project: slug, from: planOf(before), to: planOf(updated) })
       }
       return updated
     })
@@ -125,6 +129,11 @@ export class ProjectsService {
     })
     return row ? { ok: true, project: toProject(row) } : { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
   }
+}
+
+/** A plan as the `project.plan_changed` event carries it. */
+function planOf(row: ProjectRow): { plan: Plan; limits: { perMinute: number; perDay: number } } {
+  return { plan: row.plan, limits: limitsOf(row) }
 }
 
 /** A plan as the audit log records it. */

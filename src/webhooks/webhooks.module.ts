@@ -60,11 +60,11 @@ export function createWebhooks({ config, db, dialect, clock, log, failures, gene
   const sender = { granted: senderOf(settings.policy), public: senderOf(settings.publicPolicy) }
   const sealedSecrets = box ? createSealedSecrets({ db, box }) : undefined
   const beforeStart = sealedSecrets && (() => warnOfUnopenableSecrets(sealedSecrets, log, observer))
-  const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs, beforeStart })
   // New events go out at once on the instance that wrote them; the timer finds the rest.
   const soon = () => setTimeout(() => worker.kick(), 10).unref()
   const outbox = new Outbox(db, clock, generations, soon)
-  const service = new WebhooksService(db, clock, box, settings, authChanged, soon)
+  const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, outbox, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs, beforeStart })
+  const service = new WebhooksService(db, clock, box, settings, authChanged, outbox, soon)
   return { outbox, service, worker, sealedSecrets, routes: (app) => webhooksRoutes(app, { webhooks: service }) }
 }
 
