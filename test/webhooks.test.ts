@@ -13,6 +13,7 @@ import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
 import { WEBHOOK_ENDPOINT_LIMITS } from '../src/limits/plans.js'
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../src/webhooks/events.js'
 import { purgeBefore } from '../src/webhooks/webhooks.repository.js'
+import { PERSON_DISABLED } from '../src/webhooks/webhooks.service.js'
 import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETENTION_MS, RETRY_SCHEDULE_MS, SEALED_ELSEWHERE, secretContext } from '../src/webhooks/worker.js'
 import { SecretBox } from '../src/secret-box.js'
 import { admin } from './helpers/admin.js'
@@ -313,6 +314,12 @@ describe('the published document', () => {
     }
     const [bannedKey] = (await admin(t, 'GET', `/projects/${banned.slug}/keys`)).json<{ id: string }[]>()
     assert.equal((await admin(t, 'DELETE', `/projects/${banned.slug}/keys/${bannedKey!.id}/ban`)).statusCode, 204)
+    // The operational events: a plan changed, an endpoint disabled by a person.
+    const operated = await t.project()
+    await addEndpoint(t, operated.slug, receiver.url, ['*'])
+    assert.equal((await admin(t, 'PUT', `/projects/${operated.slug}/plan`, { plan: 'pro' })).statusCode, 200)
+    const off = await addEndpoint(t, operated.slug, 'https://127.0.0.1:9/off', ['pet.created'])
+    assert.equal((await admin(t, 'PATCH', `/projects/${operated.slug}/webhooks/${off.id}`, { enabled: false })).statusCode, 200)
     await eventually('quota.exhausted written', async () => {
       const { rows } = await sql<{ n: number | string }>`select count(*) as n from webhook_events where type = 'quota.exhausted'`.execute(t.database.db)
       return Number(rows[0]?.n) === 1
@@ -341,6 +348,84 @@ async function waitForRows(count: number): Promise<void> {
   }
   assert.equal(await countRows('webhook_events'), count)
 }
+
+describe('operational events', () => {
+  test("endpoint.disabled after 5 days of failures: sent to the project's other endpoints that subscribe, never to the disabled one nor to other projects", async () => {
+    const failing = await Receiver.start()
+    try {
+      failing.fallback = { status: 503 }
+      const project = await t.project()
+      const broken = await addEndpoint(t, project.slug, failing.url, ['pet.created', 'endpoint.disabled'])
+      await addEndpoint(t, project.slug, receiver.url, ['endpoint.disabled'])
+      const other = await t.project()
+      await addEndpoint(t, other.slug, `${receiver.url}?other`, ['*'])
+      await post('/v1/pets', project.key, { name: 'A', categoryId: 1 })
+      await deliverAll(t)
+      clock.advance(DISABLE_AFTER_MS)
+      await post('/v1/pets', project.key, { name: 'B', categoryId: 1 })
+      await deliverAll(t)
+
+      const state = (await admin(t, 'GET', `/projects/${project.slug}/webhooks/${broken.id}`)).json<{ enabled: boolean; disabledReason: string }>()
+      assert.equal(state.enabled, false)
+      const events = receiver.of('endpoint.disabled')
+      assert.equal(events.length, 1, 'one event, to the watching endpoint of the project only')
+      assert.deepEqual(events[0]!.event.data, {
+        id: broken.id,
+        url: broken.url,
+        description: null,
+        disabledBy: 'service',
+        reason: state.disabledReason,
+        disabledAt: new Date(clock.now()).toISOString(),
+      })
+      assert.equal(failing.of('endpoint.disabled').length, 0, 'the disabled endpoint is not sent its own disabling')
+      assert.deepEqual(receiver.invalid, [])
+    } finally {
+      await failing.close()
+    }
+  })
+
+  test('endpoint.disabled by a person: once, with the reason; enabling, or disabling a disabled endpoint again, sends nothing', async () => {
+    const project = await t.project()
+    const target = await addEndpoint(t, project.slug, 'https://127.0.0.1:9/target', ['pet.created'])
+    await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${target.id}`, { description: 'the CRM' })
+    await addEndpoint(t, project.slug, receiver.url, ['endpoint.disabled'])
+    for (const enabled of [false, false, true]) {
+      const changed = await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${target.id}`, { enabled })
+      assert.equal(changed.statusCode, 200, changed.body)
+    }
+    await deliverAll(t)
+    assert.deepEqual(
+      receiver.received.map((r) => r.event),
+      [
+        {
+          type: 'endpoint.disabled',
+          timestamp: new Date(clock.now()).toISOString(),
+          data: { id: target.id, url: target.url, description: 'the CRM', disabledBy: 'person', reason: PERSON_DISABLED, disabledAt: new Date(clock.now()).toISOString() },
+        },
+      ],
+    )
+  })
+
+  test('project.plan_changed: the plan and limits before and after; the plan it has sends nothing', async () => {
+    const project = await t.project({ plan: 'free' })
+    await addEndpoint(t, project.slug, receiver.url, ['project.plan_changed'])
+    const changes = [{ plan: 'pro' }, { plan: 'pro' }, { plan: 'enterprise', perMinute: 7, perDay: 700 }, { plan: 'enterprise', perMinute: 7, perDay: 900 }]
+    const answered = [{ plan: 'free', limits: { perMinute: 60, perDay: 1000 } }]
+    for (const change of changes) {
+      const response = await admin(t, 'PUT', `/projects/${project.slug}/plan`, change)
+      assert.equal(response.statusCode, 200, response.body)
+      const { plan, limits } = response.json<{ plan: string; limits: { perMinute: number; perDay: number } }>()
+      answered.push({ plan, limits })
+    }
+    await deliverAll(t)
+    const sent = receiver.of('project.plan_changed').map((r) => r.event.data)
+    // Each as the admin API answered it (sent side by side, so compared in no order); the repeated pro plan is not sent.
+    const byContent = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))
+    const expected = [0, 2, 3].map((i) => ({ project: project.slug, from: answered[i], to: answered[i + 1] }))
+    assert.deepEqual(sent.sort(byContent), expected.sort(byContent))
+    assert.deepEqual(receiver.invalid, [])
+  })
+})
 
 describe('delivery', () => {
   test('retries follow the schedule with jitter, with the same webhook-id, until they give up', async () => {

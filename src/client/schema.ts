@@ -762,6 +762,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * endpoint.disabled
+         * @description A webhook endpoint of the project was disabled: by the service after every attempt failed for 5 days, or by a person. Sent to the project's other endpoints that subscribe to it (never to the disabled one).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["endpointDisabledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.plan_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.plan_changed
+         * @description An operator changed the project's plan or its limits, with the plan before and after (a change to the plan and limits it has sends nothing).
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["projectPlanChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1851,6 +1895,78 @@ export interface components {
                 nextAttemptAt: string;
                 /** @description For a failing renewal: until when the current certificate is still served */
                 servedUntil: string | null;
+            };
+        };
+        /** @description Another endpoint of the project disabled: it receives nothing until it is enabled again */
+        EndpointDisabledEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "endpoint.disabled";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                /** @description The disabled endpoint's id */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description Where its events were POSTed
+                 */
+                url: string;
+                description: string | null;
+                /**
+                 * @description `service`: every attempt failed for 5 days; `person`: through the admin API, the CLI or the dashboard
+                 * @enum {string}
+                 */
+                disabledBy: "service" | "person";
+                /** @description Why it was disabled */
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description When it was disabled
+                 */
+                disabledAt: string;
+            };
+        };
+        /** @description The project's plan (or its limits) changed by an operator */
+        PlanChangedEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "project.plan_changed";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                /** @description The project's slug */
+                project: string;
+                from: {
+                    /** @enum {string} */
+                    plan: "free" | "pro" | "business" | "enterprise";
+                    limits: {
+                        /** @description Requests per UTC minute */
+                        perMinute: number;
+                        /** @description Requests per UTC day */
+                        perDay: number;
+                    };
+                };
+                to: {
+                    /** @enum {string} */
+                    plan: "free" | "pro" | "business" | "enterprise";
+                    limits: {
+                        /** @description Requests per UTC minute */
+                        perMinute: number;
+                        /** @description Requests per UTC day */
+                        perDay: number;
+                    };
+                };
             };
         };
         /** @description A test event sent on request */
@@ -7195,6 +7311,70 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CertificateFailingEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    endpointDisabledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    projectPlanChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanChangedEvent"];
             };
         };
         responses: {

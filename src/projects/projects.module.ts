@@ -5,6 +5,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
 import { projectsRoutes } from './projects.routes.js'
 import { type ProjectRemoval, ProjectsService } from './projects.service.js'
+import type { Outbox } from '../webhooks/outbox.js'
 
 export interface ProjectsDeps {
   db: Db
@@ -15,6 +16,8 @@ export interface ProjectsDeps {
   authChanged: AuthChangeListener
   /** What deleting a project tells: the caches, the host routes, the object store. */
   removal: ProjectRemoval
+  /** Where a plan change writes its webhook event. */
+  outbox: Pick<Outbox, 'write'>
 }
 
 /** Projects and their plans, wired: the service and the admin API's project routes. */
@@ -24,7 +27,7 @@ export interface Projects {
   routes: FastifyPluginAsyncTypebox
 }
 
-export function createProjects({ db, clock, config, authChanged, removal }: ProjectsDeps): Projects {
-  const service = new ProjectsService(db, clock, authChanged, removal)
+export function createProjects({ db, clock, config, authChanged, removal, outbox }: ProjectsDeps): Projects {
+  const service = new ProjectsService(db, clock, authChanged, removal, outbox)
   return { service, routes: (app) => projectsRoutes(app, { projects: service, platformDomain: config.platformDomain }) }
 }

@@ -7,6 +7,7 @@ import type { Plan, ProjectRow } from '../db/schema.js'
 import type { Outcome } from '../errors.js'
 import { limitsOf } from '../limits/plans.js'
 import type { ObjectStore } from '../storage/store.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import { deleteProjectData, findProjectBySlug, insertProject, listProjects, updateProjectPlan, updateProjectWebhookPrivateNetworks } from './projects.repository.js'
 
 export interface Project {
@@ -68,6 +69,8 @@ export class ProjectsService {
     /** Told once a plan change committed: every instance applies it from the next request. */
     private readonly authChanged: AuthChangeListener,
     private readonly removal: ProjectRemoval,
+    /** Where a plan change writes its `project.plan_changed` event, with the change. */
+    private readonly outbox: Pick<Outbox, 'write'>,
   ) {}
 
   async create(slug: string, choice: PlanChoice, change: Change): Promise<ProjectResult> {
@@ -122,6 +125,7 @@ export class ProjectsService {
           projectId: updated.id,
           details: { from: planDetails(before), to: planDetails(updated) },
         })
+        await this.outbox.write(trx, updated.id, 'project.plan_changed', { project: slug, from: planOf(before), to: planOf(updated) })
       }
       return updated
     })
@@ -188,6 +192,11 @@ export class ProjectsService {
     })
     return row ? { ok: true, project: toProject(row) } : { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
   }
+}
+
+/** A plan as the `project.plan_changed` event carries it. */
+function planOf(row: ProjectRow): { plan: Plan; limits: { perMinute: number; perDay: number } } {
+  return { plan: row.plan, limits: limitsOf(row) }
 }
 
 /** A plan as the audit log records it. */

@@ -24,6 +24,9 @@ export const WEBHOOK_EVENTS = {
   'domain.failed': 'A custom domain failed its DNS check (sent when it starts failing).',
   'certificate.issued': "A custom domain's certificate was issued or renewed.",
   'certificate.failing': "Obtaining or renewing a custom domain's certificate failed (sent when it starts failing).",
+  'endpoint.disabled':
+    "A webhook endpoint of the project was disabled: by the service after every attempt failed for 5 days, or by a person. Sent to the project's other endpoints that subscribe to it (never to the disabled one).",
+  'project.plan_changed': "An operator changed the project's plan or its limits, with the plan before and after (a change to the plan and limits it has sends nothing).",
 } as const
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS

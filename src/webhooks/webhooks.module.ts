@@ -63,11 +63,11 @@ export function createWebhooks({ config, db, dialect, clock, log, failures, gene
   const sealedSecrets = box ? createSealedSecrets({ db, box }) : undefined
   const beforeStart = sealedSecrets && (() => warnOfUnopenableSecrets(sealedSecrets, log, observer))
   const retentionMs = config.webhookRetentionDays * DAY_MS
-  const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs, beforeStart, retentionMs })
   // New events go out at once on the instance that wrote them; the timer finds the rest.
   const soon = () => setTimeout(() => worker.kick(), 10).unref()
   const outbox = new Outbox(db, clock, generations, soon)
-  const service = new WebhooksService(db, clock, box, settings, authChanged, soon, retentionMs)
+  const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, outbox, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs, beforeStart, retentionMs })
+  const service = new WebhooksService(db, clock, box, settings, authChanged, outbox, soon, retentionMs)
   return { outbox, service, worker, sealedSecrets, routes: (app) => webhooksRoutes(app, { webhooks: service }) }
 }
 

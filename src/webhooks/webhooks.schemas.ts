@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { DELIVERY_STATES } from '../db/schema.js'
+import { DELIVERY_STATES, PLANS } from '../db/schema.js'
 import { MAX_PAGE_SIZE, StringEnum } from '../shapes.js'
 import { ALL_EVENTS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from './events.js'
 
@@ -199,6 +199,17 @@ const QuotaData = Type.Object(
   { additionalProperties: false },
 )
 
+const PlanData = Type.Object(
+  {
+    plan: StringEnum(PLANS),
+    limits: Type.Object(
+      { perMinute: Type.Integer({ description: 'Requests per UTC minute' }), perDay: Type.Integer({ description: 'Requests per UTC day' }) },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+)
+
 /** The body of each group of event types, named in the document's components; `data` is what the types share. */
 const EVENT_BODIES: Record<string, { types: string[]; data: object; description: string }> = {
   PetEvent: { types: ['pet.created', 'pet.updated', 'pet.deleted'], data: ref('Pet'), description: 'An animal added, changed (as it is now) or removed (as it was)' },
@@ -257,6 +268,26 @@ const EVENT_BODIES: Record<string, { types: string[]; data: object; description:
       { additionalProperties: false },
     ),
     description: 'Obtaining or renewing a certificate started failing',
+  },
+  EndpointDisabledEvent: {
+    types: ['endpoint.disabled'],
+    data: Type.Object(
+      {
+        id: Type.String({ description: "The disabled endpoint's id" }),
+        url: Type.String({ format: 'uri', description: 'Where its events were POSTed' }),
+        description: Type.Union([Type.String(), Type.Null()]),
+        disabledBy: StringEnum(['service', 'person'], { description: '`service`: every attempt failed for 5 days; `person`: through the admin API, the CLI or the dashboard' }),
+        reason: Type.String({ description: 'Why it was disabled' }),
+        disabledAt: dateTime('When it was disabled'),
+      },
+      { additionalProperties: false },
+    ),
+    description: "Another endpoint of the project disabled: it receives nothing until it is enabled again",
+  },
+  PlanChangedEvent: {
+    types: ['project.plan_changed'],
+    data: Type.Object({ project: Type.String({ description: "The project's slug" }), from: PlanData, to: PlanData }, { additionalProperties: false }),
+    description: "The project's plan (or its limits) changed by an operator",
   },
   TestEvent: { types: [TEST_EVENT_TYPE], data: Type.Object({ endpointId: Type.String(), message: Type.String() }, { additionalProperties: false }), description: 'A test event sent on request' },
 }

@@ -11,7 +11,7 @@ import { findProjectBySlug } from '../projects/projects.repository.js'
 import type { SecretBox } from '../secret-box.js'
 import { type AddressPolicy, literalRefusal, nameRefusal, type ResolveHost } from './address-guard.js'
 import { TEST_EVENT_TYPE } from './events.js'
-import { newEventId } from './outbox.js'
+import { newEventId, type Outbox } from './outbox.js'
 import { newSigningSecret } from './signing.js'
 import {
   countEndpoints,
@@ -35,7 +35,10 @@ import {
   updateEndpoint,
 } from './webhooks.repository.js'
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhooks.schemas.js'
-import { RETENTION_MS, secretContext } from './worker.js'
+import { endpointDisabledData, RETENTION_MS, secretContext } from './worker.js'
+
+/** The reason an `endpoint.disabled` event gives for a person's disabling (the endpoint itself shows none). */
+export const PERSON_DISABLED = 'Disabled by a person (the admin API, the CLI or the dashboard).'
 
 export type WebhookResult<T> = Outcome<T, 'not_found' | 'invalid_request' | 'service_unavailable' | 'rotation_in_progress' | 'limit_reached' | 'endpoint_disabled'>
 
@@ -171,6 +174,8 @@ export class WebhooksService {
     private readonly settings: WebhookSettings,
     /** Told once an endpoint change committed: every instance's outbox reads the subscriptions again. */
     private readonly authChanged: AuthChangeListener,
+    /** Where a person's disabling of an endpoint writes its `endpoint.disabled` event, with the change. */
+    private readonly outbox: Pick<Outbox, 'write'>,
     /** Told once a delivery is due now (a redelivery, a test event). */
     private readonly onDue: () => void = () => undefined,
     /** How long events and finished deliveries are kept (WEBHOOK_RETENTION_DAYS): recovery and replay reach no further back. */
@@ -264,6 +269,10 @@ export class WebhooksService {
     await this.changed(change, 'webhook.updated', before, details, async (trx) => {
       await updateEndpoint(trx, id, row)
       if (changes.types) await setSubscriptions(trx, id, types)
+      // Written after the disabling: the project's other endpoints that subscribe receive it, never this one.
+      if (changes.enabled === false && before.enabled === 1) {
+        await this.outbox.write(trx, before.project_id, 'endpoint.disabled', endpointDisabledData({ ...before, ...row }, 'person', PERSON_DISABLED, at))
+      }
     })
     await this.authChanged()
     const after = await findEndpoint(this.db, before.project_id, id)

@@ -6,6 +6,7 @@ import type { FailureLog } from '../db/outage.js'
 import { BackgroundPass, leaseHolder } from '../jobs/background-pass.js'
 import type { WebhookDeliveryRow, WebhookEndpointRow, WebhookEventRow } from '../db/schema.js'
 import type { SecretBox } from '../secret-box.js'
+import type { Outbox } from './outbox.js'
 import type { Attempt, AttemptResult, WebhookSender } from './sender.js'
 import { eventBody, signatureHeader } from './signing.js'
 import {
@@ -103,6 +104,8 @@ export class WebhookWorker {
     private readonly log: FastifyBaseLogger,
     private readonly failures: FailureLog,
     private readonly observer: DeliveryObserver,
+    /** Where the `endpoint.disabled` event of an endpoint it disables is written, with the disabling. */
+    private readonly outbox: Pick<Outbox, 'write'>,
     private readonly options: WorkerOptions,
   ) {
     this.random = options.random ?? Math.random
@@ -282,10 +285,17 @@ export class WebhookWorker {
       if (await disableEndpoint(trx, endpoint.id, reason, iso(now))) {
         await recordChange(trx, this.clock, SYSTEM_CHANGE, { action: 'webhook.disabled', target: { type: 'webhook', id: endpoint.id }, projectId: endpoint.project_id, details: { failingSince: iso(since) } })
         this.log.warn({ endpointId: endpoint.id }, 'webhooks: endpoint disabled after failing for 5 days')
+        // Written after the disabling: the project's other endpoints that subscribe receive it, never this one.
+        await this.outbox.write(trx, endpoint.project_id, 'endpoint.disabled', endpointDisabledData(endpoint, 'service', reason, iso(now)))
       }
     }
     return [outcome, result.latencyMs]
   }
+}
+
+/** The `data` of an `endpoint.disabled` event: the endpoint, who disabled it and why (never its secret). */
+export function endpointDisabledData(endpoint: Pick<WebhookEndpointRow, 'id' | 'url' | 'description'>, disabledBy: 'service' | 'person', reason: string, disabledAt: string) {
+  return { id: endpoint.id, url: endpoint.url, description: endpoint.description, disabledBy, reason, disabledAt }
 }
 
 /** An attempt's outcome waiting to be written. */
