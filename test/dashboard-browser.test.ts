@@ -88,7 +88,7 @@ async function assertUsageFitsPhone(page: Page, name: string): Promise<void> {
   await page.setViewportSize(DESKTOP)
 }
 
-describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
+describe('the dashboard in Chromium', { skip: chromiumMissing, timeout: 300_000 }, () => {
   // The service's clock stands still (a whole test stays in one rate-limit minute) at the
   // browser's own time, so that what the page compares with its clock (bans) holds.
   const suite = dashboardSuite()

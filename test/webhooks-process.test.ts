@@ -28,7 +28,7 @@ interface Delivery {
 
 let receiver: Receiver | undefined
 
-describe('webhooks of the built service', { timeout: 120_000 }, () => {
+describe('webhooks of the built service', { timeout: 300_000 }, () => {
   before(assertBuilt)
   afterEach(async () => {
     await receiver?.close()
@@ -134,7 +134,7 @@ describe('webhooks of the built service', { timeout: 120_000 }, () => {
   })
 })
 
-describe('recovery, replay and the event list from the CLI of the built service', { timeout: 120_000 }, () => {
+describe('recovery, replay and the event list from the CLI of the built service', { timeout: 300_000 }, () => {
   before(assertBuilt)
   afterEach(async () => {
     await receiver?.close()
