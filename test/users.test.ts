@@ -146,14 +146,15 @@ describe('creating users, and the one-time password', () => {
     assert.equal(after.oneTimePasswordExpiresAt, null)
     assert.equal(after.lastSignedInAt, new Date(NOW).toISOString())
 
+    // Newest first; the two wrong passwords (before and after choosing one's own) are failed sign-ins.
     const entries = await auditOf(t, `?targetType=user&targetId=${user.id}`)
     assert.deepEqual(
       entries.map((e) => e.action),
-      ['session.signed_in', 'session.signed_in', 'user.password_changed', 'user.created'],
+      ['session.signed_in', 'session.sign_in_failed', 'session.signed_in', 'user.password_changed', 'session.sign_in_failed', 'user.created'],
     )
-    assert.deepEqual(entries[3]?.details, { email: user.email, role: 'owner', projects: [project.slug], oneTimePassword: true })
-    assert.deepEqual(entries[2]?.details, { email: user.email, oneTimePasswordReplaced: true })
-    assert.equal(entries[2]?.requestId, entries[1]?.requestId, 'the password and the session of one sign-in, in one request')
+    assert.deepEqual(entries[5]?.details, { email: user.email, role: 'owner', projects: [project.slug], oneTimePassword: true })
+    assert.deepEqual(entries[3]?.details, { email: user.email, oneTimePasswordReplaced: true })
+    assert.equal(entries[3]?.requestId, entries[2]?.requestId, 'the password and the session of one sign-in, in one request')
     const log = JSON.stringify(await auditOf(t, '?limit=100'))
     for (const secret of [user.password, 'my very own pass phrase']) assert.ok(!log.includes(secret), 'no password in the audit log')
   })
