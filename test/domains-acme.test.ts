@@ -177,6 +177,18 @@ describe('certificates by ACME (Pebble)', { skip: pebbleMissing, timeout: 180_00
     t.app.domains.worker.kick()
     const issued = await waitForCertificate(t, pro.slug, name, (d) => d.certificate.state === 'issued')
     assert.equal(issued.certificate.reason, null)
+
+    // Both moves of the certificate are in the audit log, newest first, as the system's.
+    const audit = await admin(t, 'GET', `/audit?project=${pro.slug}&targetType=domain&targetId=${name}&action=domain.certificate_changed`)
+    assert.equal(audit.statusCode, 200, audit.body)
+    const moves = audit.json<{ actor: unknown; action: string; details: Record<string, unknown> }[]>()
+    assert.deepEqual(
+      moves.map(({ actor, action, details }) => ({ actor, action, details })),
+      [
+        { actor: { kind: 'system', name: 'system' }, action: 'domain.certificate_changed', details: { from: 'failed', to: 'issued', notAfter: issued.certificate.notAfter, renewal: false } },
+        { actor: { kind: 'system', name: 'system' }, action: 'domain.certificate_changed', details: { from: 'pending', to: 'failed', reason: blocked.certificate.reason, attempts: 1 } },
+      ],
+    )
   })
 
   test('an apex domain whose A records equal the target\'s gets its certificate; it is renewed two thirds into its lifetime', async () => {
