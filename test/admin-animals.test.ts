@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { commandLineChange, type Change } from '../src/audit/audit.js'
+import type { AuditEntry } from '../src/audit/audit.schemas.js'
 import { ADMIN_TOKEN, admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { asUser, createUser, signIn } from './helpers/accounts.js'
 import { bearer, type TestApp } from './helpers/app.js'
@@ -27,14 +28,6 @@ interface AdoptionOrder {
   complete: boolean
   petName: string
   petStatus: string | null
-}
-interface Entry {
-  action: string
-  actor: { kind: string; name: string }
-  target: { type: string; id: string }
-  project: string | null
-  requestId: string | null
-  details: Record<string, unknown>
 }
 
 let t: TestApp
@@ -81,10 +74,10 @@ async function all(url: string): Promise<{ id: number; name: string }[]> {
 }
 
 /** The audit entries of one request. */
-async function entriesOf(response: LightMyRequestResponse): Promise<Entry[]> {
+async function entriesOf(response: LightMyRequestResponse): Promise<AuditEntry[]> {
   const requestId = String(response.headers['x-request-id'])
   const log = await admin(t, 'GET', '/audit?limit=100')
-  return log.json<(Entry & { requestId: string | null })[]>().filter((entry) => entry.requestId === requestId)
+  return log.json<(AuditEntry & { requestId: string | null })[]>().filter((entry) => entry.requestId === requestId)
 }
 
 describe('animals of a project (admin API)', () => {

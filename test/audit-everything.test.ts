@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import sharp from 'sharp'
 import { DISABLE_AFTER_MS } from '../src/webhooks/worker.js'
+import type { AuditEntry } from '../src/audit/audit.schemas.js'
 import { admin } from './helpers/admin.js'
 import { createUser, signInRequest, TEST_PASSWORD, uniqueEmail } from './helpers/accounts.js'
 import { bearer, ManualClock, type TestApp } from './helpers/app.js'
@@ -17,16 +18,6 @@ import { Receiver } from './helpers/receiver.js'
 import { eventually } from './helpers/wait.js'
 import { addEndpoint, createWebhooksApp, deliverAll } from './helpers/webhooks.js'
 
-interface Entry {
-  id: number
-  at: string
-  actor: { kind: string; name: string; keyId?: string }
-  action: string
-  target: { type: string; id: string }
-  project: string | null
-  requestId: string | null
-  details: Record<string, unknown>
-}
 
 let t: TestApp
 let clock: ManualClock
@@ -40,10 +31,10 @@ afterEach(async () => {
   await t.close()
 })
 
-async function entries(query: string): Promise<Entry[]> {
+async function entries(query: string): Promise<AuditEntry[]> {
   const response = await admin(t, 'GET', `/audit${query}`)
   assert.equal(response.statusCode, 200, response.body)
-  return response.json<Entry[]>()
+  return response.json<AuditEntry[]>()
 }
 
 function send(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
@@ -205,7 +196,7 @@ describe('the service\'s own actions', () => {
     assert.equal((await list()).statusCode, 200)
     for (let i = 0; i < 30; i++) assert.equal((await list()).json<{ code: string }>().code, 'rate_limited')
     assert.equal((await list()).json<{ code: string }>().code, 'api_key_banned')
-    let banned: Entry[] = []
+    let banned: AuditEntry[] = []
     await eventually('the ban is recorded', async () => (banned = await entries(`?project=${slug}&action=key.banned`)).length > 0)
     assert.equal(banned.length, 1)
     assert.deepEqual(banned[0]!.actor, { kind: 'system', name: 'system' })

@@ -8,21 +8,12 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { commandLineChange, type Change } from '../src/audit/audit.js'
+import type { AuditEntry } from '../src/audit/audit.schemas.js'
 import { ADMIN_TOKEN, admin, createAdminApp } from './helpers/admin.js'
 import { createUser, signIn } from './helpers/accounts.js'
 import { ManualClock, type TestApp } from './helpers/app.js'
 import { assertBuilt, cleanup, cliJson, makeDataDir, requestJson, runCli, startServer } from './helpers/process.js'
 
-interface Entry {
-  id: number
-  at: string
-  actor: { kind: string; name: string; keyId?: string }
-  action: string
-  target: { type: string; id: string }
-  project: string | null
-  requestId: string | null
-  details: Record<string, unknown>
-}
 
 let counter = 0
 const unique = (label: string) => `${label}-${process.pid}-${++counter}`
@@ -31,10 +22,10 @@ async function audit(t: TestApp, query = '', headers: Record<string, string> = {
   return t.request({ method: 'GET', url: `/admin/v1/audit${query}`, headers })
 }
 
-async function entries(t: TestApp, query = ''): Promise<Entry[]> {
+async function entries(t: TestApp, query = ''): Promise<AuditEntry[]> {
   const response = await audit(t, query)
   assert.equal(response.statusCode, 200, response.body)
-  return response.json<Entry[]>()
+  return response.json<AuditEntry[]>()
 }
 
 describe('audit log through the admin API', () => {
@@ -183,7 +174,7 @@ describe('audit log through the admin API', () => {
     while (url) {
       const page = await audit(t, url)
       assert.equal(page.statusCode, 200, page.body)
-      seen.push(...page.json<Entry[]>().map((e) => e.id))
+      seen.push(...page.json<AuditEntry[]>().map((e) => e.id))
       const next = /<\/admin\/v1\/audit(\?[^>]+)>; rel="next"/.exec(String(page.headers.link ?? ''))
       if (next) assert.match(next[1]!, /[?&]project=/, 'the next page keeps the filters')
       url = next?.[1]
@@ -231,7 +222,7 @@ describe('audit log through the admin API', () => {
 
     const seen = await audit(t, '?limit=100', { cookie: session.headers.cookie })
     assert.equal(seen.statusCode, 200, seen.body)
-    const visible = seen.json<Entry[]>()
+    const visible = seen.json<AuditEntry[]>()
     assert.ok(visible.length > 0)
     for (const entry of visible) {
       assert.ok(entry.project === mine || (entry.project === null && entry.actor.name === owner.email), `an owner sees ${JSON.stringify(entry)}`)
@@ -254,7 +245,7 @@ describe('adoption-store audit list', () => {
     await cliJson(['projects', 'set-plan', 'acme', 'business', '--json'], { dataDir })
     const key = await cliJson<{ id: string; key: string }>(['keys', 'create', '--project', 'acme', '--json'], { dataDir })
 
-    const listed = await cliJson<Entry[]>(['audit', 'list', '--json'], { dataDir })
+    const listed = await cliJson<AuditEntry[]>(['audit', 'list', '--json'], { dataDir })
     assert.deepEqual(
       listed.map((e) => [e.action, e.target.id]),
       [
@@ -273,10 +264,10 @@ describe('adoption-store audit list', () => {
     assert.ok(!JSON.stringify(listed).includes(key.key), 'no secret')
 
     assert.deepEqual(
-      (await cliJson<Entry[]>(['audit', 'list', '--action', 'project.created', '--json'], { dataDir })).map((e) => e.action),
+      (await cliJson<AuditEntry[]>(['audit', 'list', '--action', 'project.created', '--json'], { dataDir })).map((e) => e.action),
       ['project.created'],
     )
-    const paged = await cliJson<Entry[]>(['audit', 'list', '--limit', '2', '--before', String(listed[0]!.id), '--json'], { dataDir })
+    const paged = await cliJson<AuditEntry[]>(['audit', 'list', '--limit', '2', '--before', String(listed[0]!.id), '--json'], { dataDir })
     assert.deepEqual(paged.map((e) => e.id), listed.slice(1).map((e) => e.id))
 
     const human = await runCli(['audit', 'list', '--limit', '1'], { dataDir })
@@ -308,7 +299,7 @@ describe('adoption-store audit list', () => {
     assert.equal((await requestJson(server, 'DELETE', `/v1/pets/${created[1]}`, second.key)).status, 204)
     await server.stop()
 
-    const byFirst = await cliJson<Entry[]>(['audit', 'list', '--actor-kind', 'api_key', '--key', first.id, '--json'], { dataDir })
+    const byFirst = await cliJson<AuditEntry[]>(['audit', 'list', '--actor-kind', 'api_key', '--key', first.id, '--json'], { dataDir })
     assert.deepEqual(
       byFirst.map((e) => [e.action, e.target.id, e.actor]),
       [
@@ -317,13 +308,13 @@ describe('adoption-store audit list', () => {
       ],
     )
     assert.deepEqual(
-      (await cliJson<Entry[]>(['audit', 'list', '--key', second.id, '--json'], { dataDir })).map((e) => [e.action, e.target.id]),
+      (await cliJson<AuditEntry[]>(['audit', 'list', '--key', second.id, '--json'], { dataDir })).map((e) => [e.action, e.target.id]),
       [
         ['pet.deleted', String(created[1])],
         ['pet.created', String(created[1])],
       ],
     )
-    const cli = await cliJson<Entry[]>(['audit', 'list', '--actor-kind', 'cli', '--json'], { dataDir })
+    const cli = await cliJson<AuditEntry[]>(['audit', 'list', '--actor-kind', 'cli', '--json'], { dataDir })
     assert.deepEqual(cli.map((e) => e.action), ['key.created', 'key.created', 'project.created'])
     const human = await runCli(['audit', 'list', '--actor-kind', 'api_key', '--limit', '1'], { dataDir })
     assert.equal(human.code, 0, human.stderr)

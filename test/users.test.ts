@@ -10,19 +10,13 @@ import assert from 'node:assert/strict'
 import { afterEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { ONE_TIME_PASSWORD_TTL_MS, type User } from '../src/accounts/users.service.js'
+import type { AuditEntry } from '../src/audit/audit.schemas.js'
 import { admin, assertMatchesAdminContract, createAdminApp } from './helpers/admin.js'
 import { asUser, createUser, type SignedInUser, signIn, signInRequest, TEST_PASSWORD, uniqueEmail } from './helpers/accounts.js'
 import { ManualClock, type TestApp, type TestAppOptions } from './helpers/app.js'
 import { captureLogs } from './helpers/logs.js'
 
 type UserWithPassword = User & { password: string }
-interface Entry {
-  action: string
-  actor: { kind: string; name: string }
-  target: { type: string; id: string }
-  requestId: string | null
-  details: Record<string, unknown>
-}
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0)
 let apps: TestApp[] = []
@@ -60,10 +54,10 @@ async function userOf(t: TestApp, email: string): Promise<User> {
   return user
 }
 
-async function auditOf(t: TestApp, query: string): Promise<Entry[]> {
+async function auditOf(t: TestApp, query: string): Promise<AuditEntry[]> {
   const response = await admin(t, 'GET', `/audit${query}`)
   assert.equal(response.statusCode, 200, response.body)
-  return response.json<Entry[]>()
+  return response.json<AuditEntry[]>()
 }
 
 /** A project, an owner of it with their id, signed in. */
