@@ -22,6 +22,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { performance } from 'node:perf_hooks'
 import sharp from 'sharp'
+import { defineConfig } from '../src/config.js'
 import type { Expected, LoadOptions, LoadResult, RequestShape } from './lib/load.js'
 import { freePort, type Managed, sleep, startNode, waitForQuiet, waitUntil } from './lib/proc.js'
 import { runFixedRate } from './lib/rate.js'
@@ -273,7 +274,7 @@ export async function runPhotosBench(options: {
         busyP99: median(listRounds.map((r) => r.busy.latencyMs.p99)),
         ratio: median(listRounds.map((r) => r.ratio)),
       },
-      processingConcurrency: 'PHOTO_PROCESSING_CONCURRENCY unset (the default, 2 per instance)',
+      processingConcurrency: `PHOTO_PROCESSING_CONCURRENCY unset (the default, ${defineConfig().photoProcessingConcurrency} per instance)`,
     }
   } finally {
     if (baseline) await stopTarget({ process: baseline })
@@ -310,7 +311,7 @@ export function photosMarkdown(result: PhotosResult, settings: PhotosSettings, l
     '',
     '## Serving a photo',
     '',
-    `\`GET ${serve.path.replace(/\/[^/]+\/[^/]+$/, '/…')}\` (the 300 px WebP, ${serve.bytes} bytes), ${loadgen}, 50 connections, ${settings.serveSeconds} s runs, against a bare node:http server sending the same bytes from memory with the same headers (${Object.keys(serve.headers).join(', ')}). The service reads the photo's row and then the file on every request.`,
+    `\`GET ${serve.path.replace(/\/[^/]+\/[^/]+$/, '/…')}\` (the 300 px WebP, ${serve.bytes} bytes), ${loadgen}, 50 connections, ${settings.serveSeconds} s runs, against a bare node:http server sending the same bytes from memory with the same headers (${Object.keys(serve.headers).join(', ')}). The service keeps a served file's bytes in memory (up to MEDIA_CACHE_MAX_BYTES) and its row while the store is unchanged; a file whose row and bytes are both in memory is answered before routing.`,
     '',
     '| Round | service req/s | baseline req/s | ratio | service CPU µs/req | baseline CPU µs/req | other CPU (cores) |',
     '|---:|---:|---:|---:|---:|---:|---:|',
