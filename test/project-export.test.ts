@@ -18,6 +18,7 @@ import { asUser, createUser, signIn } from './helpers/accounts.js'
 import { admin, ADMIN_TOKEN } from './helpers/admin.js'
 import { bearer, type TestApp } from './helpers/app.js'
 import { cleanup, makeDataDir, runCli } from './helpers/process.js'
+import { startTestS3 } from './helpers/s3.js'
 import { addEndpoint, createWebhooksApp } from './helpers/webhooks.js'
 
 /** Every file of the archive by its name, and the names in the archive's order. */
@@ -242,6 +243,43 @@ describe('exporting a project', () => {
     assert.equal(refused.statusCode, 403, refused.body)
     assert.equal(refused.json<{ code: string }>().code, 'forbidden')
     assert.match(refused.json<{ message: string }>().message, /viewer/)
+  })
+})
+
+describe('exporting a project whose photos are in an S3 bucket', () => {
+  test("the archive holds the photos' files as the bucket holds them", async () => {
+    const s3 = await startTestS3()
+    const t = await createWebhooksApp({ ...s3.config }, { granted: false })
+    try {
+      const project = await t.project()
+      const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(project.key), payload: { name: 'Rex', categoryId: 1 } })
+      assert.equal(pet.statusCode, 201, pet.body)
+      const image = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2a6f97' } }).png().toBuffer()
+      const photo = await t.request({ method: 'POST', url: `/v1/pets/${pet.json<{ id: number }>().id}/photos`, headers: { ...bearer(project.key), 'content-type': 'image/png' }, payload: image })
+      assert.equal(photo.statusCode, 201, photo.body)
+      const response = await admin(t, 'GET', `/projects/${project.slug}/export`)
+      assert.equal(response.statusCode, 200)
+      const { files } = await untar(response.rawPayload)
+      const store = createObjectStore(t.config)
+      assert.equal(store.kind, 's3')
+      try {
+        const paths = [...files.keys()].filter((name) => name.startsWith('photos/'))
+        assert.ok(paths.length > 0)
+        for (const name of paths) {
+          const object = await store.get(name.slice('photos/'.length))
+          assert.ok(object)
+          const chunks: Buffer[] = []
+          for await (const chunk of object.body) chunks.push(chunk as Buffer)
+          assert.ok(files.get(name)?.equals(Buffer.concat(chunks)), `${name} holds the bucket's bytes`)
+        }
+        assert.equal((JSON.parse(files.get('manifest.json')!.toString('utf8')) as { counts: { photos: number } }).counts.photos, paths.length)
+      } finally {
+        await store.close()
+      }
+    } finally {
+      await t.close()
+      await s3.close()
+    }
   })
 })
 

@@ -301,6 +301,7 @@ function parsed(text: string | null): unknown {
 
 function addBuffer(tar: Pack, name: string, bytes: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (tar.destroyed) return reject(new Error('The archive was closed before it was complete.'))
     const closed = () => reject(new Error('The archive was closed before it was complete.'))
     tar.once('close', closed)
     tar.entry({ name, size: bytes.length, mode: 0o644 }, bytes, (error) => {
@@ -314,6 +315,10 @@ function addBuffer(tar: Pack, name: string, bytes: Buffer): Promise<void> {
 /** Adds a file of known size from a stream; fails when the stream or the archive does (the archive destroyed: its reader went away). */
 function addStream(tar: Pack, name: string, size: number, body: Readable): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (tar.destroyed) {
+      body.destroy()
+      return reject(new Error('The archive was closed before it was complete.'))
+    }
     const stop = (error: Error) => {
       tar.off('close', closed)
       body.destroy()
@@ -347,7 +352,8 @@ async function addLines<Row, Key>(
   let count = 0
   try {
     let after: Key | undefined
-    for (;;) {
+    // Read no further once the archive is closed (its reader went away).
+    while (!tar.destroyed) {
       const rows = await reader(after)
       if (rows.length === 0) break
       const text = (await shape(rows)).map((item) => `${JSON.stringify(item)}\n`).join('')
