@@ -91,6 +91,10 @@ npx adoption-store projects create bigco --plan enterprise --per-minute 5000 --p
 npx adoption-store projects list --json
 npx adoption-store projects set-plan acme business --json
 npx adoption-store projects create old-shelter --json
+# An export: to a file, or to stdout through a pipe; both are gzip-compressed tar archives ending with manifest.json.
+npx adoption-store projects export old-shelter --out "$DATA_DIR/old-shelter.tar.gz"
+tar -tzf "$DATA_DIR/old-shelter.tar.gz" | has '^manifest.json$'
+npx adoption-store projects export old-shelter --out - | tar -tz | has '^animals.jsonl$'
 # Without --yes and without a terminal, a deletion is refused: one line on stderr, exit status 1.
 if refused=$(npx adoption-store projects delete old-shelter </dev/null 2>&1); then echo "smoke: projects delete without --yes succeeded" >&2; exit 1; fi
 echo "$refused" | has -- "--yes"

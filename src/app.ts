@@ -117,7 +117,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const orders = createOrders({ db, clock, idempotency, generations, outbox, cache: cache.responses })
   // A deleted project's hosts stop being routed on every instance (the domains' change feed, built below).
   const removal = { dialect, store, log, dataChanged: (id: number) => generations.dataChanged(id), bumpRouting: bumpGeneration, routingChanged: (generation: number) => domains.changes.announce(generation) }
-  const projects = createProjects({ db, clock, config, authChanged, removal, outbox })
+  const projects = createProjects({ db, clock, config, authChanged, removal, outbox, files: store })
   // The shelter's adoption site: its pages read through the features' services and are kept in the response cache; enquiries are counted in the limiter's store.
   const site = createSite({
     db,

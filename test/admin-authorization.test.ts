@@ -12,7 +12,7 @@
  *   no token);
  * - a viewer (the read-only role): 403 `forbidden` on every change of the document, of their
  *   project or another's, but the self-service ones (VIEWER_SELF_SERVICE), and nothing recorded;
- *   a read answers as for an owner. A change added later is refused to viewers unless it is
+ *   a read answers as for an owner, but the reads for owners and operators only (NOT_FOR_VIEWERS). A change added later is refused to viewers unless it is
  *   listed there.
  *
  * Every response is checked against the admin document (status documented, body matching).
@@ -100,6 +100,7 @@ const REQUESTS: Record<string, RequestSpec> = {
   setProjectPlan: { success: 200, body: () => ({ plan: 'business' }) },
   setProjectWebhookPrivateNetworks: { success: 200, body: () => ({ allowed: true }) },
   deleteProject: { success: 200 },
+  exportProject: { success: 200 },
   listApiKeys: { success: 200 },
   createApiKey: { success: 201, body: () => ({ name: 'matrix' }) },
   revokeApiKey: { success: 200 },
@@ -180,6 +181,8 @@ const OPERATOR_ONLY = new Set([
 ])
 /** The operations that show a secret once: the audit log must hold none of them. */
 const SHOWS_SECRET = new Set(['createApiKey', 'createUser', 'resetUserPassword', 'createWebhookEndpoint', 'rotateWebhookSecret'])
+/** The reads refused to viewers (403 \`forbidden\`, before the project is looked up): a project's whole data holds its members' emails. */
+const NOT_FOR_VIEWERS = new Set(['exportProject'])
 /** The only changes a viewer may make: their own session and password. */
 const VIEWER_SELF_SERVICE = new Set(['signOut', 'changeOwnPassword'])
 /** The one operation without a principal: it is how a session is obtained. */
@@ -445,7 +448,7 @@ describe('admin API authorization, for every operation of the admin document', {
     }
   })
 
-  test("a viewer: 403 forbidden on every change but their own session and password, of any project; reads as an owner's", async (context) => {
+  test("a viewer: 403 forbidden on every change but their own session and password, and on the export, of any project; reads as an owner's", async (context) => {
     const changes = operations.filter((o) => STATE_CHANGING.has(o.method) && !PUBLIC.has(o.operationId)).map((o) => o.operationId)
     for (const id of VIEWER_SELF_SERVICE) assert.ok(changes.includes(id), `${id} is a documented change`)
     const other = await fixture()
@@ -468,6 +471,12 @@ describe('admin API authorization, for every operation of the admin document', {
           }
         } else if (OPERATOR_ONLY.has(operation.operationId)) {
           expect(await send(operation, viewerFixture, await viewer()), 403, 'forbidden', 'a viewer, on an operator action')
+        } else if (NOT_FOR_VIEWERS.has(operation.operationId)) {
+          for (const [f, whose] of [[viewerFixture, 'their project'], [other, "another's project"]] as const) {
+            const response = await send(operation, f, await viewer())
+            expect(response, 403, 'forbidden', `a viewer, on a read for owners and operators (${whose})`)
+            assert.match(response.json<{ message: string }>().message, /viewer/, 'the message names the role')
+          }
         } else {
           expect(await send(operation, viewerFixture, await viewer()), spec.success, undefined, 'a viewer, reading their project')
           if (operation.path.includes('{slug}')) expect(await send(operation, other, await viewer()), 404, 'not_found', "a viewer, reading another's project")

@@ -2,8 +2,11 @@
  * Deleting a project from the dashboard's Projects page in Chromium, against the real app on
  * loopback: the confirmation deletes only once the project's slug is typed; then the card is
  * gone, the project's key is refused and another project stays. Owners are offered no deletion.
+ * A project's page offers its owners the download of its export (the archive's name is the
+ * project's slug and the time); viewers are not offered it.
  */
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
 import { describe, test } from 'node:test'
 import { axeViolations, chromiumMissing, dashboardSuite, pets, signedInPage, textOf } from './helpers/browser.js'
 import type { TestPlan } from '../scripts/test-plan.js'
@@ -51,6 +54,24 @@ describe('dashboard: deleting a project', { skip: chromiumMissing }, () => {
     const page = await signedInPage(suite, '/', { role: 'owner', projects: [project.slug] })
     await page.getByRole('article', { name: project.slug }).waitFor()
     assert.equal(await page.getByRole('button', { name: /Delete project/ }).count(), 0)
+    await suite.closePages()
+  })
+
+  test("a project's page offers its owner the download of its export, named by its slug and the time; a viewer is not offered it", async () => {
+    const project = await suite.t.project()
+    const page = await signedInPage(suite, `/projects/${project.slug}/keys`, { role: 'owner', projects: [project.slug] })
+    const link = page.getByRole('link', { name: 'Download export' })
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()])
+    assert.match(download.suggestedFilename(), new RegExp(`^${project.slug}-\\d{8}T\\d{6}Z\\.tar\\.gz$`))
+    const saved = await download.path()
+    assert.ok(saved)
+    const bytes = fs.readFileSync(saved)
+    assert.deepEqual([...bytes.subarray(0, 2)], [0x1f, 0x8b], 'the file is gzip-compressed')
+    await suite.closePages()
+
+    const viewer = await signedInPage(suite, `/projects/${project.slug}/keys`, { role: 'viewer', projects: [project.slug] })
+    await viewer.getByRole('note').filter({ hasText: 'Your role is viewer' }).waitFor()
+    assert.equal(await viewer.getByRole('link', { name: 'Download export' }).count(), 0)
     await suite.closePages()
   })
 })

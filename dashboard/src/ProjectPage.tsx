@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, type Project, type Session } from './api'
+import { API_PREFIX, api, messageOf, type Project, type Session } from './api'
 import { ErrorMessage, Loading } from './components'
 import { AnimalEditor } from './animal-editor/AnimalEditor'
 import { Animals } from './Animals'
@@ -39,6 +39,15 @@ export function ProjectPage({ slug, tab, search, animal, features, readOnly = fa
             <>
               {' '}
               Published at <code>{hostOf(project.address)}</code>.
+            </>
+          )}
+          {!readOnly && (
+            <>
+              {' '}
+              {/* The archive is made as it downloads; its name comes with it (Content-Disposition). Not for viewers: it holds the members' emails. */}
+              <a class="button-link" href={`${API_PREFIX}/projects/${encodeURIComponent(slug)}/export`} download>
+                Download export
+              </a>
             </>
           )}
         </p>

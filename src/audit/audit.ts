@@ -48,6 +48,7 @@ export const AUDIT_ACTIONS = {
   'project.created': 'A project was created',
   'project.plan_changed': "A project's plan (and limits) changed",
   'project.deleted': "A project was deleted with everything it held (the project's other entries with it; this one is kept, for operators)",
+  'project.exported': "A project's whole data was exported as one archive (its photos' files, animals, orders, members' emails…; no secret)",
   'project.webhook_private_networks_changed': "An operator granted or withdrew a project's webhook endpoints the use of the private networks the service allows",
   'key.created': 'An API key was created (its secret is never recorded)',
   'key.revoked': 'An API key was revoked',

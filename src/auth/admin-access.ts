@@ -80,3 +80,13 @@ export function refuseViewer(principal: AdminPrincipal): void {
 export async function operatorOnly(request: FastifyRequest): Promise<void> {
   requireOperator(request)
 }
+
+/**
+ * An `onRequest` hook for what only owners and operators may read (a project's whole data, with its
+ * members' emails): a viewer gets 403 `forbidden`.
+ */
+export async function ownersAndOperators(request: FastifyRequest): Promise<void> {
+  if (request.adminPrincipal.role === 'viewer') {
+    throw new ApiError('forbidden', 'Your role is viewer, which may not export a project (the archive holds its members\' emails and its enquirers\' details): ask an owner or an operator.')
+  }
+}

@@ -1,4 +1,7 @@
 /** `adoption-store projects …`: create and list projects, change their plan. */
+import { createWriteStream } from 'node:fs'
+import { rename, rm } from 'node:fs/promises'
+import { pipeline } from 'node:stream/promises'
 import { commandLineChange } from '../audit/audit.js'
 import { announceDataChange } from '../cache/generations.js'
 import { type Command, Option } from 'commander'
@@ -7,6 +10,7 @@ import { PLANS } from '../db/schema.js'
 import { bumpGeneration } from '../domains/domains.repository.js'
 import { AnnouncedRoutingChanges } from '../domains/routing-changes.js'
 import { createProjects } from '../projects/projects.module.js'
+import type { ProjectExporter } from '../projects/projects-export.service.js'
 import type { Project, ProjectDeletion, ProjectsService } from '../projects/projects.service.js'
 import { createObjectStore } from '../storage/backend.js'
 import { type CliContext, CliError, type CommandDeps, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
@@ -16,7 +20,7 @@ import { type CliContext, CliError, type CommandDeps, jsonOption, print, printLi
  * through Redis (when they share generations there), its photos' files deleted from the object
  * store the configuration names. `close` closes that store.
  */
-export function commandProjects(deps: CommandDeps): { service: ProjectsService; close: () => Promise<void> } {
+export function commandProjects(deps: CommandDeps): { service: ProjectsService; exporter: ProjectExporter; close: () => Promise<void> } {
   const store = createObjectStore(deps.config)
   const routing = new AnnouncedRoutingChanges(deps.db, deps.config)
   const dataChanged = (id: number) =>
@@ -24,15 +28,16 @@ export function commandProjects(deps: CommandDeps): { service: ProjectsService; 
       process.stderr.write(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers' cached reads may lag until their next change\n`)
     })
   const removal = { dialect: deps.dialect, store, log: deps.log, dataChanged, bumpRouting: bumpGeneration, routingChanged: (generation: number) => routing.announce(generation) }
-  return { service: createProjects({ ...deps, removal }).service, close: () => store.close() }
+  const { service, exporter } = createProjects({ ...deps, removal, files: store })
+  return { service, exporter, close: () => store.close() }
 }
 
 export function registerProjectCommands(program: Command, cli: CliContext): void {
   const group = program.command('projects').description('create, list and delete projects, change their plan, grant their webhooks the private networks')
-  const run = (work: (projects: ProjectsService) => Promise<void>, options?: { makesStore: boolean }) =>
-    withFeatures(cli, commandProjects, async ({ service, close }) => {
+  const run = (work: (projects: ProjectsService, exporter: ProjectExporter) => Promise<void>, options?: { makesStore: boolean }) =>
+    withFeatures(cli, commandProjects, async ({ service, exporter, close }) => {
       try {
-        await work(service)
+        await work(service, exporter)
       } finally {
         await close()
       }
@@ -83,6 +88,17 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
     }),
   )
 
+  group
+    .command('export <slug>')
+    .description("write a project's whole data (animals, photos' files, orders, webhooks, domains, members, audit log, …; no secret) as one gzip-compressed tar archive")
+    .option('--out <file>', 'where to write the archive; - for stdout (needed when stdout is a terminal)')
+    .action(async (slug: string, options: { out?: string }) =>
+      run(async (_projects, exporter) => {
+        const name = await writeExport(exporter, slug, options.out)
+        if (options.out !== undefined && options.out !== '-') process.stderr.write(`Exported project ${slug} to ${options.out} (${name}).\n`)
+      }),
+    )
+
   jsonOption(
     group
       .command('delete <slug>')
@@ -95,6 +111,31 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
       print(options.json, deletion, () => describeDeletion(deletion))
     }),
   )
+}
+
+/**
+ * Writes the archive to `out` (`-`: stdout), or refuses to write it to a terminal. A file is written
+ * beside its final name and renamed once whole, so a failure leaves no half archive under that name.
+ */
+async function writeExport(exporter: ProjectExporter, slug: string, out: string | undefined): Promise<string> {
+  if (out === undefined && process.stdout.isTTY) {
+    throw new CliError(`The archive is binary: name a file with --out FILE (or --out - to write it to stdout through a pipe).`)
+  }
+  const target = out ?? '-'
+  const { archive } = succeeded(await exporter.start(slug, { operator: true }, commandLineChange()))
+  if (target === '-') {
+    await pipeline(archive.body, process.stdout, { end: false })
+    return archive.filename
+  }
+  const partial = `${target}.partial-${process.pid}`
+  try {
+    await pipeline(archive.body, createWriteStream(partial, { flags: 'wx' }))
+    await rename(partial, target)
+  } catch (error) {
+    await rm(partial, { force: true })
+    throw error
+  }
+  return archive.filename
 }
 
 /** Without --yes: asks on the terminal for the slug; without a terminal, refuses. */

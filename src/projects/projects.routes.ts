@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { canSee, operatorOnly } from '../auth/admin-access.js'
+import { canSee, operatorOnly, ownersAndOperators } from '../auth/admin-access.js'
 import { changeOf } from '../audit/audit.http.js'
 import { orThrow } from '../errors.js'
 import { errorResponses } from '../openapi/responses.js'
 import { NewProjectSchema, PlanChangeSchema, type ProjectBody, ProjectDeletionSchema, ProjectParamsSchema, ProjectsSchema, WebhookPrivateNetworksSchema } from './projects.schemas.js'
+import type { ProjectExporter } from './projects-export.service.js'
 import { type Project, type ProjectsService, toProject } from './projects.service.js'
 
 const PROJECTS = { tags: ['projects'] } as const
@@ -22,9 +23,9 @@ function present(project: Project, platformDomain: string | undefined): ProjectB
 }
 
 /** Projects and their plans (admin API, `/admin/v1`). */
-export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsService; platformDomain: string | undefined }> = async (
+export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsService; exporter: ProjectExporter; platformDomain: string | undefined }> = async (
   app,
-  { projects, platformDomain },
+  { projects, exporter, platformDomain },
 ) => {
   app.get(
     '/projects',
@@ -81,6 +82,40 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectsServi
       },
     },
     async (request) => present(toProject(request.adminProject), platformDomain),
+  )
+
+  app.get(
+    '/projects/:slug/export',
+    {
+      onRequest: ownersAndOperators,
+      schema: {
+        ...PROJECTS,
+        operationId: 'exportProject',
+        'x-audit-action': 'project.exported',
+        'x-stability': 'beta',
+        summary: "Download a project's whole data as one archive",
+        description:
+          "Owners of the project and operators (a viewer is answered 403: the archive holds the members' emails and the enquirers' contact details). A gzip-compressed tar archive, made as it is sent: `project.json` (the project, its plan, limits and site settings), one JSON Lines file per kind of data (animals with their profiles, categories, locations, orders, photos, API keys, webhook endpoints with their event types, events, deliveries and attempts, domains, members, audit entries, usage), the photos' files under `photos/`, and last `manifest.json` (the format version, when, the service's version, the lines of each file). No secret: no key secret or hash, no signing secret, no password hash, session or private key. Recorded in the audit log as `project.exported`. Layout: docs/export.md.",
+        params: ProjectParamsSchema,
+        response: {
+          200: {
+            description: 'The archive, `<slug>-<UTC time>.tar.gz`',
+            headers: { 'Content-Disposition': { type: 'string', description: 'attachment; filename="<slug>-<yyyymmddThhmmssZ>.tar.gz"' } },
+            content: { 'application/gzip': { schema: { type: 'string', format: 'binary', examples: ['(the bytes of the archive)'] } } },
+          },
+          ...errorResponses(400, 401, 403, 404, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { archive } = orThrow(await exporter.start(request.adminProject.slug, { operator: request.adminPrincipal.role === 'operator' }, changeOf(request)))
+      return reply
+        .header('content-type', 'application/gzip')
+        .header('content-disposition', `attachment; filename="${archive.filename}"`)
+        .header('cache-control', 'no-store')
+        // The archive's bytes, as they are made: the schema documents them, no serializer reads them.
+        .send(archive.body as unknown as string)
+    },
   )
 
   app.delete(
