@@ -85,12 +85,12 @@ describe('sign-in sessions', () => {
     assert.doesNotMatch(String(forwarded.headers['set-cookie']), /Secure/)
   })
 
-  test("the session says which of the operator's features are configured: custom domains with PLATFORM_DOMAIN, webhooks with WEBHOOK_ENCRYPTION_KEY", async () => {
+  test("the session says which of the operator's features are configured: custom domains with PLATFORM_DOMAIN, webhooks with WEBHOOK_ENCRYPTION_KEY, private networks with WEBHOOK_ALLOWED_NETWORKS", async () => {
     for (const [config, features] of [
-      [{ platformDomain: undefined, webhookEncryptionKey: undefined }, { customDomains: false, webhooks: false }],
-      [{ webhookEncryptionKey: 'a'.repeat(64) }, { customDomains: true, webhooks: true }],
+      [{ platformDomain: undefined, webhookEncryptionKey: undefined }, { customDomains: false, webhooks: false, webhookPrivateNetworks: false }],
+      [{ webhookEncryptionKey: 'a'.repeat(64), webhookAllowedNetworks: ['10.0.0.0/8'] }, { customDomains: true, webhooks: true, webhookPrivateNetworks: true }],
       // Without a key of their own, webhook secrets are sealed with the certificates' key.
-      [{ webhookEncryptionKey: undefined, certificateEncryptionKey: 'b'.repeat(64) }, { customDomains: true, webhooks: true }],
+      [{ webhookEncryptionKey: undefined, certificateEncryptionKey: 'b'.repeat(64) }, { customDomains: true, webhooks: true, webhookPrivateNetworks: false }],
     ] as const) {
       const t = await app(config)
       const user = await createAccount(t)

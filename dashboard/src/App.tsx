@@ -127,7 +127,7 @@ export function App() {
   else if (route.name === 'audit') page = <Audit session={session} search={route.search} />
   else if (route.name === 'users') page = <Users session={session} />
   else if (route.name === 'account') page = <Account session={session} />
-  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} search={route.search} animal={route.animal} features={session.features} readOnly={session.user.role === 'viewer'} />
+  else if (route.name === 'project') page = <ProjectPage key={route.slug} slug={route.slug} tab={route.tab} search={route.search} animal={route.animal} features={session.features} readOnly={session.user.role === 'viewer'} operator={session.user.role === 'operator'} />
   else
     page = (
       <>

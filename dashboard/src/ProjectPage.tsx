@@ -16,7 +16,7 @@ import { Webhooks } from './Webhooks'
 import { ReadOnly } from './read-only'
 
 /** A project: its summary, its sub-navigation, and the page of the tab chosen. */
-export function ProjectPage({ slug, tab, search, animal, features, readOnly = false }: { slug: string; tab: Tab; search: string; animal?: AnimalRef; features: Session['features']; readOnly?: boolean }) {
+export function ProjectPage({ slug, tab, search, animal, features, readOnly = false, operator = false }: { slug: string; tab: Tab; search: string; animal?: AnimalRef; features: Session['features']; readOnly?: boolean; operator?: boolean }) {
   const [project, setProject] = useState<Project | null>(null)
   const [error, setError] = useState<string | null>(null)
 
@@ -81,7 +81,7 @@ export function ProjectPage({ slug, tab, search, animal, features, readOnly = fa
             {tab === 'site' && <Site slug={slug} address={project?.address ?? null} />}
             {tab === 'usage' && <UsagePage slug={slug} />}
             {tab === 'domains' && <Domains project={project} enabled={features.customDomains} />}
-            {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} />}
+            {tab === 'webhooks' && <Webhooks slug={slug} configured={features.webhooks} project={project} onProject={setProject} operator={operator} networksConfigured={features.webhookPrivateNetworks} />}
           </div>
         </ReadOnly.Provider>
       )}

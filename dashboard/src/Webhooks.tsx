@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, messageOf, type NewWebhookEndpoint, type Query, type RequestBody, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
+import { api, messageOf, type NewWebhookEndpoint, type Project, type Query, type RequestBody, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
 import { Badge, DateTime, ErrorMessage, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage } from './components'
 import { FormCard, useActions, useConfirm, useSubmit } from './dialogs'
 import { useReadOnly } from './read-only'
@@ -8,7 +8,21 @@ const ALL = '*'
 
 /** A project's webhook endpoints: add one (its secret shown once), test, rotate, enable or disable, remove, and each one's delivery log. */
 /** A project's webhook endpoints; without WEBHOOK_ENCRYPTION_KEY on the service, none can be added or rotated, and the page says so. */
-export function Webhooks({ slug, configured }: { slug: string; configured: boolean }) {
+export function Webhooks({
+  slug,
+  configured,
+  project,
+  onProject,
+  operator,
+  networksConfigured,
+}: {
+  slug: string
+  configured: boolean
+  project: Project
+  onProject: (project: Project) => void
+  operator: boolean
+  networksConfigured: boolean
+}) {
   const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | null>(null)
   const { status, error, setStatus, setError, act } = useActions()
   const [secret, setSecret] = useState<{ endpoint: NewWebhookEndpoint; rotated: boolean } | null>(null)
@@ -83,6 +97,7 @@ export function Webhooks({ slug, configured }: { slug: string; configured: boole
           </p>
         </aside>
       )}
+      <PrivateNetworks slug={slug} project={project} onProject={onProject} operator={operator} networksConfigured={networksConfigured} />
       {configured && (
         <NewEndpointForm
           slug={slug}
@@ -116,6 +131,81 @@ export function Webhooks({ slug, configured }: { slug: string; configured: boole
       ))}
       {dialog}
     </>
+  )
+}
+
+/**
+ * The operator's grant of WEBHOOK_ALLOWED_NETWORKS to the project: operators grant or withdraw it
+ * (a grant is confirmed first); owners and viewers see whether the project has it.
+ */
+function PrivateNetworks({ slug, project, onProject, operator, networksConfigured }: { slug: string; project: Project; onProject: (project: Project) => void; operator: boolean; networksConfigured: boolean }) {
+  const { status, error, act } = useActions()
+  const { dialog, ask } = useConfirm()
+  const granted = project.webhookPrivateNetworks
+  const change = (allowed: boolean) =>
+    act(async () => {
+      const changed = await api.put('/projects/{slug}/webhook-private-networks', { path: { slug }, body: { allowed } })
+      onProject(changed)
+      return changed.webhookPrivateNetworks
+        ? `${slug} may now reach the private networks from its webhook endpoints.`
+        : `${slug} may no longer reach the private networks: its endpoints there fail from their next attempt.`
+    })
+  const grant = () =>
+    ask(
+      {
+        title: 'Grant the private networks?',
+        body: (
+          <p>
+            The endpoints of <strong>{slug}</strong> may then point at the internal networks of <code>WEBHOOK_ALLOWED_NETWORKS</code> (plain http allowed there), and
+            their answers are no longer shown to the project's owners. Grant it only to a project you trust with those networks.
+          </p>
+        ),
+        confirmLabel: 'Grant private networks',
+        danger: true,
+      },
+      () => void change(true),
+    )
+  return (
+    <section class="card" aria-labelledby="private-networks">
+      <div class="card-heading">
+        <h3 id="private-networks">Private networks</h3>
+        {granted ? <Badge tone="wait">Granted</Badge> : <Badge tone="neutral">Not granted</Badge>}
+      </div>
+      <p>
+        {granted
+          ? "This project's endpoints may reach the private networks of WEBHOOK_ALLOWED_NETWORKS."
+          : "This project's endpoints may reach public addresses only."}
+      </p>
+      {operator && (
+        <>
+          <p class="help-text">
+            {networksConfigured ? (
+              <>
+                <code>WEBHOOK_ALLOWED_NETWORKS</code> is set on this service.
+              </>
+            ) : (
+              <>
+                <code>WEBHOOK_ALLOWED_NETWORKS</code> is not set on this service: a grant opens no network until it is.
+              </>
+            )}
+          </p>
+          <div class="actions">
+            {granted ? (
+              <button type="button" class="button-small" onClick={() => void change(false)}>
+                Withdraw private networks
+              </button>
+            ) : (
+              <button type="button" class="button-small button-danger" onClick={grant}>
+                Grant private networks…
+              </button>
+            )}
+          </div>
+        </>
+      )}
+      <StatusMessage text={status || null} />
+      <ErrorMessage error={error} />
+      {dialog}
+    </section>
   )
 }
 
@@ -222,7 +312,7 @@ function DeliveryState({ delivery }: { delivery: WebhookDelivery }) {
   return <Badge tone="wait">{delivery.attempts === 0 ? 'Due' : 'Retrying'}</Badge>
 }
 
-type DeliveryFilters = Pick<Query<'listWebhookDeliveries'>, 'state' | 'eventType' | 'webhookId'>
+type DeliveryFilters = Pick<Query<'listWebhookDeliveries'>, 'state' | 'eventType' | 'webhookId' | 'since' | 'until'>
 
 /** An endpoint's deliveries, newest first, 20 at a time; older ones on demand; narrowed by the filters; each one's attempts on demand. */
 function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: WebhookEndpoint; reload: number }) {
@@ -317,7 +407,6 @@ function DeliveryLog({ slug, endpoint, reload }: { slug: string; endpoint: Webho
   )
 }
 
-/** The log's filters: a state, an event type, or one event by the `webhook-id` a receiver got. */
 /** The local time of `ms` as a datetime-local input shows it (minutes). */
 function localInputValue(ms: number): string {
   const date = new Date(ms)
@@ -358,10 +447,13 @@ function ResendForm({ slug, endpoint, onQueued }: { slug: string; endpoint: Webh
   )
 }
 
+/** The log's filters: a state, an event type, one event by the `webhook-id` a receiver got, and when the deliveries were created (since, before). */
 function DeliveryFilterForm({ endpoint, onFilter }: { endpoint: WebhookEndpoint; onFilter: (filters: DeliveryFilters) => void }) {
   const [state, setState] = useState('')
   const [eventType, setEventType] = useState('')
   const [webhookId, setWebhookId] = useState('')
+  const [since, setSince] = useState('')
+  const [until, setUntil] = useState('')
   const id = (name: string) => `delivery-${name}-${endpoint.id}`
   return (
     <form
@@ -373,6 +465,9 @@ function DeliveryFilterForm({ endpoint, onFilter }: { endpoint: WebhookEndpoint;
           ...(state && { state: state as WebhookDelivery['state'] }),
           ...(eventType && { eventType: eventType as DeliveryFilters['eventType'] }),
           ...(webhookId.trim() && { webhookId: webhookId.trim() }),
+          // The inputs show local time; the API takes an instant.
+          ...(since && { since: new Date(since).toISOString() }),
+          ...(until && { until: new Date(until).toISOString() }),
         })
       }}
     >
@@ -394,6 +489,10 @@ function DeliveryFilterForm({ endpoint, onFilter }: { endpoint: WebhookEndpoint;
       </select>
       <label for={id('webhook-id')}>webhook-id</label>
       <input id={id('webhook-id')} type="search" placeholder="msg_…" value={webhookId} onInput={(event) => setWebhookId(event.currentTarget.value)} />
+      <label for={id('since')}>Created since</label>
+      <input id={id('since')} type="datetime-local" step={1} value={since} onInput={(event) => setSince(event.currentTarget.value)} />
+      <label for={id('until')}>Created before</label>
+      <input id={id('until')} type="datetime-local" step={1} value={until} onInput={(event) => setUntil(event.currentTarget.value)} />
       <button type="submit" class="button-small">
         Filter<Hidden> the deliveries of {endpoint.url}</Hidden>
       </button>

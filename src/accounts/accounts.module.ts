@@ -15,7 +15,7 @@ export interface AccountsDeps {
   /** What a new password hash costs; default: scrypt at OWASP's minimum (PASSWORD_COST). */
   passwordCost?: ScryptCost | undefined
   /** What the sessions tell the dashboard is configured. */
-  config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey' | 'certificateEncryptionKey'>
+  config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey' | 'certificateEncryptionKey' | 'webhookAllowedNetworks'>
 }
 
 /** The accounts that sign in to the dashboard, wired: their users, their sessions, their admin routes. */

@@ -43,6 +43,9 @@ export const SessionSchema = Type.Object(
       {
         customDomains: Type.Boolean({ description: 'Custom domains can be added (the operator set `PLATFORM_DOMAIN`); when false, every domain operation is 404' }),
         webhooks: Type.Boolean({ description: 'Webhook endpoints can be added (the operator set `WEBHOOK_ENCRYPTION_KEY`, or else `CERTIFICATE_ENCRYPTION_KEY`, which seals their secrets); when false, adding one is 503' }),
+        webhookPrivateNetworks: Type.Boolean({
+          description: "Private networks can be granted to a project's webhook endpoints (the operator set `WEBHOOK_ALLOWED_NETWORKS`); when false, a grant has no network to open",
+        }),
       },
       { additionalProperties: false, description: 'What the operator configured on this service, so that a client offers only what can work' },
     ),

@@ -38,6 +38,8 @@ export interface ServiceFeatures {
   customDomains: boolean
   /** WEBHOOK_ENCRYPTION_KEY (or else CERTIFICATE_ENCRYPTION_KEY) is set: webhook endpoints can be added (their secrets are sealed with it). */
   webhooks: boolean
+  /** WEBHOOK_ALLOWED_NETWORKS is set: an operator can grant a project the use of those networks for its webhook endpoints. */
+  webhookPrivateNetworks: boolean
 }
 
 /** A refusal of the sign-in throttle, with the wait it asks for. */
@@ -62,7 +64,7 @@ export interface SessionsDeps {
   throttle: SignInThrottle
   /** What a new password hash costs (see passwords.ts). */
   passwordCost: ScryptCost
-  config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey' | 'certificateEncryptionKey'>
+  config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey' | 'certificateEncryptionKey' | 'webhookAllowedNetworks'>
 }
 
 /**
@@ -75,7 +77,11 @@ export class SessionsService implements SessionLookup {
   private readonly features: ServiceFeatures
 
   constructor(private readonly deps: SessionsDeps) {
-    this.features = { customDomains: deps.config.platformDomain !== undefined, webhooks: (deps.config.webhookEncryptionKey ?? deps.config.certificateEncryptionKey) !== undefined }
+    this.features = {
+      customDomains: deps.config.platformDomain !== undefined,
+      webhooks: (deps.config.webhookEncryptionKey ?? deps.config.certificateEncryptionKey) !== undefined,
+      webhookPrivateNetworks: deps.config.webhookAllowedNetworks.length > 0,
+    }
   }
 
   /**
