@@ -107,7 +107,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const { outbox } = webhooks
   metrics.watchWebhookQueue(() => webhooks.worker.queueAgeSeconds())
   const { service: idempotency } = createIdempotency({ db, clock, log })
-  const accounts = createAccounts({ db, clock, config, passwordCost })
+  const accounts = createAccounts({ db, clock, config, passwordCost, outbox })
   const locations = createLocations({ db, clock, generations, cache: cache.responses })
   const categories = createCategories({ db, clock, generations, cache: cache.responses })
   // Photos are kept in the object store configuration chooses (files, or an S3-compatible bucket).

@@ -325,7 +325,7 @@ describe('a project without endpoints', () => {
     clock.advance(60_000)
     const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created', 'pet.deleted'])
     await deliverAll(t)
-    assert.deepEqual(receiver.received, [], 'adding an endpoint sends nothing of the past by itself')
+    assert.equal(receiver.received.length, 0, 'adding an endpoint sends nothing of the past by itself')
     const replayed = await admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/replay`, { since: iso(since) })
     assert.equal(replayed.statusCode, 202, replayed.body)
     assert.deepEqual(replayed.json(), { queued: 3 })
