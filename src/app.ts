@@ -103,11 +103,11 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   // Revocations, plan changes and webhook endpoint changes reach every instance's caches before the answer.
   const authChanged = () => generations.authChanged()
   // Events are written by the services that make the changes, in their transactions.
-  const webhooks = createWebhooks({ config, db, dialect, clock, log, failures: outage, generations, authChanged, observer: metrics.webhookObserver })
+  const webhooks = createWebhooks({ config, db, dialect, clock, log, failures: outage, observer: metrics.webhookObserver })
   const { outbox } = webhooks
   metrics.watchWebhookQueue(() => webhooks.worker.queueAgeSeconds())
   const { service: idempotency } = createIdempotency({ db, clock, log })
-  const accounts = createAccounts({ db, clock, config, passwordCost })
+  const accounts = createAccounts({ db, clock, config, passwordCost, outbox })
   const locations = createLocations({ db, clock, generations, cache: cache.responses })
   const categories = createCategories({ db, clock, generations, cache: cache.responses })
   // Photos are kept in the object store configuration chooses (files, or an S3-compatible bucket).

@@ -188,8 +188,9 @@ describe('replay', () => {
       assert.deepEqual((await admin(t, 'POST', `/projects/${project.slug}/webhooks/${first.id}/replay`, { since: iso(since - 2 * HOUR_MS) })).json(), { queued: 0 })
       // `until` bounds it: nothing of the range is missing, whatever the types.
       assert.equal((await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${second.id}`, { types: ['*'] })).statusCode, 200)
+      // Every event of the project is kept: the key.created of the project's key, made before any endpoint, is in the range too.
       const bounded = await admin(t, 'POST', `/projects/${project.slug}/webhooks/${second.id}/replay`, { since: iso(since - 2 * HOUR_MS), until: iso(since) })
-      assert.deepEqual(bounded.json(), { queued: 0 })
+      assert.deepEqual(bounded.json(), { queued: 1 })
       const all = await admin(t, 'POST', `/projects/${project.slug}/webhooks/${second.id}/replay`, { since: iso(since - 2 * HOUR_MS) })
       assert.deepEqual(all.json(), { queued: 1 }, 'pet.deleted, now subscribed to')
     } finally {
@@ -233,7 +234,8 @@ describe('the event list', () => {
     const list = async (query: string) => {
       const response = await admin(t, 'GET', `/projects/${project.slug}/events${query}`)
       assert.equal(response.statusCode, 200, response.body)
-      return { events: response.json<ListedEvent[]>(), link: response.headers.link as string | undefined }
+      // The project's key.created (every event is kept) is left out: the animals' events are the subject here.
+      return { events: response.json<ListedEvent[]>().filter((e) => e.type !== 'key.created'), link: response.headers.link as string | undefined }
     }
     const everything = await list('?limit=100')
     assert.deepEqual(
@@ -260,7 +262,7 @@ describe('the event list', () => {
 
     assert.equal((await admin(t, 'GET', `/projects/${project.slug}/events?since=yesterday`)).statusCode, 400)
     assert.equal((await admin(t, 'GET', `/projects/${project.slug}/events?type=nope`)).statusCode, 400)
-    const foreign = (await admin(t, 'GET', `/projects/${other.slug}/events`)).json<ListedEvent[]>()
+    const foreign = (await admin(t, 'GET', `/projects/${other.slug}/events?type=pet.created`)).json<ListedEvent[]>()
     assert.equal(foreign.length, 1)
     assert.equal((await admin(t, 'GET', `/projects/${project.slug}/events?before=${foreign[0]!.id}`)).statusCode, 400, "another project's event is no cursor")
   })
@@ -286,5 +288,68 @@ describe('the event list', () => {
     assert.deepEqual(await names(), ['Recent'])
     const { rows } = await sql<{ n: number | string }>`select count(*) as n from webhook_deliveries`.execute(t.database.db)
     assert.equal(Number(rows[0]?.n), 1, 'its delivery with it')
+  })
+})
+
+describe('a project without endpoints', () => {
+  test('keeps its events, with no delivery: the event list shows them, and an endpoint added later is sent them by a replay, each once', async () => {
+    const project = await t.project()
+    clock.advance(60_000)
+    const since = clock.now()
+    const a = await addPet(project.key, 'A')
+    clock.advance(60_000)
+    const b = await addPet(project.key, 'B')
+    clock.advance(60_000)
+    const patched = await t.request({ method: 'PATCH', url: `/v1/pets/${a}`, headers: { ...bearer(project.key), 'content-type': 'application/json' }, payload: { name: 'A2' } })
+    assert.equal(patched.statusCode, 200, patched.body)
+    clock.advance(60_000)
+    assert.equal((await t.request({ method: 'DELETE', url: `/v1/pets/${b}`, headers: bearer(project.key) })).statusCode, 204)
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from webhook_deliveries`.execute(t.database.db)
+    assert.equal(Number(rows[0]?.n), 0, 'no endpoint, no delivery')
+
+    const listed = await admin(t, 'GET', `/projects/${project.slug}/events`)
+    assert.equal(listed.statusCode, 200, listed.body)
+    const events = listed.json<ListedEvent[]>()
+    assert.deepEqual(
+      events.map((e) => [e.type, e.type === 'key.created' ? 'its key' : e.data.id, e.data.name ?? null]),
+      [
+        ['pet.deleted', b, 'B'],
+        ['pet.updated', a, 'A2'],
+        ['pet.created', b, 'B'],
+        ['pet.created', a, 'A'],
+        ['key.created', 'its key', null],
+      ],
+      'each with the id of its animal',
+    )
+
+    clock.advance(60_000)
+    const endpoint = await addEndpoint(t, project.slug, receiver.url, ['pet.created', 'pet.deleted'])
+    await deliverAll(t)
+    assert.equal(receiver.received.length, 0, 'adding an endpoint sends nothing of the past by itself')
+    const replayed = await admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/replay`, { since: iso(since) })
+    assert.equal(replayed.statusCode, 202, replayed.body)
+    assert.deepEqual(replayed.json(), { queued: 3 })
+    await deliverAll(t)
+    assert.deepEqual(
+      receiver.received.map((r) => [r.id, r.event.type, r.event.data.id]).sort(),
+      events.filter((e) => e.type === 'pet.created' || e.type === 'pet.deleted').map((e) => [e.id, e.type, e.data.id]).sort(),
+      'the events of its types, with their webhook-ids',
+    )
+    assert.deepEqual((await admin(t, 'POST', `/projects/${project.slug}/webhooks/${endpoint.id}/replay`, { since: iso(since) })).json(), { queued: 0 })
+  })
+
+  test('its events are pruned by the delivery worker after WEBHOOK_RETENTION_DAYS', async () => {
+    await t.close()
+    t = await createWebhooksApp({ webhookRetentionDays: 7, webhookWorkerIntervalMs: 60_000 }, { clock, background: true })
+    const project = await t.project()
+    await addPet(project.key, 'Old')
+    clock.advance(6 * DAY_MS)
+    await addPet(project.key, 'Recent')
+    const names = async () => (await admin(t, 'GET', `/projects/${project.slug}/events`)).json<ListedEvent[]>().map((e) => e.data.name ?? e.type)
+    assert.deepEqual((await names()).sort(), ['Old', 'Recent', 'key.created'])
+    clock.advance(2 * DAY_MS)
+    t.app.services.webhooks.worker.kick()
+    await eventually('the event older than 7 days is pruned', async () => (await names()).length === 1)
+    assert.deepEqual(await names(), ['Recent'])
   })
 })

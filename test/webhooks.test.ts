@@ -40,8 +40,9 @@ afterEach(async () => {
   await receiver.close()
 })
 
-async function countRows(table: 'webhook_events' | 'webhook_deliveries'): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(t.database.db)
+/** Rows of the table; of webhook_events, those whose type starts with `types` (every project's key.created is kept too). */
+async function countRows(table: 'webhook_events' | 'webhook_deliveries', types = ''): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} where ${table === 'webhook_events' ? sql`type like ${`${types}%`}` : sql`1 = 1`}`.execute(t.database.db)
   return Number(rows[0]?.n ?? 0)
 }
 
@@ -125,13 +126,14 @@ describe('events from their triggers', () => {
     for (const event of receiver.received) assertSigned(event, endpoint.secret)
   })
 
-  test('a project without a subscribed endpoint writes no event; another project is not told', async () => {
+  test('a change nobody subscribes to is kept in the event list with no delivery; another project is not told', async () => {
     const quiet = await t.project()
     const other = await t.project()
     await addEndpoint(t, other.slug, receiver.url, ['order.placed'])
     assert.equal((await post('/v1/pets', quiet.key, { name: 'Rex', categoryId: 1 })).statusCode, 201)
     assert.equal((await post('/v1/pets', other.key, { name: 'Rex', categoryId: 1 })).statusCode, 201)
-    assert.equal(await countRows('webhook_events'), 0)
+    assert.equal(await countRows('webhook_deliveries'), 0)
+    assert.equal(await countRows('webhook_events', 'pet.created'), 2, 'every event is kept, for a replay to a later endpoint')
   })
 
   test('an endpoint added, disabled or removed is seen by the next create, on every instance', async () => {
@@ -153,10 +155,13 @@ describe('events from their triggers', () => {
       await create(sibling, 'Disabled')
       await admin(t, 'PATCH', `/projects/${project.slug}/webhooks/${endpoint.id}`, { enabled: true })
       await create(sibling, 'Enabled again')
+      // Every create's event is kept; those made while the endpoint was enabled have a delivery.
+      const { rows } = await sql<{ data: string }>`select e.data from webhook_events e join webhook_deliveries d on d.event_id = e.id`.execute(t.database.db)
+      assert.deepEqual(rows.map((row) => (JSON.parse(row.data) as { name: string }).name).sort(), ['Enabled again', 'Seen by the other instance', 'Seen here'])
       await admin(t, 'DELETE', `/projects/${project.slug}/webhooks/${endpoint.id}`)
       await create(sibling, 'Removed')
-      const { rows } = await sql<{ data: string }>`select data from webhook_events order by created_at, id`.execute(t.database.db)
-      assert.deepEqual(rows.map((row) => (JSON.parse(row.data) as { name: string }).name).sort(), ['Enabled again', 'Seen by the other instance', 'Seen here'])
+      assert.equal(await countRows('webhook_deliveries'), 0, 'none for the create after the removal (and the removed endpoint\'s went with it)')
+      assert.equal(await countRows('webhook_events', 'pet.created'), 7)
     } finally {
       await sibling.app.close()
     }
@@ -260,6 +265,34 @@ describe('events from their triggers', () => {
     await waitForRows(4)
   })
 
+  test('user.added and user.removed when a user gains or loses access to the project (created with it, given it, deleted); an operator is no member', async () => {
+    const project = await t.project()
+    const other = await t.project()
+    await addEndpoint(t, project.slug, receiver.url, ['user.added', 'user.removed'])
+    const created = await admin(t, 'POST', '/users', { email: 'Owner@Shelter.test', role: 'owner', projects: [project.slug] })
+    assert.equal(created.statusCode, 201, created.body)
+    const id = created.json<{ id: number }>().id
+    assert.equal((await admin(t, 'POST', '/users', { email: 'ops@shelter.test', role: 'operator' })).statusCode, 201)
+    assert.equal((await admin(t, 'PUT', `/users/${id}/projects`, { projects: [other.slug] })).statusCode, 200)
+    assert.equal((await admin(t, 'PUT', `/users/${id}/projects`, { projects: [other.slug, project.slug] })).statusCode, 200)
+    assert.equal((await admin(t, 'PUT', `/users/${id}/projects`, { projects: [project.slug, other.slug] })).statusCode, 200, 'the projects it has: no event')
+    assert.equal((await admin(t, 'DELETE', `/users/${id}`)).statusCode, 204)
+    await deliverAll(t)
+    const user = { id, email: 'owner@shelter.test', role: 'owner' }
+    assert.deepEqual(
+      receiver.received.map((r) => [r.event.type, r.event.data]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      [
+        ['user.added', user],
+        ['user.added', user],
+        ['user.removed', user],
+        ['user.removed', user],
+      ],
+    )
+    assert.ok(!receiver.received.some((r) => /password|session/i.test(r.body)), 'no password or session in any event')
+    const { rows } = await sql<{ type: string }>`select type from webhook_events where project_id = ${other.id} and type like 'user.%' order by created_at, type`.execute(t.database.db)
+    assert.deepEqual(rows.map((row) => row.type), ['user.added', 'user.removed'], 'the other project keeps its own, with no endpoint')
+  })
+
   test('ban.started for a key that kept calling while refused; ban.lifted when an operator lifts it', async () => {
     const project = await t.project({ plan: 'enterprise', perMinute: 1, perDay: 1000 })
     await addEndpoint(t, project.slug, receiver.url, ['ban.started', 'ban.lifted'])
@@ -320,6 +353,8 @@ describe('the published document', () => {
     assert.equal((await admin(t, 'PUT', `/projects/${operated.slug}/plan`, { plan: 'pro' })).statusCode, 200)
     const off = await addEndpoint(t, operated.slug, 'https://127.0.0.1:9/off', ['pet.created'])
     assert.equal((await admin(t, 'PATCH', `/projects/${operated.slug}/webhooks/${off.id}`, { enabled: false })).statusCode, 200)
+    const member = (await admin(t, 'POST', '/users', { email: 'member@shelter.test', role: 'viewer', projects: [operated.slug] })).json<{ id: number }>()
+    assert.equal((await admin(t, 'DELETE', `/users/${member.id}`)).statusCode, 204)
     await eventually('quota.exhausted written', async () => {
       const { rows } = await sql<{ n: number | string }>`select count(*) as n from webhook_events where type = 'quota.exhausted'`.execute(t.database.db)
       return Number(rows[0]?.n) === 1
@@ -342,11 +377,11 @@ describe('the published document', () => {
 
 async function waitForRows(count: number): Promise<void> {
   const deadline = Date.now() + 5_000
-  while ((await countRows('webhook_events')) < count) {
+  while ((await countRows('webhook_events', 'quota.')) < count) {
     if (Date.now() > deadline) throw new Error(`${count} events not written`)
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  assert.equal(await countRows('webhook_events'), count)
+  assert.equal(await countRows('webhook_events', 'quota.'), count)
 }
 
 describe('operational events', () => {
@@ -841,11 +876,11 @@ describe('domain checks when the service\'s own resolvers do not answer', () => 
     const domain = (await admin(t, 'GET', `/projects/${project.slug}/domains/${name}`)).json<{ status: { state: string; nextCheckAt: string | null } }>()
     assert.equal(domain.status.state, 'pending', 'an infrastructure fault is not the domain failing')
     assert.equal(domain.status.nextCheckAt, new Date(clock.now() + 60_000).toISOString())
-    assert.equal(await countRows('webhook_events'), 0, 'no domain.failed')
+    assert.equal(await countRows('webhook_events', 'domain.'), 0, 'no domain.failed')
     assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 0, certificates: 0 }, 'not before the minute')
     clock.advance(60_000)
     assert.deepEqual(await t.app.domains.worker.runOnce(), { dns: 1, certificates: 0 })
-    assert.equal(await countRows('webhook_events'), 0)
+    assert.equal(await countRows('webhook_events', 'domain.'), 0)
   })
 
   test('Verify answers 503 naming the resolvers, saves nothing and sends no domain.failed', async () => {
@@ -860,7 +895,7 @@ describe('domain checks when the service\'s own resolvers do not answer', () => 
     assert.equal(body.code, 'service_unavailable')
     assert.match(body.message, /the service's DNS resolvers do not answer\. The domain keeps its state \(pending\)/)
     assert.deepEqual((await admin(t, 'GET', `/projects/${project.slug}/domains/${name}`)).json<{ status: unknown }>().status, before.status)
-    assert.equal(await countRows('webhook_events'), 0, 'no domain.failed')
+    assert.equal(await countRows('webhook_events', 'domain.'), 0, 'no domain.failed')
   })
 })
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { Db } from '../db/database.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import { PASSWORD_COST, type ScryptCost } from './passwords.js'
 import { sessionsRoutes } from './sessions.routes.js'
 import { SessionsService } from './sessions.service.js'
@@ -16,6 +17,8 @@ export interface AccountsDeps {
   passwordCost?: ScryptCost | undefined
   /** What the sessions tell the dashboard is configured. */
   config: Pick<Config, 'platformDomain' | 'webhookEncryptionKey' | 'certificateEncryptionKey' | 'webhookAllowedNetworks'>
+  /** Where changes of who has access to a project write their user.added and user.removed events. */
+  outbox: Pick<Outbox, 'write'>
 }
 
 /** The accounts that sign in to the dashboard, wired: their users, their sessions, their admin routes. */
@@ -30,10 +33,10 @@ export interface Accounts {
   }
 }
 
-export function createAccounts({ db, clock, config, passwordCost = PASSWORD_COST }: AccountsDeps): Accounts {
+export function createAccounts({ db, clock, config, outbox, passwordCost = PASSWORD_COST }: AccountsDeps): Accounts {
   // One throttle for both: a password reset forgives its user's failed sign-ins.
   const throttle = new SignInThrottle(db, clock)
-  const users = new UsersService({ db, clock, throttle, passwordCost })
+  const users = new UsersService({ db, clock, throttle, passwordCost, outbox })
   const sessions = new SessionsService({ db, clock, throttle, passwordCost, config })
   return {
     users,

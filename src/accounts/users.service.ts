@@ -20,6 +20,7 @@ import {
   setUserPassword,
 } from './accounts.repository.js'
 import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, type ScryptCost } from './passwords.js'
+import type { Outbox } from '../webhooks/outbox.js'
 import type { SignInThrottle } from './sign-in-throttle.js'
 
 export const MIN_PASSWORD_LENGTH = 12
@@ -94,6 +95,13 @@ export interface UsersDeps {
   throttle: SignInThrottle
   /** What a new password hash costs (see passwords.ts). */
   passwordCost: ScryptCost
+  /** Where a change of who has access to a project writes its user.added and user.removed events, in the change's transaction. */
+  outbox: Pick<Outbox, 'write'>
+}
+
+/** The data of user.added and user.removed: who, never a password or a session. */
+function memberData(row: UserRow): { id: number; email: string; role: UserRole } {
+  return { id: Number(row.id), email: row.email, role: row.role }
 }
 
 /**
@@ -136,6 +144,7 @@ export class UsersService {
         const oneTimePasswordExpiresAt = oneTimePassword === undefined ? null : new Date(now + ONE_TIME_PASSWORD_TTL_MS).toISOString()
         const user = await insertUser(trx, { email, passwordHash, role: request.role, createdAt: new Date(now).toISOString(), oneTimePasswordExpiresAt })
         await insertUserProjects(trx, user.id, projects.rows.map((p) => p.id))
+        for (const project of projects.rows) await this.deps.outbox.write(trx, project.id, 'user.added', memberData(user))
         await recordChange(trx, this.deps.clock, change, {
           action: 'user.created',
           target: { type: 'user', id: user.id },
@@ -188,9 +197,11 @@ export class UsersService {
   /** Deletes a user and ends their sessions; the audit log keeps their email in its entries. */
   async deleteUser(ref: UserRef, change: Change): Promise<UserResult<{ user: User }>> {
     return this.changeUser(ref, change, 'delete', async (trx, row) => {
-      const user = await this.present(trx, row)
+      const memberships = await listUserProjects(trx, [row.id])
+      const user = toUser(row, memberships.map((m) => m.slug))
       const sessionsEnded = await deleteUserSessions(trx, row.id)
       await deleteUser(trx, row.id)
+      for (const { project_id } of memberships) await this.deps.outbox.write(trx, project_id, 'user.removed', memberData(row))
       await this.record(trx, change, 'user.deleted', row, { role: row.role, projects: user.projects, sessionsEnded })
       return user
     })
@@ -224,11 +235,16 @@ export class UsersService {
     if (!projects.ok) return projects
     return this.changeUser(ref, change, 'projects', async (trx, row) => {
       if (row.role === 'operator') return { ok: false, error: 'invalid_request', message: `${row.email} is an operator, who sees every project: only owners and viewers have projects.` }
-      const from = (await listUserProjects(trx, [row.id])).map((m) => m.slug)
-      // The projects they have: the user as they are, with no write or audit entry.
+      const memberships = await listUserProjects(trx, [row.id])
+      const from = memberships.map((m) => m.slug)
+      // The projects they have: the user as they are, with no write, audit entry or event.
       const to = projects.rows.map((p) => p.slug)
       if ([...new Set(from)].sort().join() === [...new Set(to)].sort().join()) return this.present(trx, row)
       await replaceUserProjects(trx, row.id, projects.rows.map((p) => p.id))
+      const before = new Set(memberships.map((m) => m.project_id))
+      const after = new Set(projects.rows.map((p) => p.id))
+      for (const id of before) if (!after.has(id)) await this.deps.outbox.write(trx, id, 'user.removed', memberData(row))
+      for (const id of after) if (!before.has(id)) await this.deps.outbox.write(trx, id, 'user.added', memberData(row))
       await this.record(trx, change, 'user.projects_changed', row, { from, to: projects.rows.map((p) => p.slug) })
       return this.present(trx, row)
     })

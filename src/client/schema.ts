@@ -806,6 +806,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "user.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.added
+         * @description A dashboard user (an owner or a viewer) was given access to the project: created with it, or given it.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["userAddedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.removed
+         * @description A dashboard user lost access to the project: it was taken from them, or they were deleted.
+         *
+         *     Verify the signature before trusting the body (see `verifyWebhook` in `adoption-store/client`), answer 2xx within 10 s, and deduplicate by `webhook-id`: delivery is at least once.
+         */
+        post: operations["userRemovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1967,6 +2011,33 @@ export interface components {
                         perDay: number;
                     };
                 };
+            };
+        };
+        /** @description A dashboard user given access to the project, or who lost it */
+        UserEvent: {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type: "user.added" | "user.removed";
+            /**
+             * Format: date-time
+             * @description When the event happened
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: int64
+                 * @description The user's id
+                 */
+                id: number;
+                /** @description The user's email (never a password or a session) */
+                email: string;
+                /**
+                 * @description An operator sees every project and is no member of any
+                 * @enum {string}
+                 */
+                role: "owner" | "viewer";
             };
         };
         /** @description A test event sent on request */
@@ -7375,6 +7446,70 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PlanChangedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    userAddedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+        };
+    };
+    userRemovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same on every attempt; deduplicate by it
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this attempt was signed, in Unix seconds: refuse one older than 5 minutes
+                 * @example 1732450000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per signing secret (two during a rotation)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserEvent"];
             };
         };
         responses: {

@@ -71,8 +71,6 @@ export class OrdersService {
    */
   async place(projectId: number, petId: number, idempotencyKey: string | undefined, enquiry?: Enquiry, change?: Change): Promise<PlaceOrderResult> {
     const idempotent = idempotencyKey === undefined ? undefined : { key: idempotencyKey, request: { operation: 'placeOrder', body: { petId } }, status: 201 }
-    // order.placed goes out with the order, in its transaction, when an endpoint wants it.
-    const reported = await this.deps.outbox.wants(projectId, 'order.placed')
     const outcome = await this.deps.idempotency.change(projectId, idempotent, async (trx): Promise<Order> => {
       if (!(await movePet(trx, projectId, petId, 'available', 'pending', new Date(this.deps.clock.now()).toISOString()))) {
         const pet = await findPet(trx, projectId, petId)
@@ -80,7 +78,8 @@ export class OrdersService {
         return refuse('pet_unavailable', `Animal ${petId} is ${pet.status}, not available: only available animals can be ordered.`)
       }
       const order = toOrder(await insertOrder(trx, { projectId, petId, at: new Date(this.deps.clock.now()).toISOString(), enquiry }))
-      if (reported) await this.deps.outbox.write(trx, projectId, 'order.placed', order)
+      // order.placed is written with the order, in its transaction.
+      await this.deps.outbox.write(trx, projectId, 'order.placed', order)
       // The enquirer's name and contact stay in the order: the entry says only that there was one.
       if (change) await recordChange(trx, this.deps.clock, change, { action: 'order.placed', target: { type: 'order', id: order.id }, projectId, details: { petId, enquiry: enquiry !== undefined } })
       return order
@@ -96,7 +95,6 @@ export class OrdersService {
    */
   async transition(projectId: number, orderId: number, action: OrderAction, change?: Change): Promise<TransitionResult> {
     const { from, to, pet: petStatus } = TRANSITIONS[action]
-    const reported = await this.deps.outbox.wants(projectId, `order.${to}`)
     const result = await this.deps.db.transaction().execute(async (trx): Promise<TransitionResult> => {
       const before = await findOrder(trx, projectId, orderId)
       if (!before) return { ok: false, error: 'not_found', message: `No order with id ${orderId} in your project.` }
@@ -107,7 +105,7 @@ export class OrdersService {
         return { ok: false, error: 'invalid_transition', message: `Order ${orderId} is ${status}: only ${from.join(' or ')} orders can be ${to}.` }
       }
       if (petStatus) await setPetStatus(trx, projectId, moved.pet_id, petStatus, new Date(this.deps.clock.now()).toISOString())
-      if (reported) await this.deps.outbox.write(trx, projectId, `order.${to}`, toOrder(moved))
+      await this.deps.outbox.write(trx, projectId, `order.${to}`, toOrder(moved))
       if (change) {
         await recordChange(trx, this.deps.clock, change, {
           action: `order.${to}`,

@@ -210,12 +210,18 @@ function petValues(...[
 }
 
 /**
- * PostgreSQL: an animal and its audit entry in one statement (a data-modifying CTE), so an
- * audited create costs no more round trips than a plain one: no BEGIN and COMMIT of its own.
+ * PostgreSQL: an animal, its audit entry (when `audited`) and its pet.created event with the
+ * event's deliveries, in one statement (a data-modifying CTE), so a create costs no more round
+ * trips than a plain insert: no BEGIN and COMMIT of its own. The event's `data` is the animal as
+ * answered, its id first: `eventRest` is that JSON after the id (`,"name":…}`).
  */
-const insertAudited = prepare(
+const insertReported = prepare(
   (
     db,
+    eventId: string,
+    eventType: string,
+    eventRest: string,
+    audited: boolean,
     at: string,
     actorKind: ActorKind,
     actorName: string,
@@ -256,23 +262,60 @@ const insertAudited = prepare(
           .insertInto('audit_entries')
           .columns(['at', 'actor_kind', 'actor_user_id', 'actor_name', 'actor_key_id', 'action', 'target_type', 'target_id', 'project_id', 'request_id', 'details'])
           .expression(
-            qc.selectFrom('created').select([
-              sql<string>`${at}`.as('at'),
-              sql<ActorKind>`${actorKind}`.as('actor_kind'),
-              sql<null>`null`.as('actor_user_id'),
-              sql<string>`${actorName}`.as('actor_name'),
-              sql<string | null>`${actorKeyId}`.as('actor_key_id'),
-              sql<string>`${action}`.as('action'),
-              sql<string>`'pet'`.as('target_type'),
-              sql<string>`cast(created.id as text)`.as('target_id'),
-              sql<number>`${projectId}`.as('project_id'),
-              sql<string | null>`${requestId}`.as('request_id'),
-              sql<string>`${details}`.as('details'),
-            ]),
+            qc
+              .selectFrom('created')
+              .select([
+                sql<string>`${at}`.as('at'),
+                sql<ActorKind>`${actorKind}`.as('actor_kind'),
+                sql<null>`null`.as('actor_user_id'),
+                sql<string>`${actorName}`.as('actor_name'),
+                sql<string | null>`${actorKeyId}`.as('actor_key_id'),
+                sql<string>`${action}`.as('action'),
+                sql<string>`'pet'`.as('target_type'),
+                sql<string>`cast(created.id as text)`.as('target_id'),
+                sql<number>`${projectId}`.as('project_id'),
+                sql<string | null>`${requestId}`.as('request_id'),
+                sql<string>`${details}`.as('details'),
+              ])
+              .where(sql<boolean>`cast(${audited} as boolean)`),
           ),
       )
+      .with('event', (qc) =>
+        qc
+          .insertInto('webhook_events')
+          .columns(['id', 'project_id', 'type', 'created_at', 'dedupe_key', 'data'])
+          .expression(
+            qc
+              .selectFrom('created')
+              .select([
+                sql<string>`cast(${eventId} as text)`.as('id'),
+                sql<number>`${projectId}`.as('project_id'),
+                sql<string>`cast(${eventType} as text)`.as('type'),
+                sql<string>`${createdAt}`.as('created_at'),
+                sql<null>`null`.as('dedupe_key'),
+                sql<string>`'{"id":' || cast(created.id as text) || cast(${eventRest} as text)`.as('data'),
+              ]),
+          )
+          .returning(['id', 'project_id', 'type', 'created_at']),
+      )
+      .with('delivered', (qc) =>
+        qc
+          .insertInto('webhook_deliveries')
+          .columns(['event_id', 'endpoint_id', 'project_id', 'state', 'manual', 'attempts', 'next_attempt_at', 'created_at'])
+          .expression(
+            qc
+              .selectFrom('event as ev')
+              .innerJoin('webhook_endpoints as e', 'e.project_id', 'ev.project_id')
+              .innerJoin('webhook_subscriptions as s', 's.endpoint_id', 'e.id')
+              .where('e.enabled', '=', 1)
+              .where((eb) => eb.or([eb('s.event_type', '=', eb.ref('ev.type')), eb('s.event_type', '=', '*')]))
+              .select(['ev.id', 'e.id as endpoint_id', 'e.project_id', sql<'pending'>`'pending'`.as('state'), sql<number>`0`.as('manual'), sql<number>`0`.as('attempts'), 'ev.created_at as next', 'ev.created_at as created']),
+          )
+          .returning('id'),
+      )
       .selectFrom('created')
-      .selectAll(),
+      .selectAll()
+      .select(sql<number | string>`(select count(*) from delivered)`.as('deliveries')),
 )
 
 function columnsOf(c: ProfileColumns | undefined): ProfileColumns {
@@ -309,46 +352,26 @@ function insertArgs(projectId: number, pet: PetWrite & { status: PetStatus; crea
   return [projectId, pet.name, folded(pet.name), pet.categoryId, pet.status, pet.createdAt, ...columns] as Parameters<typeof insert> extends [Db, ...infer A] ? A : never
 }
 
-export async function insertPet(db: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit?: PetAudit): Promise<PetRecord> {
-  if (audit) return insertPetAudited(db, projectId, pet, audit)
-  // Durable before it is acknowledged, and committed together with the other requests' animals.
-  const [row] = await insert.batched(db, ...insertArgs(projectId, pet))
-  if (!row) throw new Error('insert into pets returned no row')
-  return row
-}
-
 /** The audit entry of an added animal, but for the animal's id, which the insert gives it. */
 export type PetAudit = Omit<Insertable<AuditEntryTable>, 'target_type' | 'target_id' | 'project_id'>
 
-/**
- * An animal and its audit entry, committed together: on SQLite's root instance both join the
- * group commit; on PostgreSQL one statement; inside a transaction one after the other.
- */
-async function insertPetAudited(db: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit: PetAudit): Promise<PetRecord> {
-  const args = insertArgs(projectId, pet)
-  const first = insert.statement(db, ...args)
-  const entry = entryOfInsertedPetStatement(db, { ...audit, project_id: projectId })
-  let row: PetRecord | undefined
-  if (first && entry) {
-    row = (await batchedTogether(db, [first, entry]))[0]?.[0] as PetRecord | undefined
-  } else if (isPostgres(db)) {
-    ;[row] = await insertAudited(db, audit.at, audit.actor_kind, audit.actor_name, audit.actor_key_id ?? null, audit.action, audit.request_id ?? null, audit.details, ...args)
-  } else {
-    const inserted = async (trx: Db) => {
-      const [created] = await insert(trx, ...args)
-      if (created) await insertAuditEntry(trx, { ...audit, target_type: 'pet', target_id: String(created.id), project_id: projectId })
-      return created
-    }
-    row = db.isTransaction ? await inserted(db) : await db.transaction().execute(inserted)
-  }
+/** An animal (with its audit entry, when given) inside a transaction that writes more with it. */
+export async function insertPet(trx: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit?: PetAudit): Promise<PetRecord> {
+  const [row] = await insert(trx, ...insertArgs(projectId, pet))
   if (!row) throw new Error('insert into pets returned no row')
+  if (audit) await insertAuditEntry(trx, { ...audit, target_type: 'pet', target_id: String(row.id), project_id: projectId })
   return row
 }
 
+/** What `data` of a pet.created event starts with before the animal has its id. */
+const BEFORE_ID = '{"id":0,'
+
 /**
- * Inserts an animal and the webhook event that reports it (`data`: the animal as answered, its
- * id filled in), in one transaction. On SQLite's root instance both join the group commit;
- * elsewhere (PostgreSQL, or inside a transaction) they run one after the other in a transaction.
+ * Inserts an animal, its audit entry (when given) and the pet.created event that reports it
+ * (`data`: the animal as answered, its id filled in) with the event's deliveries, committed
+ * together. On SQLite's root instance they join the group commit; on PostgreSQL they are one
+ * statement; inside a transaction they run one after the other. Answers the animal and how many
+ * deliveries its event has.
  */
 export async function insertPetReported(
   db: Db,
@@ -357,22 +380,44 @@ export async function insertPetReported(
   event: Omit<OutboxEvent, 'data' | 'dedupeKey'>,
   data: (row: PetRecord) => unknown,
   audit?: PetAudit,
-): Promise<PetRecord> {
-  const first = insert.statement(db, ...insertArgs(projectId, pet))
+): Promise<{ pet: PetRecord; deliveries: number }> {
+  const args = insertArgs(projectId, pet)
   const placeholder: PetRecord = { id: 0, name: pet.name, categoryId: pet.categoryId, status: pet.status, profile: pet.columns?.profile ?? null, locationId: pet.columns?.location_id ?? null, createdAt: pet.createdAt, updatedAt: pet.createdAt, photos: null }
-  const rest = eventOfInsertedRowStatements(db, { ...event, data: JSON.stringify(data(placeholder)) })
+  const json = JSON.stringify(data(placeholder))
+  const first = insert.statement(db, ...args)
+  const rest = eventOfInsertedRowStatements(db, { ...event, data: json })
   // The entry comes last: the event's statements read `last_insert_rowid()`, which it would move.
   const entry = audit && entryOfInsertedPetStatement(db, { ...audit, project_id: projectId })
   if (first && rest && (!audit || entry)) {
-    const [rows] = await batchedTogether(db, [first, ...rest, ...(entry ? [entry] : [])])
-    const row = rows?.[0] as PetRecord | undefined
+    const rows = await batchedTogether(db, [first, ...rest, ...(entry ? [entry] : [])])
+    const row = rows[0]?.[0] as PetRecord | undefined
     if (!row) throw new Error('insert into pets returned no row')
-    return row
+    return { pet: row, deliveries: rows[2]?.length ?? 0 }
+  }
+  if (isPostgres(db) && !db.isTransaction && json.startsWith(BEFORE_ID)) {
+    const [row] = await insertReported(
+      db,
+      event.id,
+      event.type,
+      json.slice(BEFORE_ID.length - 1),
+      audit !== undefined,
+      audit?.at ?? pet.createdAt,
+      audit?.actor_kind ?? 'system',
+      audit?.actor_name ?? '',
+      audit?.actor_key_id ?? null,
+      audit?.action ?? '',
+      audit?.request_id ?? null,
+      audit?.details ?? '',
+      ...args,
+    )
+    if (!row) throw new Error('insert into pets returned no row')
+    const { deliveries, ...created } = row
+    return { pet: created, deliveries: Number(deliveries) }
   }
   const inserted = async (trx: Db) => {
     const row = await insertPet(trx, projectId, pet, audit)
-    await writeEvent(trx, { ...event, data: JSON.stringify(data(row)), dedupeKey: null })
-    return row
+    const { deliveries } = await writeEvent(trx, { ...event, data: JSON.stringify(data(row)), dedupeKey: null })
+    return { pet: row, deliveries }
   }
   return db.isTransaction ? inserted(db) : db.transaction().execute(inserted)
 }

@@ -11,7 +11,6 @@ import { METRES_PER } from '../locations/distance.js'
 import type { LocationsService } from '../locations/locations.service.js'
 import { findOpenOrder, keepPetName } from '../orders/orders.repository.js'
 import type { Outbox } from '../webhooks/outbox.js'
-import type { WebhookEventType } from '../webhooks/events.js'
 import { listPetChanges } from './pet-changes.repository.js'
 import {
   countPets,
@@ -204,14 +203,13 @@ export class PetsService {
 
   /**
    * Adds animals already checked (an import checks every row before it writes any): they join the
-   * group commit together, with their pet.created events when an endpoint wants them (asked once).
+   * group commit together, with their pet.created events.
    * A location removed since the check is refused by the database, like any write.
    */
   async createChecked(projectId: number, pets: readonly CheckedPet[]): Promise<PetChangeResult[]> {
-    const reported = await this.deps.outbox.wants(projectId, 'pet.created')
     const createdAt = this.now()
     const results = await Promise.all(
-      pets.map(({ profile, ...write }) => this.insertNew(projectId, { ...write, createdAt }, profile, reported)),
+      pets.map(({ profile, ...write }) => this.insertNew(projectId, { ...write, createdAt }, profile)),
     )
     await this.deps.generations.dataChanged(projectId)
     return results
@@ -223,33 +221,34 @@ export class PetsService {
     const written = await this.checked(projectId, name.trim(), categoryId, profileOf(fields))
     if (!written.ok) return written
     const pet = { ...written.write, status, createdAt: this.now() }
-    // pet.created goes out with the animal, in its transaction, when an endpoint wants it.
-    const reported = await this.deps.outbox.wants(projectId, 'pet.created')
+    // pet.created is written with the animal, in its transaction.
     if (options.idempotencyKey === undefined) {
       // The common /v1 create needs nothing else in its transaction: it joins the group commit,
-      // with its audit entry, and its event when there is one.
+      // with its audit entry and its event.
       const audit = options.change && entryOf(this.deps.clock, options.change, { action: 'pet.created', target: { type: 'pet', id: '' }, projectId, details: { name: pet.name, categoryId: pet.categoryId, status } })
-      const result = await this.insertNew(projectId, pet, written.profile, reported, audit)
+      const result = await this.insertNew(projectId, pet, written.profile, audit)
       await this.deps.generations.dataChanged(projectId)
       return result
     }
     return this.changed(projectId, { key: options.idempotencyKey, sent: { operation: 'createPet', body: input }, status: 201 }, written.profile, async (trx) => {
       const created = this.pet(await insertPet(trx, projectId, pet))
       await this.record(trx, projectId, options.change, 'pet.created', created, { name: created.name, categoryId: created.categoryId, status: created.status })
-      if (reported) await this.deps.outbox.write(trx, projectId, 'pet.created', created)
+      await this.deps.outbox.write(trx, projectId, 'pet.created', created)
       return created
     })
   }
 
   /**
-   * A checked animal written on its own (in the group commit where there is one), with its
-   * pet.created event when `reported`; a refusal of the database (a duplicate external id, a
-   * missing location) answered as the create's failure.
+   * A checked animal written on its own with its pet.created event (in the group commit where
+   * there is one, in one statement on PostgreSQL); a refusal of the database (a duplicate external
+   * id, a missing location) answered as the create's failure.
    */
-  private async insertNew(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, profile: Profile, reported: boolean, audit?: PetAudit): Promise<PetChangeResult> {
+  private async insertNew(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, profile: Profile, audit?: PetAudit): Promise<PetChangeResult> {
     try {
-      const created = reported ? await this.insertReported(projectId, pet, audit) : await insertPet(this.deps.db, projectId, pet, audit)
-      return { ok: true, pet: this.pet(created), replayed: false }
+      const { id, type, createdAt } = this.deps.outbox.event(projectId, 'pet.created', null)
+      const created = await insertPetReported(this.deps.db, projectId, pet, { id, projectId, type, createdAt }, (row) => this.pet(row), audit)
+      if (created.deliveries > 0) this.deps.outbox.delivering()
+      return { ok: true, pet: this.pet(created.pet), replayed: false }
     } catch (error) {
       const failure = writeFailure(error, profile)
       if (failure) return failure
@@ -257,20 +256,11 @@ export class PetsService {
     }
   }
 
-  /** An animal and its pet.created event, committed together (in the group commit where there is one). */
-  private async insertReported(projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit: PetAudit | undefined): Promise<PetRecord> {
-    const { id, type, createdAt } = this.deps.outbox.event(projectId, 'pet.created', null)
-    const created = await insertPetReported(this.deps.db, projectId, pet, { id, projectId, type, createdAt }, (row) => this.pet(row), audit)
-    this.deps.outbox.written()
-    return created
-  }
-
   /**
    * Changes an animal's name, category or profile, as a merge patch (RFC 7396): a field left out
    * stays, `null` removes a profile field, nested objects merge. Its status is the orders' to change.
    */
   async update(projectId: number, id: number, input: PetChanges, options: ChangeOptions = {}): Promise<PetChangeResult> {
-    const report = await this.reporter(projectId, 'pet.updated')
     const { name, categoryId, ...patch } = input
     return this.changed(projectId, { key: options.idempotencyKey, sent: { operation: 'updatePet', petId: id, body: input }, status: 200 }, undefined, async (trx) => {
       const before = await findPet(trx, projectId, id)
@@ -297,7 +287,7 @@ export class PetsService {
         from: Object.fromEntries(fields.map((field) => [field, (current as Record<string, unknown>)[field] ?? null])),
         to: Object.fromEntries(fields.map((field) => [field, (after as Record<string, unknown>)[field] ?? null])),
       })
-      await report(trx, after)
+      await this.deps.outbox.write(trx, projectId, 'pet.updated', after)
       return after
     })
   }
@@ -309,7 +299,6 @@ export class PetsService {
    * committed before (and is seen) or waits for the deleted row (and finds no animal).
    */
   async remove(projectId: number, id: number, options: Pick<ChangeOptions, 'change'> = {}): Promise<PetChangeResult> {
-    const report = await this.reporter(projectId, 'pet.deleted')
     let photos: string | null = null
     const result = await this.changed(projectId, undefined, undefined, async (trx) => {
       const record = await deletePet(trx, projectId, id)
@@ -325,7 +314,7 @@ export class PetsService {
       }
       await keepPetName(trx, projectId, id, removed.name)
       await this.record(trx, projectId, options.change, 'pet.deleted', removed, { name: removed.name, categoryId: removed.categoryId, status: removed.status })
-      await report(trx, removed)
+      await this.deps.outbox.write(trx, projectId, 'pet.deleted', removed)
       return removed
     })
     // Its photo rows went with it: their files stop being served at once, and are deleted now.
@@ -348,14 +337,6 @@ export class PetsService {
       return { ok: false, error: 'invalid_request', message: noSuchLocationField(profile.locationId) }
     }
     return { ok: true, write: { name, categoryId, columns: profileColumns(name, profile) }, profile }
-  }
-
-  /** Writes the event of a change of an animal in its transaction, when an endpoint of the project wants it (asked once, before the transaction). */
-  private async reporter(projectId: number, type: Extract<WebhookEventType, `pet.${string}`>): Promise<(trx: Db, pet: Pet) => Promise<void>> {
-    const wanted = await this.deps.outbox.wants(projectId, type)
-    return async (trx, pet) => {
-      if (wanted) await this.deps.outbox.write(trx, projectId, type, pet)
-    }
   }
 
   /** Runs a change's transaction (at most once per Idempotency-Key, if one was sent), then tells the caches. */

@@ -114,7 +114,6 @@ export class PhotosService {
       key: `${PHOTOS_PREFIX}${id}/${hash.slice(0, 32)}-${width}.${EXTENSIONS[format]}`,
     }))
     const keys = variants.map((variant) => variant.key)
-    const reported = await this.deps.outbox.wants(projectId, 'pet.photo_added')
     let photo: Photo
     try {
       // Every put settles before any is discarded: a put still under way when another failed
@@ -133,7 +132,7 @@ export class PhotosService {
         await writePetPhotos(trx, projectId, petId)
         const added = this.photoOf(row)
         await this.record(trx, projectId, petId, options.change, 'pet.photo_added', { photoId: id, width: row.width, height: row.height })
-        if (reported) await this.deps.outbox.write(trx, projectId, 'pet.photo_added', { petId, photo: added })
+        await this.deps.outbox.write(trx, projectId, 'pet.photo_added', { petId, photo: added })
         return added
       })
     } catch (error) {
@@ -147,7 +146,6 @@ export class PhotosService {
 
   /** Removes a photo: its files stop being served at once (no row, no file), then are deleted. */
   async remove(projectId: number, petId: number, photoId: string, options: ChangeOptions = {}): Promise<Outcome<object>> {
-    const reported = await this.deps.outbox.wants(projectId, 'pet.photo_removed')
     let removed: PhotoRow
     try {
       removed = await this.deps.db.transaction().execute(async (trx) => {
@@ -156,7 +154,7 @@ export class PhotosService {
         if (!row) refuse('not_found', `Animal ${petId} has no photo ${photoId}.`)
         await writePetPhotos(trx, projectId, petId)
         await this.record(trx, projectId, petId, options.change, 'pet.photo_removed', { photoId })
-        if (reported) await this.deps.outbox.write(trx, projectId, 'pet.photo_removed', { petId, photo: this.photoOf(row) })
+        await this.deps.outbox.write(trx, projectId, 'pet.photo_removed', { petId, photo: this.photoOf(row) })
         return row
       })
     } catch (error) {

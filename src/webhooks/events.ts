@@ -26,6 +26,8 @@ export const WEBHOOK_EVENTS = {
   'certificate.failing': "Obtaining or renewing a custom domain's certificate failed (sent when it starts failing).",
   'endpoint.disabled':
     "A webhook endpoint of the project was disabled: by the service after every attempt failed for 5 days, or by a person. Sent to the project's other endpoints that subscribe to it (never to the disabled one).",
+  'user.added': "A dashboard user (an owner or a viewer) was given access to the project: created with it, or given it.",
+  'user.removed': 'A dashboard user lost access to the project: it was taken from them, or they were deleted.',
   'project.plan_changed': "An operator changed the project's plan or its limits, with the plan before and after (a change to the plan and limits it has sends nothing).",
 } as const
 

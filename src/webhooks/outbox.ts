@@ -1,12 +1,8 @@
 import { randomBase62 } from '../auth/api-key.js'
-import type { Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
-import { ALL_EVENTS, type WebhookEventType } from './events.js'
-import { listSubscribedTypes, type OutboxEvent, writeEvent } from './webhooks.repository.js'
-
-/** Projects whose subscriptions are kept in memory; past this the cache starts over. */
-const MAX_CACHED_PROJECTS = 10_000
+import type { WebhookEventType } from './events.js'
+import { type OutboxEvent, writeEvent } from './webhooks.repository.js'
 
 /** An event's id: the `webhook-id` of each of its attempts, on every endpoint. */
 export function newEventId(): string {
@@ -16,38 +12,18 @@ export function newEventId(): string {
 /**
  * The outbox of webhook events. The services that make a change write its event with
  * `write(trx, …)` in the change's own transaction, so an event is never lost and never reports a
- * change that did not commit; the delivery worker sends it afterwards. An event is written only
- * when an enabled endpoint of the project subscribes to its type (with a delivery per endpoint).
- *
- * Hot paths ask `wants` first: which types a project's endpoints subscribe to is kept in memory
- * per project, valid for the `auth` generation it was read at (endpoint changes bump it, like key
- * and plan changes; see src/cache/generations.ts), so projects without webhooks pay a map lookup.
+ * change that did not commit; the delivery worker sends it afterwards. Every event of every
+ * project is written, whether or not an endpoint subscribes to it: the project's event list, kept
+ * for WEBHOOK_RETENTION_DAYS, from which an endpoint added later can be sent past events (replay).
+ * Its deliveries, one per enabled endpoint of the project subscribed to its type, are written with it.
  */
 export class Outbox {
-  private readonly cache = new Map<number, { token: string; types: ReadonlySet<string> }>()
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    /** Absent (the CLI), or no token (PostgreSQL without Redis): every question reads the database. */
-    private readonly generations?: Pick<Generations, 'auth'>,
-    /** Told after an event was written: the worker looks for due deliveries soon. */
-    private readonly onWritten: () => void = () => undefined,
+    /** Told after an event was written with deliveries: the worker looks for due deliveries soon. */
+    private readonly onDelivering: () => void = () => undefined,
   ) {}
-
-  /** Whether an enabled endpoint of the project subscribes to `type`. */
-  async wants(projectId: number, type: WebhookEventType): Promise<boolean> {
-    const token = await this.generations?.auth()
-    let types = token === undefined ? undefined : this.cache.get(projectId)
-    if (!types || types.token !== token) {
-      types = { token: token ?? '', types: new Set(await listSubscribedTypes(this.db, projectId)) }
-      if (token !== undefined) {
-        if (this.cache.size >= MAX_CACHED_PROJECTS) this.cache.clear()
-        this.cache.set(projectId, types)
-      }
-    }
-    return types.types.has(type) || types.types.has(ALL_EVENTS)
-  }
 
   /** The event as the outbox stores it, with a new id and the time of now. */
   event(projectId: number, type: WebhookEventType, data: unknown, dedupeKey: string | null = null): OutboxEvent {
@@ -55,13 +31,13 @@ export class Outbox {
   }
 
   /**
-   * Writes an event in `trx` (the change's transaction) when an endpoint wants it. With a
-   * `dedupeKey`, an event with the same key written before (by any instance) wins: for events
-   * that report no row change (quotas, expiring keys). Answers whether it was written.
+   * Writes an event in `trx` (the change's transaction), with its deliveries. With a `dedupeKey`,
+   * an event with the same key written before (by any instance) wins: for events that report no
+   * row change (quotas, expiring keys). Answers whether it was written.
    */
   async write(trx: Db, projectId: number, type: WebhookEventType, data: unknown, dedupeKey: string | null = null): Promise<boolean> {
-    const written = await writeEvent(trx, this.event(projectId, type, data, dedupeKey))
-    if (written) this.written()
+    const { written, deliveries } = await writeEvent(trx, this.event(projectId, type, data, dedupeKey))
+    if (deliveries > 0) this.delivering()
     return written
   }
 
@@ -70,8 +46,8 @@ export class Outbox {
     return this.db.transaction().execute((trx) => this.write(trx, projectId, type, data, dedupeKey))
   }
 
-  /** After an event was written some other way (the batched path): the worker looks soon. */
-  written(): void {
-    this.onWritten()
+  /** After an event was written with deliveries some other way (the batched path): the worker looks soon. */
+  delivering(): void {
+    this.onDelivering()
   }
 }

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger } from 'fastify'
-import type { AuthChangeListener, Generations } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { DatabaseHandle, Db } from '../db/database.js'
@@ -22,10 +21,6 @@ export interface WebhooksDeps {
   log: FastifyBaseLogger
   /** Where the delivery passes' failures go. */
   failures: FailureLog
-  /** Endpoint changes bump the auth generation, under which each outbox keeps the subscriptions; absent (a command): every question reads the database. */
-  generations?: Pick<Generations, 'auth'> | undefined
-  /** Told once an endpoint change committed: every instance's outbox reads the subscriptions again. */
-  authChanged: AuthChangeListener
   /** Told of each delivery attempt's outcome (the metrics). */
   observer?: DeliveryObserver | undefined
 }
@@ -45,7 +40,7 @@ const DAY_MS = 86_400_000
 
 const NO_OBSERVER: DeliveryObserver = { attempted: () => undefined }
 
-export function createWebhooks({ config, db, dialect, clock, log, failures, generations, authChanged, observer = NO_OBSERVER }: WebhooksDeps): Webhooks {
+export function createWebhooks({ config, db, dialect, clock, log, failures, observer = NO_OBSERVER }: WebhooksDeps): Webhooks {
   // Signing secrets are sealed under their own key, else the certificates' one (each under its own
   // context); the keys they were sealed with before still open them.
   const key = config.webhookEncryptionKey ?? config.certificateEncryptionKey
@@ -65,9 +60,9 @@ export function createWebhooks({ config, db, dialect, clock, log, failures, gene
   const retentionMs = config.webhookRetentionDays * DAY_MS
   // New events go out at once on the instance that wrote them; the timer finds the rest.
   const soon = () => setTimeout(() => worker.kick(), 10).unref()
-  const outbox = new Outbox(db, clock, generations, soon)
+  const outbox = new Outbox(db, clock, soon)
   const worker = new WebhookWorker(db, dialect, clock, box, sender, log, failures, observer, outbox, { intervalMs: config.webhookWorkerIntervalMs, timeoutMs: config.webhookTimeoutMs, beforeStart, retentionMs })
-  const service = new WebhooksService(db, clock, box, settings, authChanged, outbox, soon, retentionMs)
+  const service = new WebhooksService(db, clock, box, settings, outbox, soon, retentionMs)
   return { outbox, service, worker, sealedSecrets, routes: (app) => webhooksRoutes(app, { webhooks: service }) }
 }
 

@@ -14,30 +14,14 @@ export interface OutboxEvent {
   dedupeKey: string | null
 }
 
-// The outbox: an event is written only when an enabled endpoint of its project subscribes to its
-// type, and its deliveries (one per such endpoint) with it. Every value comes from a row or is
-// text, so PostgreSQL infers every parameter's type from its column.
-const eventValues = (db: Db, id: string, projectId: number, type: string, createdAt: string, dedupeKey: string | null) =>
-  db
-    .selectFrom('webhook_endpoints as e')
-    .innerJoin('webhook_subscriptions as s', 's.endpoint_id', 'e.id')
-    .where('e.project_id', '=', projectId)
-    .where('e.enabled', '=', 1)
-    .where((eb) => eb.or([eb('s.event_type', '=', type), eb('s.event_type', '=', '*')]))
-    .select([sql<string>`${id}`.as('id'), 'e.project_id', sql<string>`${type}`.as('type'), sql<string>`${createdAt}`.as('created_at'), sql<string | null>`${dedupeKey}`.as('dedupe_key')])
-    .limit(1)
-
+// The outbox: every event of every project is written (the project's event list, kept for the
+// retention period, from which a replay sends past events to a newer endpoint), and with it a
+// delivery per enabled endpoint of the project that subscribes to its type. Every value comes
+// from a row or is text, so PostgreSQL infers every parameter's type from its column.
 const insertEvent = prepare((db, id: string, projectId: number, type: string, data: string, createdAt: string, dedupeKey: string | null) =>
   db
     .insertInto('webhook_events')
-    .columns(['id', 'project_id', 'type', 'created_at', 'dedupe_key', 'data'])
-    .expression(
-      db
-        .selectFrom(eventValues(db, id, projectId, type, createdAt, dedupeKey).as('v'))
-        .select(['v.id', 'v.project_id', 'v.type', 'v.created_at', 'v.dedupe_key', sql<string>`${data}`.as('data')])
-        // SQLite reads `ON CONFLICT` after a SELECT without WHERE as part of a join: this says where it ends.
-        .where(sql<boolean>`1 = 1`),
-    )
+    .values({ id, project_id: projectId, type, created_at: createdAt, dedupe_key: dedupeKey, data })
     .onConflict((oc) => oc.doNothing())
     .returning('id'),
 )
@@ -49,56 +33,48 @@ const insertEvent = prepare((db, id: string, projectId: number, type: string, da
 const insertEventOfInsertedRow = prepare((db, id: string, projectId: number, type: string, data: string, createdAt: string) =>
   db
     .insertInto('webhook_events')
-    .columns(['id', 'project_id', 'type', 'created_at', 'dedupe_key', 'data'])
+    .values({ id, project_id: projectId, type, created_at: createdAt, dedupe_key: null, data: sql<string>`json_set(${data}, '$.id', last_insert_rowid())` }),
+)
+
+/** The deliveries of an event just written: one per enabled endpoint subscribed to its type (often none). */
+const insertDeliveries = prepare((db, eventId: string, at: string) =>
+  db
+    .insertInto('webhook_deliveries')
+    .columns(['event_id', 'endpoint_id', 'project_id', 'state', 'manual', 'attempts', 'next_attempt_at', 'created_at'])
     .expression(
       db
-        .selectFrom(eventValues(db, id, projectId, type, createdAt, null).as('v'))
-        .select(['v.id', 'v.project_id', 'v.type', 'v.created_at', 'v.dedupe_key', sql<string>`json_set(${data}, '$.id', last_insert_rowid())`.as('data')]),
-    ),
+        .selectFrom('webhook_events as ev')
+        .innerJoin('webhook_endpoints as e', 'e.project_id', 'ev.project_id')
+        .innerJoin('webhook_subscriptions as s', 's.endpoint_id', 'e.id')
+        .where('ev.id', '=', eventId)
+        .where('e.enabled', '=', 1)
+        .where((eb) => eb.or([eb('s.event_type', '=', eb.ref('ev.type')), eb('s.event_type', '=', '*')]))
+        .select(['ev.id', 'e.id as endpoint_id', 'e.project_id', sql<'pending'>`'pending'`.as('state'), sql<number>`0`.as('manual'), sql<number>`0`.as('attempts'), sql<string>`${at}`.as('next'), sql<string>`${at}`.as('created')]),
+    )
+    .returning('id'),
 )
 
-/** The deliveries of an event just written: one per enabled endpoint subscribed to its type. */
-const insertDeliveries = prepare((db, eventId: string, at: string) =>
-  db.insertInto('webhook_deliveries').columns(['event_id', 'endpoint_id', 'project_id', 'state', 'manual', 'attempts', 'next_attempt_at', 'created_at']).expression(
-    db
-      .selectFrom('webhook_events as ev')
-      .innerJoin('webhook_endpoints as e', 'e.project_id', 'ev.project_id')
-      .innerJoin('webhook_subscriptions as s', 's.endpoint_id', 'e.id')
-      .where('ev.id', '=', eventId)
-      .where('e.enabled', '=', 1)
-      .where((eb) => eb.or([eb('s.event_type', '=', eb.ref('ev.type')), eb('s.event_type', '=', '*')]))
-      .select(['ev.id', 'e.id as endpoint_id', 'e.project_id', sql<'pending'>`'pending'`.as('state'), sql<number>`0`.as('manual'), sql<number>`0`.as('attempts'), sql<string>`${at}`.as('next'), sql<string>`${at}`.as('created')]),
-  ),
-)
-
-/** Writes an event and its deliveries; on a transaction, within it. Answers whether the event was written. */
-export async function writeEvent(db: Db, event: OutboxEvent): Promise<boolean> {
-  const [written] = await insertEvent(db, event.id, event.projectId, event.type, event.data, event.createdAt, event.dedupeKey)
-  if (!written) return false
-  await insertDeliveries(db, event.id, event.createdAt)
-  return true
+/** What writing an event did: whether it was written (not a duplicate of its `dedupeKey`), and with how many deliveries. */
+export interface EventWritten {
+  written: boolean
+  deliveries: number
 }
 
-/** The statements of `writeEvent` for the row the statement before them inserted (SQLite's batched path); undefined without one. */
+/** Writes an event and its deliveries; on a transaction, within it. */
+export async function writeEvent(db: Db, event: OutboxEvent): Promise<EventWritten> {
+  const [written] = await insertEvent(db, event.id, event.projectId, event.type, event.data, event.createdAt, event.dedupeKey)
+  if (!written) return { written: false, deliveries: 0 }
+  return { written: true, deliveries: (await insertDeliveries(db, event.id, event.createdAt)).length }
+}
+
+/**
+ * The statements of `writeEvent` for the row the statement before them inserted (SQLite's batched
+ * path), the deliveries' last (their rows: one per delivery); undefined without one.
+ */
 export function eventOfInsertedRowStatements(db: Db, event: Omit<OutboxEvent, 'dedupeKey'>) {
   const first = insertEventOfInsertedRow.statement(db, event.id, event.projectId, event.type, event.data, event.createdAt)
   const second = insertDeliveries.statement(db, event.id, event.createdAt)
   return first && second ? [first, second] : undefined
-}
-
-const subscribedTypes = prepare((db, projectId: number) =>
-  db
-    .selectFrom('webhook_subscriptions as s')
-    .innerJoin('webhook_endpoints as e', 'e.id', 's.endpoint_id')
-    .select('s.event_type')
-    .distinct()
-    .where('e.project_id', '=', projectId)
-    .where('e.enabled', '=', 1),
-)
-
-/** The event types some enabled endpoint of the project receives (`*`: all). */
-export async function listSubscribedTypes(db: Db, projectId: number): Promise<string[]> {
-  return (await subscribedTypes(db, projectId)).map((row) => row.event_type)
 }
 
 // Endpoints.

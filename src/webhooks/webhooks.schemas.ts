@@ -289,6 +289,18 @@ const EVENT_BODIES: Record<string, { types: string[]; data: object; description:
     data: Type.Object({ project: Type.String({ description: "The project's slug" }), from: PlanData, to: PlanData }, { additionalProperties: false }),
     description: "The project's plan (or its limits) changed by an operator",
   },
+  UserEvent: {
+    types: ['user.added', 'user.removed'],
+    data: Type.Object(
+      {
+        id: Type.Integer({ format: 'int64', description: "The user's id" }),
+        email: Type.String({ description: "The user's email (never a password or a session)" }),
+        role: StringEnum(['owner', 'viewer'], { description: 'An operator sees every project and is no member of any' }),
+      },
+      { additionalProperties: false },
+    ),
+    description: 'A dashboard user given access to the project, or who lost it',
+  },
   TestEvent: { types: [TEST_EVENT_TYPE], data: Type.Object({ endpointId: Type.String(), message: Type.String() }, { additionalProperties: false }), description: 'A test event sent on request' },
 }
 

@@ -1,6 +1,5 @@
 import { type AuditAction, type Change, recordChange } from '../audit/audit.js'
 import { randomBase62 } from '../auth/api-key.js'
-import type { AuthChangeListener } from '../cache/generations.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
 import { type DeliveryState, PLANS, type ProjectRow, type WebhookAttemptRow, type WebhookEventRow } from '../db/schema.js'
@@ -172,8 +171,6 @@ export class WebhooksService {
     private readonly clock: Clock,
     private readonly box: SecretBox | undefined,
     private readonly settings: WebhookSettings,
-    /** Told once an endpoint change committed: every instance's outbox reads the subscriptions again. */
-    private readonly authChanged: AuthChangeListener,
     /** Where a person's disabling of an endpoint writes its `endpoint.disabled` event, with the change. */
     private readonly outbox: Pick<Outbox, 'write'>,
     /** Told once a delivery is due now (a redelivery, a test event). */
@@ -233,7 +230,6 @@ export class WebhooksService {
       if (error instanceof Refusal) return error.failure as WebhookResult<never>
       throw error
     }
-    await this.authChanged()
     return { ok: true, endpoint: toEndpoint({ ...row, types }), secret }
   }
 
@@ -274,7 +270,6 @@ export class WebhooksService {
         await this.outbox.write(trx, before.project_id, 'endpoint.disabled', endpointDisabledData({ ...before, ...row }, 'person', PERSON_DISABLED, at))
       }
     })
-    await this.authChanged()
     const after = await findEndpoint(this.db, before.project_id, id)
     return after ? { ok: true, endpoint: toEndpoint(after) } : { ok: false, error: 'not_found', message: `No webhook endpoint "${id}" in project ${slug}.` }
   }
@@ -283,7 +278,6 @@ export class WebhooksService {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
     await this.changed(change, 'webhook.deleted', found.endpoint, { url: found.endpoint.url }, (trx) => deleteEndpoint(trx, id))
-    await this.authChanged()
     return { ok: true, id }
   }
 
