@@ -1,6 +1,6 @@
 import { MAX_INT53 } from '../shapes.js'
 import { type DistanceUnit, METRES_PER, type Point } from '../locations/distance.js'
-import type { Answer, PetSearch } from './pets.repository.js'
+import type { Answer, PetSearch } from './pets-search.repository.js'
 import { type ListPetsQuery, PET_FIELD_NAMES, type PET_SORTS } from './pets.schemas.js'
 import { foldedName, queryTokens } from './search-text.js'
 

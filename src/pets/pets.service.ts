@@ -12,19 +12,16 @@ import type { LocationsService } from '../locations/locations.service.js'
 import { findOpenOrder, keepPetName } from '../orders/orders.repository.js'
 import type { Outbox } from '../webhooks/outbox.js'
 import { listPetChanges } from './pet-changes.repository.js'
+import { countPets, listPets, type PetOrder, searchPets } from './pets-search.repository.js'
 import {
-  countPets,
   deletePet,
   findPet,
   findPetByExternalId,
   insertPet,
   insertPetReported,
-  listPets,
   type PetAudit,
-  type PetOrder,
   type PetRecord,
   type PetWrite,
-  searchPets,
   updatePet,
 } from './pets.repository.js'
 import type { NewPet, Pet, PetChanges, PetFeedEntry, PetStatus } from './pets.schemas.js'
