@@ -82,6 +82,8 @@ describe('the Webhooks tab’s operator controls in Chromium', { skip: chromiumM
     const clock = t.clock as ManualClock
     const project = await t.project()
     await grantPrivateNetworks(t, project.slug)
+    // The owner first: their user.added comes before the endpoint, which is sent only the three test events.
+    const user = await createUser(t, { role: 'owner', projects: [project.slug] })
     const created = await admin(t, 'POST', `/projects/${project.slug}/webhooks`, { url: receiver.url, types: ['*'] })
     assert.equal(created.statusCode, 201, created.body)
     const endpointId = created.json<{ id: string }>().id
@@ -95,7 +97,6 @@ describe('the Webhooks tab’s operator controls in Chromium', { skip: chromiumM
       eventIds.push(sent.json<{ eventId: string }>().eventId)
     }
 
-    const user = await createUser(t, { role: 'owner', projects: [project.slug] })
     const { page } = await suite.newPage()
     await signInThroughForm(page, user.email, user.password, `/projects/${project.slug}/webhooks`)
     const card = page.getByRole('region', { name: receiver.url })

@@ -339,11 +339,17 @@ function insertArgs(projectId: number, pet: PetWrite & { status: PetStatus; crea
 /** The audit entry of an added animal, but for the animal's id, which the insert gives it. */
 export type PetAudit = Omit<Insertable<AuditEntryTable>, 'target_type' | 'target_id' | 'project_id'>
 
-/** An animal (with its audit entry, when given) inside a transaction that writes more with it. */
-export async function insertPet(trx: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit?: PetAudit): Promise<PetRecord> {
-  const [row] = await insert(trx, ...insertArgs(projectId, pet))
+/**
+ * An animal (with its audit entry, when given): inside a transaction that writes more with it, or
+ * alone. Alone and without an entry it joins SQLite's group commit: durable before it is
+ * acknowledged, and committed together with the other requests' animals.
+ */
+export async function insertPet(db: Db, projectId: number, pet: PetWrite & { status: PetStatus; createdAt: string }, audit?: PetAudit): Promise<PetRecord> {
+  if (!db.isTransaction && audit) return db.transaction().execute((trx) => insertPet(trx, projectId, pet, audit))
+  const args = insertArgs(projectId, pet)
+  const [row] = await (db.isTransaction ? insert(db, ...args) : insert.batched(db, ...args))
   if (!row) throw new Error('insert into pets returned no row')
-  if (audit) await insertAuditEntry(trx, { ...audit, target_type: 'pet', target_id: String(row.id), project_id: projectId })
+  if (audit) await insertAuditEntry(db, { ...audit, target_type: 'pet', target_id: String(row.id), project_id: projectId })
   return row
 }
 
