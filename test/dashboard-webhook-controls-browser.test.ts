@@ -1,8 +1,9 @@
 /**
- * Two operator controls of the Webhooks tab in Chromium: the grant of the private networks
+ * Controls of the Webhooks tab in Chromium: the operator's grant of the private networks
  * (WEBHOOK_ALLOWED_NETWORKS) to a project, confirmed, then withdrawn, each change in the project
- * and the audit log, and shown to an owner as text only; and the delivery log's time filters
- * (created since, created before), on deliveries made at times the service's clock chose.
+ * and the audit log, and shown to an owner as text only; the delivery log's time filters
+ * (created since, created before), on deliveries made at times the service's clock chose; and the
+ * project's event list, read by a viewer, page by page and filtered.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -128,5 +129,67 @@ describe('the Webhooks tab’s operator controls in Chromium', { skip: chromiumM
     await since.fill(await local(start + 3 * HOUR))
     await filter.click()
     await textOf(card, /No delivery matches these filters\./)
+  })
+
+  test('the event list shows every event of the project, no endpoint needed, page by page, with its data, narrowed by type and time', async () => {
+    const { t } = suite
+    const clock = t.clock as ManualClock
+    const project = await t.project()
+    // A viewer: reading the list changes nothing. Their user.added follows the project key's key.created.
+    clock.advance(60_000)
+    const viewer = await createUser(t, { role: 'viewer', projects: [project.slug] })
+    // 21 animals, a minute apart on the service's clock: 23 events, more than a page of 20.
+    const start = clock.now()
+    for (let i = 1; i <= 21; i++) {
+      clock.advance(60_000)
+      const added = await admin(t, 'POST', `/projects/${project.slug}/animals`, { name: `Pup ${i}`, categoryId: 1 })
+      assert.equal(added.statusCode, 201, added.body)
+    }
+    const listed = await admin(t, 'GET', `/projects/${project.slug}/events?limit=100`)
+    assert.equal(listed.statusCode, 200, listed.body)
+    const events = listed.json<{ id: string; type: string; data: { name?: string; email?: string } }[]>()
+    assert.deepEqual(
+      events.map((event) => event.type),
+      [...Array<string>(21).fill('pet.created'), 'user.added', 'key.created'],
+    )
+
+    const { page } = await suite.newPage()
+    await signInThroughForm(page, viewer.email, viewer.password, `/projects/${project.slug}/webhooks`)
+    const card = page.getByRole('region', { name: 'Events' })
+    const table = card.getByRole('table', { name: 'Events of the project, newest first' })
+    const shownIds = async () => (await table.locator('tbody tr td[data-label="webhook-id"]').allInnerTexts()).map((text) => text.trim())
+    await eventually('the first page of events is listed', async () => (await table.locator('tbody tr').count()) === 20)
+    assert.deepEqual(await shownIds(), events.slice(0, 20).map((event) => event.id), 'newest first, as the API lists them')
+    assert.deepEqual(await axeViolations(page), [], 'axe-core: no violations with the event list shown')
+
+    await card.getByRole('button', { name: 'Older events' }).click()
+    await eventually('every event is listed', async () => (await table.locator('tbody tr').count()) === 23)
+    assert.deepEqual(await shownIds(), events.map((event) => event.id))
+    await textOf(card, /No older events\./)
+
+    // The data of an event, as its endpoints receive it.
+    const added = events[21]!
+    await card.getByRole('button', { name: `Data of user.added ${added.id}` }).click()
+    const data = card.getByLabel(`Data of user.added ${added.id}`)
+    assert.deepEqual(JSON.parse(await data.innerText()), added.data)
+    assert.equal(added.data.email, viewer.email)
+
+    // The inputs take the browser's local time: the page writes the instants as they show them.
+    const local = async (ms: number) => {
+      const offsetMinutes = await page.evaluate((at) => new Date(at).getTimezoneOffset(), ms)
+      return new Date(ms - offsetMinutes * 60_000).toISOString().slice(0, 19)
+    }
+    // Animals 5 to 7 were added at start + 5, 6 and 7 minutes.
+    await card.getByLabel('Event type').selectOption('pet.created')
+    await card.getByLabel('Happened since').fill(await local(start + 5 * 60_000))
+    await card.getByLabel('Happened before').fill(await local(start + 8 * 60_000))
+    await card.getByRole('button', { name: 'Filter the events' }).click()
+    await eventually('only the three events of that time are listed', async () => (await table.locator('tbody tr').count()) === 3)
+    const names = events.filter((event) => ['Pup 5', 'Pup 6', 'Pup 7'].includes(event.data.name ?? '')).map((event) => event.id)
+    assert.deepEqual(await shownIds(), names)
+
+    await card.getByLabel('Event type').selectOption('user.removed')
+    await card.getByRole('button', { name: 'Filter the events' }).click()
+    await textOf(card, /No event matches these filters\./)
   })
 })

@@ -3,11 +3,15 @@ import { api, messageOf, type NewWebhookEndpoint, type Project, type Query, type
 import { Badge, DateTime, ErrorMessage, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage } from './components'
 import { FormCard, useActions, useConfirm, useSubmit } from './dialogs'
 import { useReadOnly } from './read-only'
+import { WebhookEvents } from './WebhookEvents'
 
 const ALL = '*'
 
-/** A project's webhook endpoints: add one (its secret shown once), test, rotate, enable or disable, remove, and each one's delivery log. */
-/** A project's webhook endpoints; without WEBHOOK_ENCRYPTION_KEY on the service, none can be added or rotated, and the page says so. */
+/**
+ * A project's webhook endpoints: add one (its secret shown once), test, rotate, enable or disable,
+ * remove, and each one's delivery log; then the project's event list. Without
+ * WEBHOOK_ENCRYPTION_KEY on the service, no endpoint can be added or rotated, and the page says so.
+ */
 export function Webhooks({
   slug,
   configured,
@@ -129,6 +133,7 @@ export function Webhooks({
           onRemove={() => remove(endpoint)}
         />
       ))}
+      <WebhookEvents slug={slug} />
       {dialog}
     </>
   )

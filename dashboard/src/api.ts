@@ -48,6 +48,8 @@ export type WebhookEndpoint = Schemas['WebhookEndpoint']
 export type NewWebhookEndpoint = Schemas['NewWebhookEndpoint']
 export type WebhookDelivery = Schemas['WebhookDelivery']
 export type WebhookAttempt = Schemas['WebhookAttempt']
+/** An event of a project's event list, as its endpoints receive it. */
+export type WebhookEvent = Answer<'listWebhookEvents'>[number]
 /** Every event type an endpoint can receive, in the catalogue's order (without `*`). */
 export const WEBHOOK_EVENT_TYPES: readonly string[] = webhookEndpointTypesValues.filter((type) => type !== '*')
 
