@@ -3,12 +3,18 @@
  * gzip-compressed tar archive holding every kind of the project's data, a line per row, the
  * photos' files byte for byte, and a manifest counting them; no secret anywhere in it (every byte
  * is searched for the secrets the test made and for the secret columns' names); owners and
- * operators may, viewers and others may not; the export is recorded in the audit log.
+ * operators may, viewers and others may not; the export is recorded in the audit log; a reader
+ * that goes away mid-archive stops it, and its temporary files are removed.
  */
 import assert from 'node:assert/strict'
-import { Readable } from 'node:stream'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
 import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
+import { Readable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import sharp from 'sharp'
@@ -19,6 +25,7 @@ import { admin, ADMIN_TOKEN } from './helpers/admin.js'
 import { bearer, type TestApp } from './helpers/app.js'
 import { cleanup, makeDataDir, runCli } from './helpers/process.js'
 import { startTestS3 } from './helpers/s3.js'
+import { eventually } from './helpers/wait.js'
 import { addEndpoint, createWebhooksApp } from './helpers/webhooks.js'
 
 /** Every file of the archive by its name, and the names in the archive's order. */
@@ -243,6 +250,51 @@ describe('exporting a project', () => {
     assert.equal(refused.statusCode, 403, refused.body)
     assert.equal(refused.json<{ code: string }>().code, 'forbidden')
     assert.match(refused.json<{ message: string }>().message, /viewer/)
+  })
+
+  test('a reader that goes away mid-archive stops the export: its temporary files are removed, and the service exports whole again', async () => {
+    const project = await t.project()
+    const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(project.key), payload: { name: 'Rex', categoryId: 1 } })
+    assert.equal(pet.statusCode, 201, pet.body)
+    const image = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2a6f97' } }).png().toBuffer()
+    const photo = await t.request({ method: 'POST', url: `/v1/pets/${pet.json<{ id: number }>().id}/photos`, headers: { ...bearer(project.key), 'content-type': 'image/png' }, payload: image })
+    assert.equal(photo.statusCode, 201, photo.body)
+    // One photo file made bigger than every socket buffer between the service and a reader: the
+    // archive cannot be sent whole while its reader reads nothing.
+    const name = [...(await untar((await exported(project.slug)).rawPayload)).files.keys()].find((file) => file.startsWith('photos/'))
+    assert.ok(name)
+    const big = randomBytes(48 * 1024 * 1024)
+    const store = createObjectStore(t.config)
+    try {
+      await store.put(name.slice('photos/'.length), big, 'image/webp')
+    } finally {
+      await store.close()
+    }
+
+    // The service's temporary files go to a directory of this test's own (os.tmpdir() reads TMPDIR).
+    const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'export-reader-gone-'))
+    const tmpdir = process.env.TMPDIR
+    process.env.TMPDIR = temp
+    try {
+      await t.app.listen({ host: '127.0.0.1', port: 0 })
+      const { port } = t.app.server.address() as AddressInfo
+      const request = http.get({ host: '127.0.0.1', port, path: `/admin/v1/projects/${project.slug}/export`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+      const response = await once(request, 'response').then(([answer]) => answer as http.IncomingMessage)
+      assert.equal(response.statusCode, 200)
+      // The archive is being made (its files spooled under TMPDIR); its reader reads no more, then goes away.
+      response.pause()
+      await eventually('the export spools its files', () => fs.readdirSync(temp).length > 0, { timeoutMs: 15_000 })
+      request.destroy()
+      await eventually('the export stops and removes its temporary files', () => fs.readdirSync(temp).length === 0, { timeoutMs: 15_000 })
+    } finally {
+      if (tmpdir === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = tmpdir
+    }
+    assert.deepEqual(fs.readdirSync(temp), [])
+    fs.rmdirSync(temp)
+
+    const { files } = await untar((await exported(project.slug)).rawPayload)
+    assert.ok(files.get(name)?.equals(big), 'the next export holds the whole file')
   })
 })
 
