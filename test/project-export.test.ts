@@ -53,6 +53,17 @@ function lines(files: Map<string, Buffer>, name: string): Record<string, unknown
     .map((line) => JSON.parse(line) as Record<string, unknown>)
 }
 
+/** A new project with one animal, which has one photo. */
+async function projectWithPhoto(t: TestApp): Promise<{ slug: string; key: string }> {
+  const project = await t.project()
+  const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(project.key), payload: { name: 'Rex', categoryId: 1 } })
+  assert.equal(pet.statusCode, 201, pet.body)
+  const image = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2a6f97' } }).png().toBuffer()
+  const photo = await t.request({ method: 'POST', url: `/v1/pets/${pet.json<{ id: number }>().id}/photos`, headers: { ...bearer(project.key), 'content-type': 'image/png' }, payload: image })
+  assert.equal(photo.statusCode, 201, photo.body)
+  return project
+}
+
 const JSONL = [
   'animals.jsonl',
   'categories.jsonl',
@@ -253,12 +264,7 @@ describe('exporting a project', () => {
   })
 
   test('a reader that goes away mid-archive stops the export: its temporary files are removed, and the service exports whole again', async () => {
-    const project = await t.project()
-    const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(project.key), payload: { name: 'Rex', categoryId: 1 } })
-    assert.equal(pet.statusCode, 201, pet.body)
-    const image = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2a6f97' } }).png().toBuffer()
-    const photo = await t.request({ method: 'POST', url: `/v1/pets/${pet.json<{ id: number }>().id}/photos`, headers: { ...bearer(project.key), 'content-type': 'image/png' }, payload: image })
-    assert.equal(photo.statusCode, 201, photo.body)
+    const project = await projectWithPhoto(t)
     // One photo file made bigger than every socket buffer between the service and a reader: the
     // archive cannot be sent whole while its reader reads nothing.
     const name = [...(await untar((await exported(project.slug)).rawPayload)).files.keys()].find((file) => file.startsWith('photos/'))
@@ -303,12 +309,7 @@ describe('exporting a project whose photos are in an S3 bucket', () => {
     const s3 = await startTestS3()
     const t = await createWebhooksApp({ ...s3.config }, { granted: false })
     try {
-      const project = await t.project()
-      const pet = await t.request({ method: 'POST', url: '/v1/pets', headers: bearer(project.key), payload: { name: 'Rex', categoryId: 1 } })
-      assert.equal(pet.statusCode, 201, pet.body)
-      const image = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2a6f97' } }).png().toBuffer()
-      const photo = await t.request({ method: 'POST', url: `/v1/pets/${pet.json<{ id: number }>().id}/photos`, headers: { ...bearer(project.key), 'content-type': 'image/png' }, payload: image })
-      assert.equal(photo.statusCode, 201, photo.body)
+      const project = await projectWithPhoto(t)
       const response = await admin(t, 'GET', `/projects/${project.slug}/export`)
       assert.equal(response.statusCode, 200)
       const { files } = await untar(response.rawPayload)

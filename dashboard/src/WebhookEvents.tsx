@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
-import { page, type Query, WEBHOOK_EVENT_TYPES, type WebhookEvent } from './api'
+import { page, type Query, type WebhookEvent } from './api'
 import { DateTime, ErrorMessage, Hidden, Loading, RowActions, RowButton, StackedTable } from './components'
+import { EventTypeSelect, instantsOf, type LocalRange, TimeRangeInputs } from './event-filters'
 import { MoreButton, usePagedList } from './paged-list'
 
 const PAGE_SIZE = 20
@@ -84,35 +85,18 @@ function EventRow({ event, open, onToggle }: { event: WebhookEvent; open: boolea
 /** The list's filters: an event type, and when the events happened (since, before), in the browser's local time. */
 function EventFilterForm({ onFilter }: { onFilter: (filters: EventFilters) => void }) {
   const [type, setType] = useState('')
-  const [since, setSince] = useState('')
-  const [until, setUntil] = useState('')
+  const [range, setRange] = useState<LocalRange>({ since: '', until: '' })
   return (
     <form
       class="delivery-filters"
       aria-label="Filter the events"
       onSubmit={(event) => {
         event.preventDefault()
-        onFilter({
-          ...(type && { type: type as EventFilters['type'] }),
-          // The inputs show local time; the API takes an instant.
-          ...(since && { since: new Date(since).toISOString() }),
-          ...(until && { until: new Date(until).toISOString() }),
-        })
+        onFilter({ ...(type && { type: type as EventFilters['type'] }), ...instantsOf(range) })
       }}
     >
-      <label for="events-type">Event type</label>
-      <select id="events-type" value={type} onChange={(event) => setType(event.currentTarget.value)}>
-        <option value="">Any</option>
-        {[...WEBHOOK_EVENT_TYPES, 'webhook.test'].map((name) => (
-          <option key={name} value={name}>
-            {name}
-          </option>
-        ))}
-      </select>
-      <label for="events-since">Happened since</label>
-      <input id="events-since" type="datetime-local" step={1} value={since} onInput={(event) => setSince(event.currentTarget.value)} />
-      <label for="events-until">Happened before</label>
-      <input id="events-until" type="datetime-local" step={1} value={until} onInput={(event) => setUntil(event.currentTarget.value)} />
+      <EventTypeSelect id="events-type" value={type} onChange={setType} />
+      <TimeRangeInputs id={(name) => `events-${name}`} labels={['Happened since', 'Happened before']} range={range} onChange={setRange} />
       <button type="submit" class="button-small">
         Filter<Hidden> the events</Hidden>
       </button>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, messageOf, type NewWebhookEndpoint, type Project, type Query, type RequestBody, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, WEBHOOK_EVENT_TYPES } from './api'
 import { Badge, DateTime, ErrorMessage, Hidden, Loading, RowActions, RowButton, SecretBox, StackedTable, StatusMessage } from './components'
 import { FormCard, useActions, useConfirm, useSubmit } from './dialogs'
+import { EventTypeSelect, instantsOf, type LocalRange, TimeRangeInputs } from './event-filters'
 import { useReadOnly } from './read-only'
 import { WebhookEvents } from './WebhookEvents'
 
@@ -457,8 +458,7 @@ function DeliveryFilterForm({ endpoint, onFilter }: { endpoint: WebhookEndpoint;
   const [state, setState] = useState('')
   const [eventType, setEventType] = useState('')
   const [webhookId, setWebhookId] = useState('')
-  const [since, setSince] = useState('')
-  const [until, setUntil] = useState('')
+  const [range, setRange] = useState<LocalRange>({ since: '', until: '' })
   const id = (name: string) => `delivery-${name}-${endpoint.id}`
   return (
     <form
@@ -470,9 +470,7 @@ function DeliveryFilterForm({ endpoint, onFilter }: { endpoint: WebhookEndpoint;
           ...(state && { state: state as WebhookDelivery['state'] }),
           ...(eventType && { eventType: eventType as DeliveryFilters['eventType'] }),
           ...(webhookId.trim() && { webhookId: webhookId.trim() }),
-          // The inputs show local time; the API takes an instant.
-          ...(since && { since: new Date(since).toISOString() }),
-          ...(until && { until: new Date(until).toISOString() }),
+          ...instantsOf(range),
         })
       }}
     >
@@ -483,21 +481,10 @@ function DeliveryFilterForm({ endpoint, onFilter }: { endpoint: WebhookEndpoint;
         <option value="succeeded">Delivered</option>
         <option value="failed">Failed</option>
       </select>
-      <label for={id('type')}>Event type</label>
-      <select id={id('type')} value={eventType} onChange={(event) => setEventType(event.currentTarget.value)}>
-        <option value="">Any</option>
-        {[...WEBHOOK_EVENT_TYPES, 'webhook.test'].map((type) => (
-          <option key={type} value={type}>
-            {type}
-          </option>
-        ))}
-      </select>
+      <EventTypeSelect id={id('type')} value={eventType} onChange={setEventType} />
       <label for={id('webhook-id')}>webhook-id</label>
       <input id={id('webhook-id')} type="search" placeholder="msg_…" value={webhookId} onInput={(event) => setWebhookId(event.currentTarget.value)} />
-      <label for={id('since')}>Created since</label>
-      <input id={id('since')} type="datetime-local" step={1} value={since} onInput={(event) => setSince(event.currentTarget.value)} />
-      <label for={id('until')}>Created before</label>
-      <input id={id('until')} type="datetime-local" step={1} value={until} onInput={(event) => setUntil(event.currentTarget.value)} />
+      <TimeRangeInputs id={id} labels={['Created since', 'Created before']} range={range} onChange={setRange} />
       <button type="submit" class="button-small">
         Filter<Hidden> the deliveries of {endpoint.url}</Hidden>
       </button>
