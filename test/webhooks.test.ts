@@ -12,6 +12,7 @@ import sharp from 'sharp'
 import { EXPIRY_NOTICES } from '../src/keys/keys.service.js'
 import { WEBHOOK_ENDPOINT_LIMITS } from '../src/limits/plans.js'
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../src/webhooks/events.js'
+import { newEventId } from '../src/webhooks/outbox.js'
 import { purgeBefore } from '../src/webhooks/webhooks.repository.js'
 import { PERSON_DISABLED } from '../src/webhooks/webhooks.service.js'
 import { DISABLE_AFTER_MS, JITTER, MAX_ATTEMPTS, RETENTION_MS, RETRY_SCHEDULE_MS, SEALED_ELSEWHERE, secretContext } from '../src/webhooks/worker.js'
@@ -973,5 +974,20 @@ describe('without a sealing key', () => {
     const response = await admin(bare, 'POST', `/projects/${project.slug}/webhooks`, { url: 'https://example.com/', types: ['pet.created'] })
     assert.equal(response.statusCode, 503)
     assert.match(response.json<{ message: string }>().message, /WEBHOOK_ENCRYPTION_KEY/)
+  })
+})
+
+describe('event ids', () => {
+  test('are msg_ and 24 base62 digits that sort by time, with a random part that differs within a millisecond', () => {
+    // Times a millisecond, a 62nd digit's step and years apart, each given twice.
+    const times = [Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, Date.UTC(2026, 0, 1) + 62, Date.UTC(2026, 0, 1) + 62 ** 3, Date.UTC(2040, 5, 30), Date.UTC(2100, 0, 1)]
+    const ids = times.flatMap((at) => [newEventId(at), newEventId(at)])
+    for (const id of ids) assert.match(id, /^msg_[0-9A-Za-z]{24}$/)
+    for (let i = 0; i < times.length; i++) {
+      const [first, second] = [ids[2 * i]!, ids[2 * i + 1]!]
+      assert.equal(first.slice(0, 12), second.slice(0, 12), 'the same time, the same prefix')
+      assert.notEqual(first, second, 'the random part differs')
+      if (i > 0) assert.ok(ids[2 * i - 1]!.slice(0, 12) < first.slice(0, 12), `${ids[2 * i - 1]} sorts before ${first}`)
+    }
   })
 })

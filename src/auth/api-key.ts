@@ -60,12 +60,16 @@ export function randomBase62(length: number): string {
   return out
 }
 
-function checksum(body: string): string {
-  let value = hash('sha256', body, 'buffer').readUInt32BE(0)
+/** `value` (a whole number ≥ 0) in base62, its last `length` digits, zero-padded: in ASCII order, so such strings sort as their values do. */
+export function base62Digits(value: number, length: number): string {
   let out = ''
-  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+  for (let i = 0; i < length; i++) {
     out = ALPHABET[value % 62] + out
     value = Math.floor(value / 62)
   }
   return out
+}
+
+function checksum(body: string): string {
+  return base62Digits(hash('sha256', body, 'buffer').readUInt32BE(0), CHECKSUM_LENGTH)
 }

@@ -363,8 +363,9 @@ export class WebhooksService {
   async sendTest(slug: string, id: string, change: Change): Promise<WebhookResult<{ delivery: WebhookDelivery }>> {
     const found = await this.endpoint(slug, id)
     if (!found.ok) return found
-    const at = new Date(this.clock.now()).toISOString()
-    const eventId = newEventId()
+    const now = this.clock.now()
+    const at = new Date(now).toISOString()
+    const eventId = newEventId(now)
     const data = { endpointId: id, message: 'A test event sent from Adoption Store: your endpoint receives and verifies events.' }
     const newId = await this.changed(
       change,
