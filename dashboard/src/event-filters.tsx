@@ -20,12 +20,13 @@ export function EventTypeSelect({ id, value, onChange }: { id: string; value: st
   )
 }
 
-/** A time range as two labelled local-time inputs, to the second; empty means open on that side. */
+/** A time range as the inputs hold it: local times to the second; empty means open on that side. */
 export interface LocalRange {
   since: string
   until: string
 }
 
+/** The range as two labelled `datetime-local` inputs, since (inclusive) and before (exclusive). */
 export function TimeRangeInputs({ id, labels, range, onChange }: { id: (name: 'since' | 'until') => string; labels: [since: string, until: string]; range: LocalRange; onChange: (range: LocalRange) => void }) {
   return (
     <>
