@@ -21,6 +21,10 @@ function bundled(source: string): () => string {
       platform: 'node',
       target: 'node20',
       packages: 'external',
+      // A module that resolves packages from its own address (src/lazy.ts) resolves them from the
+      // working directory instead: the tests' and scripts' is the project's.
+      define: { 'import.meta.url': 'importMetaUrl' },
+      banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(process.cwd() + '/').href;" },
       write: false,
     })
     const [script] = outputFiles

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import net from 'node:net'
 import zlib from 'node:zlib'
 import { afterEach, beforeEach, describe, test } from 'node:test'
@@ -412,7 +415,7 @@ for (const backend of ['files', 's3'] as const) {
         const photo = await uploaded(await png())
         const name = photo.variants.webp[0]!.url.split('/').at(-1)!
         let counter = 1
-        const service = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console, changeCounter: () => counter, images: new ImageThreads() })
+        const service = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console, changeCounter: () => counter, images: new ImageThreads({ storage: t.config }) })
         assert.equal((await service.file(photo.id, name))?.contentType, 'image/webp')
         await sql`delete from pet_photos where id = ${photo.id}`.execute(t.database.db)
         // Nothing told it: the kept row answers.
@@ -420,7 +423,7 @@ for (const backend of ['files', 's3'] as const) {
         counter++
         assert.equal(await service.file(photo.id, name), undefined)
         // Without a counter, every file's row is read.
-        const plain = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console, images: new ImageThreads() })
+        const plain = new PhotosService({ db: t.database.db, clock: systemClock, store, config: t.config, generations: { dataChanged: async () => undefined }, outbox: t.app.services.webhooks.outbox, log: console, images: new ImageThreads({ storage: t.config }) })
         assert.equal(await plain.file(photo.id, name), undefined)
       })
 
@@ -545,33 +548,72 @@ test('processing runs at most N photos at once', async () => {
   assert.equal(most, 2)
 })
 
-test('an image thread makes what processing on the event loop makes; the upload moves to it without a copy, a slice of a larger buffer is copied', async () => {
-  const threads = new ImageThreads()
+test('an image thread stores what processing on the event loop makes; the pieces of the upload move to it without a copy, a slice of a larger buffer is copied', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-image-thread-'))
+  const settings = { dataDir, s3Bucket: undefined, s3Endpoint: undefined, s3Region: 'us-east-1', s3ForcePathStyle: true, s3Prefix: '' }
+  const store = createObjectStore(settings)
+  const threads = new ImageThreads({ storage: settings })
+  const stored = async () => {
+    const keys: string[] = []
+    for await (const object of store.list('photos/')) keys.push(object.key)
+    return keys.sort()
+  }
   try {
     const photo = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3a7' } }).png().toBuffer()
     const expected = await processImage(Buffer.from(photo), 40_000_000)
     assert.ok(expected.ok)
-    const sent = Buffer.from(photo)
-    const got = await threads.process(sent, 40_000_000)
+    // The upload as two pieces, each a buffer of its own (never of the shared pool), as HTTP delivers them.
+    const own = (bytes: Buffer) => Buffer.from(new Uint8Array(bytes).buffer)
+    const pieces = [own(photo.subarray(0, 1000)), own(photo.subarray(1000))]
+    const got = await threads.process(pieces, 40_000_000, 'photos/first/')
     assert.ok(got.ok)
-    assert.equal(sent.length, 0, "the upload's memory moved to the thread")
+    assert.deepEqual(pieces.map((piece) => piece.length), [0, 0], "the upload's memory moved to the thread")
     assert.equal(got.photo.hash, expected.photo.hash)
-    assert.deepEqual(got.photo.variants.map((v) => [v.format, v.width, v.height, v.hash]), expected.photo.variants.map((v) => [v.format, v.width, v.height, v.hash]))
-    for (const variant of got.photo.variants) assert.ok(Buffer.isBuffer(variant.bytes) && variant.bytes.length > 0)
+    assert.deepEqual(
+      got.photo.variants.map((v) => [v.format, v.width, v.height, v.hash, v.size, v.key]),
+      expected.photo.variants.map((v) => [v.format, v.width, v.height, v.hash, v.bytes.length, `photos/first/${v.hash.slice(0, 32)}-${v.width}.${v.format === 'jpeg' ? 'jpg' : 'webp'}`]),
+    )
+    // Every variant is in the store, with the bytes processing made.
+    assert.deepEqual(await stored(), got.photo.variants.map((v) => v.key).sort())
+    for (const variant of expected.photo.variants) {
+      const read = await store.get(got.photo.variants.find((v) => v.hash === variant.hash)!.key)
+      assert.ok(read)
+      assert.ok((await buffer(read.body)).equals(variant.bytes))
+    }
     // A view into a larger buffer is copied, so the rest of that buffer stays usable.
     const larger = Buffer.concat([Buffer.from('prefix'), photo])
-    const view = larger.subarray(6)
-    const again = await threads.process(view, 40_000_000)
+    const again = await threads.process([larger.subarray(6)], 40_000_000, 'photos/second/')
     assert.ok(again.ok)
     assert.equal(again.photo.hash, expected.photo.hash)
     assert.equal(larger.subarray(0, 6).toString(), 'prefix')
-    // A refusal comes back as the same outcome.
-    assert.deepEqual(await threads.process(Buffer.from('not an image at all'), 40_000_000), await processImage(Buffer.from('not an image at all'), 40_000_000))
+    // A refusal comes back as the same outcome, and stores nothing.
+    const before = await stored()
+    assert.deepEqual(await threads.process([Buffer.from('not an image at all')], 40_000_000, 'photos/third/'), await processImage(Buffer.from('not an image at all'), 40_000_000))
+    assert.deepEqual(await stored(), before)
   } finally {
     await threads.close()
   }
   // Closed, it starts a thread again when asked.
-  const reopened = await threads.process(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer(), 40_000_000)
+  const reopened = await threads.process([await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer()], 40_000_000, 'photos/fourth/')
   assert.ok(reopened.ok)
   await threads.close()
+  await store.close()
+  fs.rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('an image thread that cannot store a file fails the upload and leaves none of its files', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-image-thread-'))
+  // The media directory is a file: nothing can be written under it.
+  fs.writeFileSync(path.join(dataDir, 'media'), 'not a directory')
+  const threads = new ImageThreads({ storage: { dataDir, s3Bucket: undefined, s3Endpoint: undefined, s3Region: 'us-east-1', s3ForcePathStyle: true, s3Prefix: '' } })
+  try {
+    const photo = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#a37' } }).jpeg().toBuffer()
+    await assert.rejects(threads.process([photo], 40_000_000, 'photos/failing/'), /processing a photo failed: .*(ENOTDIR|EEXIST)/s)
+    assert.equal(fs.readFileSync(path.join(dataDir, 'media'), 'utf8'), 'not a directory')
+    // The thread is still there for the next upload.
+    await assert.rejects(threads.process([photo], 40_000_000, 'photos/failing-again/'), /processing a photo failed/)
+  } finally {
+    await threads.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
 })

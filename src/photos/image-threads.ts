@@ -1,15 +1,25 @@
 import { Worker } from 'node:worker_threads'
 import type { Outcome } from '../errors.js'
-import type { ImageFailure, ProcessedPhoto } from './images.js'
+import type { StorageSettings } from '../storage/backend.js'
+import type { ImageFailure, StoredUpload } from './images.js'
 
-/** What an image thread is sent: the upload's bytes (moved, not copied, when they are a buffer of their own). */
+/**
+ * What an image thread is sent: the upload's bytes as they arrived (each piece moved, not copied,
+ * when it is a buffer of its own), and where its files go in the store (`photos/<photo id>/`).
+ */
 export interface ImageJob {
-  bytes: Uint8Array
+  pieces: Uint8Array[]
   maxPixels: number
+  prefix: string
 }
 
-/** What it answers: the processing's outcome, or why it failed unexpectedly. */
-export type ImageJobAnswer = { outcome: Outcome<{ photo: ProcessedPhoto }, ImageFailure> } | { crashed: string }
+/** What it answers: the photo with its files stored, a refusal of its bytes, or why it failed unexpectedly. */
+export type ImageJobAnswer = { outcome: Outcome<{ photo: StoredUpload }, ImageFailure> } | { crashed: string }
+
+/** What an image thread starts with: where it stores the files it makes. */
+export interface ImageThreadData {
+  storage: StorageSettings
+}
 
 /** Where the image thread's code comes from, when not from the compiled module beside this one. */
 let threadScript: { source: () => string; text?: string } | undefined
@@ -23,28 +33,32 @@ export function useImageThreadScript(source: () => string): void {
   threadScript = { source }
 }
 
-function startThread(): Worker {
-  if (threadScript) return new Worker((threadScript.text ??= threadScript.source()), { eval: true })
+function startThread(workerData: ImageThreadData): Worker {
+  if (threadScript) return new Worker((threadScript.text ??= threadScript.source()), { eval: true, workerData })
   if (import.meta.url.endsWith('.ts')) {
     throw new Error('The image thread runs JavaScript: from the TypeScript sources, give it its script first (useImageThreadScript; see scripts/thread-scripts.ts).')
   }
-  return new Worker(new URL('./image-thread.js', import.meta.url))
+  return new Worker(new URL('./image-thread.js', import.meta.url), { workerData })
 }
 
 /**
- * Photos processed in worker threads, one upload per thread at a time (the caller bounds how many
- * run at once). libvips works off the event loop either way; what a thread adds is a heap of its
- * own: an upload's tens of megabytes of buffers (its bytes, its decoded pixels, its variants)
- * made the event loop's collector run a full mark-compact every few hundred milliseconds, a
- * pause every answer waiting behind it took. Threads start when first needed and, idle, keep no
- * process alive.
+ * Photos processed and stored by worker threads, one upload per thread at a time (the caller
+ * bounds how many run at once). libvips works off the event loop either way; what a thread adds is
+ * a heap of its own. An upload's bytes, decoded pixels and variants are tens of megabytes of
+ * buffers: on the event loop's heap they made its collector run a full mark-compact about once an
+ * upload, a pause every answer waiting behind it took. So the upload's pieces move to the thread
+ * as they arrived, the thread writes the variants to the store itself, and only their
+ * description comes back. Threads start when first needed and, idle, keep no process alive.
  */
 export class ImageThreads {
   private readonly idle: Worker[] = []
   private readonly busy = new Set<Worker>()
 
-  async process(bytes: Buffer, maxPixels: number): Promise<Outcome<{ photo: ProcessedPhoto }, ImageFailure>> {
-    const thread = this.idle.pop() ?? startThread()
+  constructor(private readonly data: ImageThreadData) {}
+
+  /** Processes an upload (its pieces, in order; they are unusable here afterwards) and stores its files under `prefix`. */
+  async process(pieces: readonly Uint8Array[], maxPixels: number, prefix: string): Promise<Outcome<{ photo: StoredUpload }, ImageFailure>> {
+    const thread = this.idle.pop() ?? startThread(this.data)
     thread.ref()
     this.busy.add(thread)
     let settled = false
@@ -66,15 +80,11 @@ export class ImageThreads {
           thread.off('message', onMessage).off('error', onError).off('exit', onExit)
         }
         thread.on('message', onMessage).on('error', onError).on('exit', onExit)
-        // The upload's memory moves to the thread when it is a buffer of its own; else it is copied.
-        const owned = bytes.byteOffset === 0 && bytes.buffer instanceof ArrayBuffer && bytes.byteLength === bytes.buffer.byteLength
-        thread.postMessage({ bytes, maxPixels } satisfies ImageJob, owned ? [bytes.buffer as ArrayBuffer] : [])
+        thread.postMessage({ pieces: [...pieces], maxPixels, prefix } satisfies ImageJob, pieces.flatMap(ownMemory))
       })
       settled = true
       if ('crashed' in answer) throw new Error(`processing a photo failed: ${answer.crashed}`)
-      const { outcome } = answer
-      if (outcome.ok) for (const variant of outcome.photo.variants) variant.bytes = Buffer.from(variant.bytes.buffer, variant.bytes.byteOffset, variant.bytes.byteLength)
-      return outcome
+      return answer.outcome
     } finally {
       this.busy.delete(thread)
       if (settled) {
@@ -92,4 +102,13 @@ export class ImageThreads {
     this.busy.clear()
     await Promise.all(threads.map((thread) => thread.terminate()))
   }
+}
+
+/**
+ * A piece's memory, to move with it, when the piece is all of it: moving takes nothing else along
+ * (a piece of a shared pool, or of a buffer still being read, is copied instead).
+ */
+export function ownMemory(piece: Uint8Array): ArrayBuffer[] {
+  const { buffer } = piece
+  return buffer instanceof ArrayBuffer && piece.byteOffset === 0 && piece.byteLength === buffer.byteLength ? [buffer] : []
 }

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import type Sharp from 'sharp'
 import type { Outcome } from '../errors.js'
+import type { ObjectStore } from '../storage/store.js'
+import type { VariantRow } from './photos.repository.js'
 
 let sharpLoaded: Promise<typeof Sharp> | undefined
 
@@ -48,6 +50,18 @@ export interface ProcessedPhoto {
   hash: string
   variants: ProcessedVariant[]
 }
+
+/** A processed photo whose files are stored: what its row records. */
+export interface StoredUpload {
+  width: number
+  height: number
+  hash: string
+  variants: VariantRow[]
+}
+
+/** Each variant format's media type, and the extension of its files. */
+export const CONTENT_TYPES = { webp: 'image/webp', jpeg: 'image/jpeg' } as const
+const EXTENSIONS = { webp: 'webp', jpeg: 'jpg' } as const
 
 export type ImageFailure = 'unsupported_image_type' | 'image_too_large' | 'invalid_image' | 'invalid_request'
 
@@ -143,6 +157,31 @@ function corrupt(type: ImageType): Outcome<never, ImageFailure> {
 
 function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex')
+}
+
+/**
+ * Stores every variant of a processed photo under `prefix` (`photos/<photo id>/`), each named by its
+ * content (`<hash>-<width>.<ext>`). All or nothing: when a file fails, those stored are deleted
+ * (or, should that fail too, left to the sweep: no row names them) and the failure is thrown.
+ */
+export async function storeVariants(store: ObjectStore, photo: ProcessedPhoto, prefix: string): Promise<StoredUpload> {
+  const variants: VariantRow[] = photo.variants.map(({ format, width, height, bytes, hash }) => ({
+    format,
+    width,
+    height,
+    hash,
+    size: bytes.length,
+    key: `${prefix}${hash.slice(0, 32)}-${width}.${EXTENSIONS[format]}`,
+  }))
+  // Every put settles before any is deleted: a put still under way when another failed would
+  // otherwise land its file after the delete, and leave it behind.
+  const puts = await Promise.allSettled(photo.variants.map((variant, i) => store.put(variants[i]!.key, variant.bytes, CONTENT_TYPES[variant.format])))
+  const failed = puts.find((put): put is PromiseRejectedResult => put.status === 'rejected')
+  if (failed !== undefined) {
+    await store.delete(variants.map((variant) => variant.key)).catch(() => undefined)
+    throw failed.reason
+  }
+  return { width: photo.width, height: photo.height, hash: photo.hash, variants }
 }
 
 /** Runs at most `limit` tasks at once; the others wait their turn in order. */

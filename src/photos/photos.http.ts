@@ -29,8 +29,11 @@ export async function acceptUploads(app: FastifyInstance): Promise<void> {
   await app.register(multipart, { throwFileSizeLimit: false })
 }
 
-/** The bytes of the photo sent, read up to `maxBytes` (413 past it), from the raw body or the form's one file. */
-export async function uploadedBytes(request: FastifyRequest, maxBytes: number): Promise<Buffer> {
+/**
+ * The bytes of the photo sent, read up to `maxBytes` (413 past it), from the raw body or the form's
+ * one file: as the pieces they arrived in, which move to an image thread without being joined here.
+ */
+export async function uploadedBytes(request: FastifyRequest, maxBytes: number): Promise<Buffer[]> {
   // The rest of the body is not read: the connection closes after the answer, rather than Node
   // reading and discarding what may be gigabytes to keep it open.
   const tooLarge = () =>
@@ -57,11 +60,11 @@ export async function uploadedBytes(request: FastifyRequest, maxBytes: number): 
 }
 
 /**
- * The whole stream, or a refusal once it passes `maxBytes` (the rest is left unread: Node discards
+ * The whole stream, in its pieces, or a refusal once it passes `maxBytes` (the rest is left unread: Node discards
  * it after the answer), or the client's disconnection (nothing was stored, nothing is answered).
  */
-function readAll(stream: Readable | undefined, maxBytes: number, tooLarge: () => ApiError): Promise<Buffer> {
-  if (!stream) return Promise.resolve(Buffer.alloc(0))
+function readAll(stream: Readable | undefined, maxBytes: number, tooLarge: () => ApiError): Promise<Buffer[]> {
+  if (!stream) return Promise.resolve([])
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -76,7 +79,7 @@ function readAll(stream: Readable | undefined, maxBytes: number, tooLarge: () =>
     }
     const onEnd = () => {
       stop()
-      resolve(Buffer.concat(chunks, size))
+      resolve(chunks)
     }
     const onError = (error: Error) => {
       stop()

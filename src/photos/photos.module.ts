@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.js'
+import type { StorageSettings } from '../storage/backend.js'
 import type { ObjectStore } from '../storage/store.js'
 import { ImageThreads } from './image-threads.js'
 import { MediaBytes } from './media-bytes.js'
@@ -28,8 +29,9 @@ export interface Photos {
   }
 }
 
-export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config' | 'images'> & { store: ObjectStore; config: PhotosDeps['config'] & Pick<Config, 'photoMaxBytes' | 'photoSweepIntervalMs' | 'mediaCacheBytes'> }): Photos {
-  const threads = new ImageThreads()
+export function createPhotos({ config, ...deps }: Omit<PhotosDeps, 'config' | 'images'> & { store: ObjectStore; config: PhotosDeps['config'] & Pick<Config, 'photoMaxBytes' | 'photoSweepIntervalMs' | 'mediaCacheBytes'> & StorageSettings }): Photos {
+  // The threads store what they make in the same place as `store`, opened from the same settings.
+  const threads = new ImageThreads({ storage: config })
   const service = new PhotosService({ ...deps, images: threads, config })
   const bytes = new MediaBytes(deps.store, config.mediaCacheBytes)
   return {

@@ -8,7 +8,7 @@ import { type Outcome, Refusal, refuse } from '../errors.js'
 import type { ObjectStore } from '../storage/store.js'
 import type { Outbox } from '../webhooks/outbox.js'
 import type { ImageThreads } from './image-threads.js'
-import { Gate } from './images.js'
+import { CONTENT_TYPES, Gate } from './images.js'
 import { countPhotos, deletePhoto, existingPhotoIds, findPhoto, insertPhoto, listPhotos, type PhotoRow, photoIdsAfter, setPosition, touchPet, type VariantRow, writePetPhotos } from './photos.repository.js'
 import { type Photo, type StoredPhoto, toPhoto } from './photos.schemas.js'
 
@@ -63,9 +63,6 @@ export interface ChangeOptions {
   change?: Change | undefined
 }
 
-const CONTENT_TYPES = { webp: 'image/webp', jpeg: 'image/jpeg' } as const
-const EXTENSIONS = { webp: 'webp', jpeg: 'jpg' } as const
-
 /**
  * Photos of a project's animals. An upload is processed (at most `photoProcessingConcurrency` at
  * once per instance), every file stored, and only then its row committed, with the animal's
@@ -95,32 +92,24 @@ export class PhotosService {
     return { ok: true, photos: rows.map((row) => this.photoOf(row)) }
   }
 
-  /** Adds a photo as the animal's last; the first photo of an animal is its main one. */
-  async add(projectId: number, petId: number, bytes: Buffer, options: ChangeOptions = {}): Promise<Outcome<{ photo: Photo }>> {
-    const { db, store } = this.deps
+  /**
+   * Adds a photo as the animal's last; the first photo of an animal is its main one. `bytes` is the
+   * file, or its pieces as they arrived (handed over: unusable afterwards).
+   */
+  async add(projectId: number, petId: number, bytes: Buffer | readonly Buffer[], options: ChangeOptions = {}): Promise<Outcome<{ photo: Photo }>> {
+    const { db } = this.deps
     // Refused before any work: no such animal, or no room.
     const count = await countPhotos(db, projectId, petId)
     if (count === undefined) return { ok: false, error: 'not_found', message: noSuchPet(petId) }
     if (count >= PHOTOS_PER_PET) return full(petId)
-    const processed = await this.gate.run(() => this.deps.images.process(bytes, this.deps.config.photoMaxPixels))
-    if (!processed.ok) return processed
     const id = randomBytes(16).toString('base64url')
-    const variants: VariantRow[] = processed.photo.variants.map(({ format, width, height, bytes: out, hash }) => ({
-      format,
-      width,
-      height,
-      hash,
-      size: out.length,
-      key: `${PHOTOS_PREFIX}${id}/${hash.slice(0, 32)}-${width}.${EXTENSIONS[format]}`,
-    }))
+    const pieces = Buffer.isBuffer(bytes) ? [bytes] : bytes
+    const processed = await this.gate.run(() => this.deps.images.process(pieces, this.deps.config.photoMaxPixels, `${PHOTOS_PREFIX}${id}/`))
+    if (!processed.ok) return processed
+    const { variants } = processed.photo
     const keys = variants.map((variant) => variant.key)
     let photo: Photo
     try {
-      // Every put settles before any is discarded: a put still under way when another failed
-      // would otherwise land its file after the discard, and leave it behind.
-      const puts = await Promise.allSettled(processed.photo.variants.map((variant, i) => store.put(keys[i]!, variant.bytes, CONTENT_TYPES[variant.format])))
-      const failed = puts.find((put): put is PromiseRejectedResult => put.status === 'rejected')
-      if (failed !== undefined) throw failed.reason
       photo = await db.transaction().execute(async (trx) => {
         const now = this.now()
         if (!(await touchPet(trx, projectId, petId, now))) refuse('not_found', noSuchPet(petId))
