@@ -133,11 +133,13 @@ export async function processImage(bytes: Buffer, maxPixels: number): Promise<Ou
     const variants: ProcessedVariant[] = []
     for (const target of widths) {
       const sized = target === info.width ? sharp(data, raw) : sharp(data, raw).resize({ width: target })
-      const encoded = await Promise.all([
-        sized.clone().webp({ quality: 80 }).toBuffer({ resolveWithObject: true }),
+      // One encoding at a time: each takes libvips's threads (every core but one), and two at once
+      // would take the event loop's core too.
+      const encoded = [
+        await sized.clone().webp({ quality: 80 }).toBuffer({ resolveWithObject: true }),
         // JPEG has no transparency: transparent parts become white, not black.
-        sized.clone().flatten({ background: '#ffffff' }).jpeg({ quality: 82, progressive: true }).toBuffer({ resolveWithObject: true }),
-      ])
+        await sized.clone().flatten({ background: '#ffffff' }).jpeg({ quality: 82, progressive: true }).toBuffer({ resolveWithObject: true }),
+      ] as const
       for (const [format, { data: out, info: outInfo }] of [['webp', encoded[0]], ['jpeg', encoded[1]]] as const) {
         variants.push({ format, width: outInfo.width, height: outInfo.height, bytes: out, hash: sha256(out) })
       }
