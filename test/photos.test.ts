@@ -608,7 +608,12 @@ test('an image thread that cannot store a file fails the upload and leaves none 
   const threads = new ImageThreads({ storage: { dataDir, s3Bucket: undefined, s3Endpoint: undefined, s3Region: 'us-east-1', s3ForcePathStyle: true, s3Prefix: '' } })
   try {
     const photo = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#a37' } }).jpeg().toBuffer()
-    await assert.rejects(threads.process([photo], 40_000_000, 'photos/failing/'), /processing a photo failed: .*(ENOTDIR|EEXIST)/s)
+    // The store's error code comes back with the failure: the error handling reads it (a full disk is a 503).
+    await assert.rejects(threads.process([photo], 40_000_000, 'photos/failing/'), (error: Error) => {
+      assert.match(error.message, /processing a photo failed: .*(ENOTDIR|EEXIST)/s)
+      assert.match(String((error.cause as { code?: unknown }).code), /^(ENOTDIR|EEXIST)$/)
+      return true
+    })
     assert.equal(fs.readFileSync(path.join(dataDir, 'media'), 'utf8'), 'not a directory')
     // The thread is still there for the next upload.
     await assert.rejects(threads.process([photo], 40_000_000, 'photos/failing-again/'), /processing a photo failed/)

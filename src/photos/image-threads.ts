@@ -13,8 +13,19 @@ export interface ImageJob {
   prefix: string
 }
 
-/** What it answers: the photo with its files stored, a refusal of its bytes, or why it failed unexpectedly. */
-export type ImageJobAnswer = { outcome: Outcome<{ photo: StoredUpload }, ImageFailure> } | { crashed: string }
+/**
+ * What it answers: the photo with its files stored, a refusal of its bytes, or why it failed
+ * unexpectedly (its stack, and what the error handling reads of it: a store's full disk is a 503).
+ */
+export type ImageJobAnswer = { outcome: Outcome<{ photo: StoredUpload }, ImageFailure> } | { crashed: string; cause?: ImageJobFailure }
+
+/** The parts of a thread's error that decide its answer (see fullStorageOf in src/db/errors.ts). */
+export interface ImageJobFailure {
+  code?: string
+  errno?: number
+  name?: string
+  $metadata?: { httpStatusCode: number }
+}
 
 /** What an image thread starts with: where it stores the files it makes. */
 export interface ImageThreadData {
@@ -83,7 +94,7 @@ export class ImageThreads {
         thread.postMessage({ pieces: [...pieces], maxPixels, prefix } satisfies ImageJob, pieces.flatMap(ownMemory))
       })
       settled = true
-      if ('crashed' in answer) throw new Error(`processing a photo failed: ${answer.crashed}`)
+      if ('crashed' in answer) throw new Error(`processing a photo failed: ${answer.crashed}`, { cause: answer.cause })
       return answer.outcome
     } finally {
       this.busy.delete(thread)
