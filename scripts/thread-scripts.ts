@@ -22,8 +22,9 @@ function bundled(source: string): () => string {
       target: 'node20',
       packages: 'external',
       // A module that resolves packages from its own address (src/lazy.ts) resolves them from the
-      // working directory instead: the tests' and scripts' is the project's.
-      define: { 'import.meta.url': 'importMetaUrl' },
+      // working directory instead: the tests' and scripts' is the project's. (The name is spelled
+      // in pieces: the tests' build rewrites that text wherever it appears in a source.)
+      define: { [['import', 'meta', 'url'].join('.')]: 'importMetaUrl' },
       banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(process.cwd() + '/').href;" },
       write: false,
     })
