@@ -1,6 +1,7 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
+import { onFirstUse } from './first-use.js'
 
 const options: Options = {
   allErrors: false,
@@ -29,15 +30,28 @@ interface ObjectSchema {
   properties?: Record<string, { type?: string }>
 }
 
+/** Each distinct schema's validator, by request part, made once per process. */
+const validators = new WeakMap<object, Map<string, ValidateFunction>>()
+
 /**
  * One compiler for every route. Bodies are validated as sent. Query strings and paths are text,
  * so their integer fields are read from canonical decimal digits first; anything else stays
  * text and fails the schema with a message naming the field. No string may contain U+0000:
  * PostgreSQL cannot store or even compare one (the query fails), SQLite can; refused up front,
- * it is the same 400 on both.
+ * it is the same 400 on both. Each schema compiles at its first request (./first-use.ts); the
+ * apps of one process share their validators, since their routes declare the same schema objects.
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  const validate = ajv.compile(schema)
+  const part = httpPart ?? ''
+  let byPart = validators.get(schema)
+  if (!byPart) validators.set(schema, (byPart = new Map()))
+  let validator = byPart.get(part)
+  if (!validator) byPart.set(part, (validator = requestPartValidator(schema, part)))
+  return validator
+}
+
+function requestPartValidator(schema: object, httpPart: string): ValidateFunction {
+  const validate = onFirstUse(() => ajv.compile(schema))
   const properties = (schema as ObjectSchema).properties ?? {}
   const integers =
     httpPart === 'querystring' || httpPart === 'params'
@@ -55,8 +69,9 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
       const value = data[name]
       if (typeof value === 'string' && CANONICAL_INTEGER.test(value)) data[name] = Number(value)
     }
-    if (!validate(data)) {
-      validateRequestPart.errors = validate.errors
+    const compiled = validate()
+    if (!compiled(data)) {
+      validateRequestPart.errors = compiled.errors
       return false
     }
     // Every request passes here: the common case (no NUL) allocates nothing.
