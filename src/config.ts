@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { isIP } from 'node:net'
-import { envSchema } from 'env-schema'
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import ipaddr from 'ipaddr.js'
 import { Type, type Static } from 'typebox'
 
@@ -175,12 +175,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     // An empty variable means "not set", as in most shells' `VAR= command`.
     if (value !== undefined && value !== '') data[key] = value
   }
-  let parsed: Env
-  try {
-    parsed = envSchema<Env>({ schema: EnvSchema, data, env: false })
-  } catch (error) {
-    throw new ConfigError(`Invalid configuration: ${describeEnvError(error)}`)
-  }
+  const parsed = parseEnv(data)
   checkConnectionUrl('DATABASE_URL', parsed.DATABASE_URL)
   checkConnectionUrl('REDIS_URL', parsed.REDIS_URL)
   if (parsed.HTTPS_PORT !== undefined && parsed.HTTPS_PORT !== 0 && parsed.HTTPS_PORT === parsed.PORT) {
@@ -268,7 +263,7 @@ function safeDecode(value: string): string {
 
 /** Builds a Config from explicit values; what tests and embedding programs use. */
 export function defineConfig(values: Partial<Config> = {}): Config {
-  return configFrom(envSchema<Env>({ schema: EnvSchema, data: {}, env: false }), values)
+  return configFrom(parseEnv({}), values)
 }
 
 function configFrom(env: Env, values: Partial<Config> = {}): Config {
@@ -357,17 +352,26 @@ function parseTrustProxy(value: string): boolean | number | string {
   return /^[0-9]+$/.test(value) ? Number(value) : value
 }
 
-interface EnvError {
-  instancePath: string
-  keyword: string
-  message?: string
-  params: { allowedValues?: unknown[] }
+let validateEnv: ValidateFunction<Env> | undefined
+
+/**
+ * The variables as the service reads them: text converted to the declared types, defaults filled
+ * in, every offending variable reported. Compiled at the first call; the schema is the service's
+ * own, so it is not checked against the JSON Schema meta-schema here (which would cost more than
+ * the rest of the parse), but by the tests (config.test.ts).
+ */
+function parseEnv(data: Record<string, unknown>): Env {
+  validateEnv ??= new Ajv(ENV_VALIDATION).compile<Env>({ ...EnvSchema, additionalProperties: false })
+  const env = { ...data }
+  if (!validateEnv(env)) throw new ConfigError(`Invalid configuration: ${describeEnvError(validateEnv.errors ?? [])}`)
+  return env
 }
 
+/** Options of the environment's validator. */
+const ENV_VALIDATION = { allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: true, allowUnionTypes: true, validateSchema: false } as const
+
 /** One line naming each offending variable and what it must be, in words: never a regular expression. */
-function describeEnvError(error: unknown): string {
-  const details = (error as { errors?: EnvError[] }).errors
-  if (!details) return error instanceof Error ? error.message : String(error)
+function describeEnvError(details: ErrorObject[]): string {
   const properties = EnvSchema.properties as Record<string, { description?: string }>
   return details
     .map(({ instancePath, keyword, message, params }) => {

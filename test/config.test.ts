@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { describe, test } from 'node:test'
+import { Ajv } from 'ajv'
 import { ConfigError, configuredSecrets, EnvSchema, loadConfig, redactedUrl } from '../src/config.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 
@@ -266,6 +267,12 @@ describe('loadConfig values', () => {
       { PORT: '', HOST: '', DATA_DIR: '', DATABASE_URL: '', ENVIRONMENT: '', PUBLIC_BASE_URL: '', STAGING_BASE_URL: '', LOG_LEVEL: '', BODY_LIMIT: '' },
     )
     assert.deepEqual({ ...config }, { ...loadConfig({}, {}) })
+  })
+
+  test('the variables\' schema is a valid JSON Schema (the parse does not check it against the meta-schema)', () => {
+    const ajv = new Ajv({ allowUnionTypes: true })
+    assert.equal(ajv.validateSchema(EnvSchema), true, ajv.errorsText())
+    assert.equal(ajv.validateSchema({ ...EnvSchema, properties: { PORT: { type: 'integr' } } }), false, 'the check can fail')
   })
 
   test('the result is frozen', () => {
