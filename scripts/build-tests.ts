@@ -13,9 +13,12 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build, type Plugin } from 'esbuild'
 import { testFiles } from './test-plan.js'
+import { THREAD_SCRIPT_BUILD, THREAD_SCRIPTS } from './thread-scripts.js'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 export const OUT_DIR = path.join(ROOT, 'test-results', 'build')
+/** The worker threads' scripts, bundled once here rather than in every test process (scripts/thread-scripts.ts). */
+const THREADS_DIR = path.join(OUT_DIR, 'threads')
 
 const ownLocation: Plugin = {
   name: 'own-import-meta-url',
@@ -48,5 +51,13 @@ await build({
   packages: 'external',
   sourcemap: 'inline',
   plugins: [ownLocation],
+  define: { 'process.env.TEST_THREAD_SCRIPTS_DIR': JSON.stringify(THREADS_DIR) },
+  logLevel: 'warning',
+})
+await build({
+  ...THREAD_SCRIPT_BUILD,
+  entryPoints: Object.entries(THREAD_SCRIPTS).map(([out, source]) => ({ in: source, out })),
+  outdir: THREADS_DIR,
+  outExtension: { '.js': '.cjs' },
   logLevel: 'warning',
 })
