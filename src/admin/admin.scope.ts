@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie'
-import swagger from '@fastify/swagger'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { UserSchema, UserWithPasswordSchema } from '../accounts/accounts.schemas.js'
@@ -75,6 +74,8 @@ export interface AdminApi {
  * parser, which only this scope uses).
  */
 export async function registerAdminApi(app: FastifyInstance, { adminToken, sessions, sessionRoutes, findProject, hostRouting = false, routes }: AdminApi): Promise<void> {
+  // Loaded when an app is built, not at import: the commands import this module's callers too.
+  const { default: swagger } = await import('@fastify/swagger')
   await app.register(
     async (admin) => {
       await admin.register(swagger, {

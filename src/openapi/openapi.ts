@@ -1,5 +1,3 @@
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { ERROR_CATALOG } from '../errors.js'
@@ -101,6 +99,8 @@ export interface CallbacksDocument {
  * (`webhooksDocument`), given by the composition.
  */
 export async function registerOpenApi(app: FastifyInstance, config: Config, events: CallbacksDocument): Promise<void> {
+  // Loaded when an app is built, not at import: the commands import this module's callers too.
+  const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([import('@fastify/swagger'), import('@fastify/swagger-ui')])
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

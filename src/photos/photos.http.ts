@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream'
-import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.js'
 import { ACCEPTED_IMAGES } from './images.js'
@@ -26,7 +25,8 @@ export const UPLOAD_BODY_DOC = {
 export async function acceptUploads(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
-  await app.register(multipart, { throwFileSizeLimit: false })
+  // Loaded here, not at import: the commands import the feature too, and never take a form.
+  await app.register((await import('@fastify/multipart')).default, { throwFileSizeLimit: false })
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
-import { pack as tarPack, type Pack } from 'tar-stream'
+import type { Pack } from 'tar-stream'
 import { type Change, recordChange } from '../audit/audit.js'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -61,6 +61,8 @@ export class ProjectExporter {
    */
   async start(slug: string, caller: ExportCaller, change: Change): Promise<Outcome<{ archive: ProjectArchive }, 'not_found'>> {
     const { db, clock } = this.deps
+    // Loaded by the first export, not at import: every command imports the projects feature.
+    const { pack: tarPack } = await import('tar-stream')
     const project = await findProjectBySlug(db, slug)
     if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
     const now = clock.now()
