@@ -20,7 +20,7 @@ import sharp from 'sharp'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
 import { SQLITE_FILE, openDatabase } from '../src/db/database.js'
-import { fullStorageOf } from '../src/db/errors.js'
+import { errorFacts, fullStorageOf } from '../src/db/errors.js'
 import { StorageFull, probeDirectory } from '../src/db/storage-full.js'
 import { defineConfig } from '../src/config.js'
 import { installErrorHandling } from '../src/http/error-handler.js'
@@ -345,6 +345,12 @@ describe('storage-full errors, wherever they come from', () => {
     assert.equal(fullStorageOf(new Error('the photo could not be stored', { cause: s3Full })), 'files')
     const s3Other = new S3ServiceException({ name: 'SlowDown', $fault: 'server', $metadata: { httpStatusCode: 503 }, message: 'Please reduce your request rate.' })
     assert.equal(fullStorageOf(s3Other), undefined, 'another S3 error is not a full storage')
+    // Across a worker thread's message an Error keeps its message, not these fields; its facts
+    // (errorFacts, what an image thread sends) keep them, the wrapped errors' included.
+    for (const error of [wrapped, new Error('the photo could not be stored', { cause: s3Full })]) {
+      assert.equal(fullStorageOf(new Error('processing a photo failed', { cause: structuredClone(errorFacts(error)) })), 'files', String(error))
+    }
+    assert.equal(fullStorageOf(structuredClone(errorFacts(s3Other))), undefined)
 
     const { app, storage, metrics, logs } = await handlerWith(() => wrapped)
     try {

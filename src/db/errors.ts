@@ -34,16 +34,44 @@ const NO_ROOM_ERRNOS = [os.constants.errno.ENOSPC, os.constants.errno.EDQUOT].fi
  * A full storage is an outage, not a bug: the write is refused with 503 until there is room.
  */
 export function fullStorageOf(error: unknown): FullStorage | undefined {
-  let current = error
-  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    const { code, errno, cause, name, $metadata } = current as { code?: unknown; errno?: unknown; cause?: unknown; name?: unknown; $metadata?: { httpStatusCode?: unknown } }
+  for (let facts = errorFacts(error); facts; facts = facts.cause) {
+    const { code, errno, name, $metadata } = facts
     if (code === 'SQLITE_FULL' || code === '53100') return 'database'
-    if (code === 'ENOSPC' || code === 'EDQUOT' || (typeof errno === 'number' && NO_ROOM_ERRNOS.includes(errno))) return 'files'
+    if (code === 'ENOSPC' || code === 'EDQUOT' || (errno !== undefined && NO_ROOM_ERRNOS.includes(errno))) return 'files'
     // An S3-compatible store out of room: 507 Insufficient Storage (MinIO's XMinioStorageFull).
     if ($metadata?.httpStatusCode === 507 || name === 'XMinioStorageFull' || name === 'InsufficientStorage') return 'files'
-    current = cause
   }
   return undefined
+}
+
+/** What `fullStorageOf` reads of an error, and of the errors it wraps (`cause`), as plain data. */
+export interface ErrorFacts {
+  code?: string
+  errno?: number
+  name?: string
+  $metadata?: { httpStatusCode: number }
+  cause?: ErrorFacts
+}
+
+/** How deep `errorFacts` looks through the errors an error wraps. */
+const MAX_CAUSES = 5
+
+/**
+ * The facts of an error and its causes (see ErrorFacts); undefined for what is not an object. A
+ * worker thread's message keeps an Error's message and stack but not these fields: a thread sends
+ * them in its stead, and the event loop's error handling reads them as it reads the error itself.
+ */
+export function errorFacts(error: unknown, depth = 0): ErrorFacts | undefined {
+  if (error === null || typeof error !== 'object' || depth >= MAX_CAUSES) return undefined
+  const { code, errno, name, $metadata, cause } = error as { code?: unknown; errno?: unknown; name?: unknown; $metadata?: { httpStatusCode?: unknown }; cause?: unknown }
+  const below = errorFacts(cause, depth + 1)
+  return {
+    ...(typeof code === 'string' && { code }),
+    ...(typeof errno === 'number' && { errno }),
+    ...(typeof name === 'string' && { name }),
+    ...(typeof $metadata?.httpStatusCode === 'number' && { $metadata: { httpStatusCode: $metadata.httpStatusCode } }),
+    ...(below && { cause: below }),
+  }
 }
 
 /** Whether an error means the storage it wrote to is full (see fullStorageOf). */

@@ -1,7 +1,8 @@
 import { workerData, parentPort } from 'node:worker_threads'
+import { errorFacts } from '../db/errors.js'
 import { createObjectStore } from '../storage/backend.js'
 import { processImage, storeVariants } from './images.js'
-import type { ImageJob, ImageJobAnswer, ImageJobFailure, ImageThreadData } from './image-threads.js'
+import type { ImageJob, ImageJobAnswer, ImageThreadData } from './image-threads.js'
 
 /**
  * An image thread: processes one upload at a time, as `ImageThreads` sends them, and stores its
@@ -19,18 +20,7 @@ port.on('message', async ({ pieces, maxPixels, prefix }: ImageJob) => {
     const processed = await processImage(bytes, maxPixels)
     answer = { outcome: processed.ok ? { ok: true, photo: await storeVariants(store, processed.photo, prefix) } : processed }
   } catch (error) {
-    answer = { crashed: error instanceof Error ? (error.stack ?? error.message) : String(error), ...(error !== null && typeof error === 'object' && { cause: causeOf(error) }) }
+    answer = { crashed: error instanceof Error ? (error.stack ?? error.message) : String(error), cause: errorFacts(error) }
   }
   port.postMessage(answer)
 })
-
-/** What the event loop's error handling reads of an error (a full storage's code or status), which a thread's message does not carry of an Error itself. */
-function causeOf(error: object): ImageJobFailure {
-  const { code, errno, name, $metadata } = error as { code?: unknown; errno?: unknown; name?: unknown; $metadata?: { httpStatusCode?: unknown } }
-  return {
-    ...(typeof code === 'string' && { code }),
-    ...(typeof errno === 'number' && { errno }),
-    ...(typeof name === 'string' && { name }),
-    ...(typeof $metadata?.httpStatusCode === 'number' && { $metadata: { httpStatusCode: $metadata.httpStatusCode } }),
-  }
-}

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import type { ErrorFacts } from '../db/errors.js'
 import type { Outcome } from '../errors.js'
 import type { StorageSettings } from '../storage/backend.js'
 import type { ImageFailure, StoredUpload } from './images.js'
@@ -17,15 +18,7 @@ export interface ImageJob {
  * What it answers: the photo with its files stored, a refusal of its bytes, or why it failed
  * unexpectedly (its stack, and what the error handling reads of it: a store's full disk is a 503).
  */
-export type ImageJobAnswer = { outcome: Outcome<{ photo: StoredUpload }, ImageFailure> } | { crashed: string; cause?: ImageJobFailure }
-
-/** The parts of a thread's error that decide its answer (see fullStorageOf in src/db/errors.ts). */
-export interface ImageJobFailure {
-  code?: string
-  errno?: number
-  name?: string
-  $metadata?: { httpStatusCode: number }
-}
+export type ImageJobAnswer = { outcome: Outcome<{ photo: StoredUpload }, ImageFailure> } | { crashed: string; cause: ErrorFacts | undefined }
 
 /** What an image thread starts with: where it stores the files it makes. */
 export interface ImageThreadData {
