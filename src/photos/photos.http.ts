@@ -60,8 +60,9 @@ export async function uploadedBytes(request: FastifyRequest, maxBytes: number): 
 }
 
 /**
- * The whole stream, in its pieces, or a refusal once it passes `maxBytes` (the rest is left unread: Node discards
- * it after the answer), or the client's disconnection (nothing was stored, nothing is answered).
+ * The whole stream, in its pieces, or a refusal once it passes `maxBytes` (the rest is left
+ * unread: Node discards it after the answer), or the client's disconnection (nothing was stored,
+ * nothing is answered).
  */
 function readAll(stream: Readable | undefined, maxBytes: number, tooLarge: () => ApiError): Promise<Buffer[]> {
   if (!stream) return Promise.resolve([])
