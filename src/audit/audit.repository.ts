@@ -1,4 +1,4 @@
-import { type Insertable, sql } from 'kysely'
+import { type Insertable, type RawBuilder, sql } from 'kysely'
 import type { Db } from '../db/database.js'
 import { prepare, type Statement } from '../db/prepared.js'
 import type { ActorKind, AuditEntryRow, AuditEntryTable } from '../db/schema.js'
@@ -17,26 +17,41 @@ const insertEntryOfInsertedPet = prepare(
   (db, at: string, actorKind: ActorKind, actorName: string, actorKeyId: string | null, action: string, projectId: number, requestId: string | null, details: string) =>
     db
       .insertInto('audit_entries')
-      .columns(['at', 'actor_kind', 'actor_user_id', 'actor_name', 'actor_key_id', 'action', 'target_type', 'target_id', 'project_id', 'request_id', 'details'])
+      .columns(PET_ENTRY_COLUMNS)
       .expression(
         db
           .selectFrom('pets')
           .where('project_id', '=', projectId)
-          .select([
-            sql<string>`${at}`.as('at'),
-            sql<ActorKind>`${actorKind}`.as('actor_kind'),
-            sql<null>`null`.as('actor_user_id'),
-            sql<string>`${actorName}`.as('actor_name'),
-            sql<string | null>`${actorKeyId}`.as('actor_key_id'),
-            sql<string>`${action}`.as('action'),
-            sql<string>`'pet'`.as('target_type'),
-            sql<string>`cast(max(id) as text)`.as('target_id'),
-            sql<number>`${projectId}`.as('project_id'),
-            sql<string | null>`${requestId}`.as('request_id'),
-            sql<string>`${details}`.as('details'),
-          ]),
+          .select(petEntryValues({ at, actorKind, actorName, actorKeyId, action, projectId, requestId, details }, sql<string>`cast(max(id) as text)`)),
       ),
 )
+
+/** The columns of an animal's audit entry written by an `insert … select` (see petEntryValues). */
+export const PET_ENTRY_COLUMNS = ['at', 'actor_kind', 'actor_user_id', 'actor_name', 'actor_key_id', 'action', 'target_type', 'target_id', 'project_id', 'request_id', 'details'] as const
+
+/**
+ * The values of an animal's audit entry, in the order of PET_ENTRY_COLUMNS, for a statement that
+ * inserts the animal and selects its id as `targetId` (here for SQLite's batch, and in the pets
+ * repository for PostgreSQL's one-statement create). Each value may be a prepared placeholder.
+ */
+export function petEntryValues(
+  entry: { at: string; actorKind: ActorKind; actorName: string; actorKeyId: string | null; action: string; projectId: number; requestId: string | null; details: string },
+  targetId: RawBuilder<string>,
+) {
+  return [
+    sql<string>`${entry.at}`.as('at'),
+    sql<ActorKind>`${entry.actorKind}`.as('actor_kind'),
+    sql<null>`null`.as('actor_user_id'),
+    sql<string>`${entry.actorName}`.as('actor_name'),
+    sql<string | null>`${entry.actorKeyId}`.as('actor_key_id'),
+    sql<string>`${entry.action}`.as('action'),
+    sql<string>`'pet'`.as('target_type'),
+    targetId.as('target_id'),
+    sql<number>`${entry.projectId}`.as('project_id'),
+    sql<string | null>`${entry.requestId}`.as('request_id'),
+    sql<string>`${entry.details}`.as('details'),
+  ]
+}
 
 /** The statement of an entry for the animal just inserted before it in the same batch (see `insertEntryOfInsertedPet`); undefined where `db` does not batch. */
 export function entryOfInsertedPetStatement(db: Db, entry: Omit<Insertable<AuditEntryTable>, 'target_type' | 'target_id' | 'actor_user_id'> & { project_id: number }): Statement | undefined {

@@ -1,5 +1,5 @@
 import { type Insertable, PostgresAdapter, sql } from 'kysely'
-import { entryOfInsertedPetStatement, insertAuditEntry } from '../audit/audit.repository.js'
+import { entryOfInsertedPetStatement, insertAuditEntry, PET_ENTRY_COLUMNS, petEntryValues } from '../audit/audit.repository.js'
 import type { Db } from '../db/database.js'
 import { batchedTogether, prepare } from '../db/prepared.js'
 import type { ActorKind, AuditEntryTable, PetStatus } from '../db/schema.js'
@@ -260,23 +260,11 @@ const insertReported = prepare(
       .with('entry', (qc) =>
         qc
           .insertInto('audit_entries')
-          .columns(['at', 'actor_kind', 'actor_user_id', 'actor_name', 'actor_key_id', 'action', 'target_type', 'target_id', 'project_id', 'request_id', 'details'])
+          .columns(PET_ENTRY_COLUMNS)
           .expression(
             qc
               .selectFrom('created')
-              .select([
-                sql<string>`${at}`.as('at'),
-                sql<ActorKind>`${actorKind}`.as('actor_kind'),
-                sql<null>`null`.as('actor_user_id'),
-                sql<string>`${actorName}`.as('actor_name'),
-                sql<string | null>`${actorKeyId}`.as('actor_key_id'),
-                sql<string>`${action}`.as('action'),
-                sql<string>`'pet'`.as('target_type'),
-                sql<string>`cast(created.id as text)`.as('target_id'),
-                sql<number>`${projectId}`.as('project_id'),
-                sql<string | null>`${requestId}`.as('request_id'),
-                sql<string>`${details}`.as('details'),
-              ])
+              .select(petEntryValues({ at, actorKind, actorName, actorKeyId, action, projectId, requestId, details }, sql<string>`cast(created.id as text)`))
               .where(sql<boolean>`cast(${audited} as boolean)`),
           ),
       )
