@@ -35,11 +35,16 @@ interface Context {
   /** Orders of that project, one placed and one approved. */
   placedOrderId: number
   approvedOrderId: number
+  /** Made only for an operation whose fixture names photos (`photos`): each upload is an image job. */
+  photos?: Photos
+}
+
+interface Photos {
   /** A pet with two photos, to list and order. */
-  photoPetId: number
-  photoIds: [string, string]
-  /** A photo of `petId`, free to remove. */
-  removablePhotoId: string
+  petId: number
+  ids: [string, string]
+  /** A photo of the context's `petId`, free to remove. */
+  removableId: string
 }
 
 interface Fixture {
@@ -50,6 +55,8 @@ interface Fixture {
   raw?: { payload: Buffer; type: string }
   /** The status of that request with a valid key. */
   success: number
+  /** Its request names existing photos: the context has some made (`photosOf`). */
+  photos?: true
 }
 
 /** The smallest photo: what uploads send. */
@@ -63,9 +70,9 @@ const FIXTURES: Record<string, Fixture> = {
   updatePet: { params: ({ petId }) => ({ petId }), body: { name: 'Mimi' }, success: 200 },
   deletePet: { params: ({ removablePetId }) => ({ petId: removablePetId }), success: 204 },
   uploadPetPhoto: { params: ({ availablePetId }) => ({ petId: availablePetId }), raw: { payload: TINY_PNG, type: 'image/png' }, success: 201 },
-  listPetPhotos: { params: ({ photoPetId }) => ({ petId: photoPetId }), success: 200 },
-  orderPetPhotos: { params: ({ photoPetId }) => ({ petId: photoPetId }), body: ({ photoIds }) => ({ ids: [photoIds[1], photoIds[0]] }), success: 200 },
-  deletePetPhoto: { params: ({ petId, removablePhotoId }) => ({ petId, photoId: removablePhotoId }), success: 204 },
+  listPetPhotos: { photos: true, params: (context) => ({ petId: photosOf(context).petId }), success: 200 },
+  orderPetPhotos: { photos: true, params: (context) => ({ petId: photosOf(context).petId }), body: (context) => ({ ids: [...photosOf(context).ids].reverse() }), success: 200 },
+  deletePetPhoto: { photos: true, params: (context) => ({ petId: context.petId, photoId: photosOf(context).removableId }), success: 204 },
   listPetChanges: { success: 200 },
   listCategories: { success: 200 },
   listBreeds: { params: () => ({ categoryId: 1 }), success: 200 },
@@ -105,8 +112,16 @@ const allOperations: DocumentedOperation[] = Object.entries(doc.paths).flatMap((
 )
 const protectedOperations: DocumentedOperation[] = allOperations.filter((operation) => operation.security.length > 0)
 
-/** Animals and orders in the states the fixtures need, made through the API with the given key. */
-async function prepareContext(t: TestApp, key: string): Promise<Context> {
+/** The context's photos; a fixture that uses them without saying so (`photos: true`) fails here. */
+function photosOf(context: Context): Photos {
+  return context.photos ?? assert.fail('This fixture names photos: give it `photos: true` in FIXTURES, so that its context has them.')
+}
+
+/**
+ * Animals and orders in the states the fixtures need, made through the API with the given key;
+ * photos too when `operations` include one whose fixture names them.
+ */
+async function prepareContext(t: TestApp, key: string, operations: readonly Operation[]): Promise<Context> {
   const created = async (url: string, payload: object) => {
     const response = await t.request({ method: 'POST', url, headers: bearer(key), payload })
     assert.ok(response.statusCode === 201 || response.statusCode === 200, response.body)
@@ -124,10 +139,12 @@ async function prepareContext(t: TestApp, key: string): Promise<Context> {
     assert.equal(response.statusCode, 201, response.body)
     return response.json<{ id: string }>().id
   }
-  const photoPetId = await created('/v1/pets', { name: 'Pix', categoryId: 2 })
-  const photoIds: [string, string] = [await photo(photoPetId), await photo(photoPetId)]
-  const removablePhotoId = await photo(petId)
-  return { t, petId, availablePetId, removablePetId, placedOrderId, approvedOrderId, photoPetId, photoIds, removablePhotoId }
+  const context: Context = { t, petId, availablePetId, removablePetId, placedOrderId, approvedOrderId }
+  if (operations.some((operation) => FIXTURES[operation.operationId]?.photos)) {
+    const photoPetId = await created('/v1/pets', { name: 'Pix', categoryId: 2 })
+    context.photos = { petId: photoPetId, ids: [await photo(photoPetId), await photo(photoPetId)], removableId: await photo(petId) }
+  }
+  return context
 }
 
 function requestFor(operation: Operation, context: Context, headers: Record<string, string>, query = ''): InjectOptions {
@@ -378,7 +395,7 @@ for (const operation of protectedOperations) {
       const owner = await t.project()
       const other = await t.project()
       slugs = [owner.slug, other.slug]
-      context = await prepareContext(t, owner.key)
+      context = await prepareContext(t, owner.key, [operation])
       setup = { t, clock, owner }
     })
 
@@ -466,7 +483,7 @@ describe('the staging environment', () => {
   beforeEach(async () => {
     t = await createTestApp({ config: { environment: 'staging' } })
     owner = await t.project()
-    context = await prepareContext(t, owner.key)
+    context = await prepareContext(t, owner.key, protectedOperations)
   })
   afterEach(async () => {
     await t.close()
