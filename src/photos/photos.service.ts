@@ -50,6 +50,12 @@ export interface MediaFile {
   etag: string
 }
 
+/** A served photo's row, and its files as served, by name, each made at its first request. */
+interface ServedPhoto {
+  row: PhotoRow
+  files: Map<string, MediaFile>
+}
+
 /** What `verify` found: rows whose files are missing, and stored files no row names. */
 export interface MediaReport {
   photos: number
@@ -72,7 +78,7 @@ export interface ChangeOptions {
 export class PhotosService {
   private readonly gate: Gate
   /** Served photos' rows, by id, as of `servedCounter`. */
-  private readonly served = new Map<string, PhotoRow>()
+  private readonly served = new Map<string, ServedPhoto>()
   private servedCounter = -1
 
   constructor(private readonly deps: PhotosDeps) {
@@ -180,7 +186,7 @@ export class PhotosService {
 
   /** The file of a photo to serve, when the photo exists (its row, read now) and names it. */
   async file(photoId: string, name: string): Promise<MediaFile | undefined> {
-    return fileOf(await this.servedRow(photoId), photoId, name)
+    return fileIn(await this.servedPhoto(photoId), photoId, name)
   }
 
   /**
@@ -190,16 +196,16 @@ export class PhotosService {
   keptFile(photoId: string, name: string): MediaFile | undefined {
     const { changeCounter } = this.deps
     if (!changeCounter || changeCounter() !== this.servedCounter) return undefined
-    return fileOf(this.served.get(photoId), photoId, name)
+    return fileIn(this.served.get(photoId), photoId, name)
   }
 
   /**
    * A photo's row for serving its files: kept while the database's change counter stands still,
    * so a removed photo (or animal) stops being served at once, by every process on the file.
    */
-  private async servedRow(photoId: string): Promise<PhotoRow | undefined> {
+  private async servedPhoto(photoId: string): Promise<ServedPhoto | undefined> {
     const { changeCounter, db } = this.deps
-    if (!changeCounter) return findPhoto(db, photoId)
+    if (!changeCounter) return servedPhoto(await findPhoto(db, photoId))
     const counter = changeCounter()
     if (counter !== this.servedCounter) {
       this.served.clear()
@@ -207,13 +213,13 @@ export class PhotosService {
     }
     const kept = this.served.get(photoId)
     if (kept) return kept
-    const row = await findPhoto(db, photoId)
+    const photo = servedPhoto(await findPhoto(db, photoId))
     // Kept only if nothing moved during the read; not found is not kept (addresses are unguessable, a miss is rare).
-    if (row && changeCounter() === counter) {
+    if (photo && changeCounter() === counter) {
       if (this.served.size >= SERVED_ROWS) this.served.clear()
-      this.served.set(photoId, row)
+      this.served.set(photoId, photo)
     }
-    return row
+    return photo
   }
 
   /** After an animal was removed (its photo rows with it): deletes the files its `photos` named. */
@@ -306,7 +312,22 @@ function noSuchPet(id: number): string {
   return `No animal with id ${id} in your project.`
 }
 
-function fileOf(row: PhotoRow | undefined, photoId: string, name: string): MediaFile | undefined {
-  const variant = row?.variants.find((v) => v.key === `${PHOTOS_PREFIX}${photoId}/${name}`)
-  return variant && { key: variant.key, contentType: CONTENT_TYPES[variant.format], size: variant.size, etag: `"${variant.hash}"` }
+function servedPhoto(row: PhotoRow | undefined): ServedPhoto | undefined {
+  return row && { row, files: new Map() }
+}
+
+/**
+ * The file `name` of a served photo, made once and kept with its row: a small photo's file is
+ * asked for tens of thousands of times a second (a name that is not the photo's is not kept).
+ */
+function fileIn(photo: ServedPhoto | undefined, photoId: string, name: string): MediaFile | undefined {
+  if (!photo) return undefined
+  const kept = photo.files.get(name)
+  if (kept) return kept
+  const key = `${PHOTOS_PREFIX}${photoId}/${name}`
+  const variant = photo.row.variants.find((v) => v.key === key)
+  if (!variant) return undefined
+  const file = { key, contentType: CONTENT_TYPES[variant.format], size: variant.size, etag: `"${variant.hash}"` }
+  photo.files.set(name, file)
+  return file
 }
