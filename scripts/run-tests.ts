@@ -18,9 +18,9 @@
  * profiles) goes under one directory of its own, removed at the end: on the memory filesystem
  * (/dev/shm) when the machine has a roomy one and TMPDIR does not name another place. The store
  * still syncs every commit (synchronous=FULL), which costs nothing there: on this machine's
- * virtual disk the syncs, creations and removals of a file's data directories took a third of its
- * time, all of it waiting on the kernel. What the tests check does not depend on the disk: a
- * killed process leaves its writes in the kernel's cache either way.
+ * virtual disk the syncs, creations and removals of the test apps' files cost a file a third of
+ * its time, in the kernel. What the tests check does not depend on the disk: a killed process
+ * leaves its writes in the kernel's cache either way.
  *
  *   node --enable-source-maps test-results/build/run-tests.mjs [--record-durations]
  *
