@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { Answer, Failure, Message, Open, Request } from './sqlite-writer.js'
 
@@ -48,13 +49,31 @@ async function returnWriter(worker: Worker): Promise<void> {
   else await worker.terminate()
 }
 
+/**
+ * The answers of every writer on one file in this process, counted together: each may follow a
+ * change of the file, and a process may open a file more than once (an embedding program, a test
+ * with two instances on one store). Kept while a writer on the file is open.
+ */
+interface FileAnswers {
+  answers: number
+  writers: number
+}
+const answersByFile = new Map<string, FileAnswers>()
+
+function answersOf(file: string): FileAnswers {
+  let tally = answersByFile.get(file)
+  if (!tally) answersByFile.set(file, (tally = { answers: 0, writers: 0 }))
+  tally.writers++
+  return tally
+}
+
 /** The writer thread, as requests that resolve with its answers. */
 export class SqliteWriter {
   readonly #worker: Worker
   readonly #waiting = new Map<number, { resolve(result: unknown): void; reject(error: unknown): void }>()
+  readonly #file: string
+  readonly #tally: FileAnswers
   #ids = 0
-  /** Answers received so far: each may follow a change of the file. */
-  answers = 0
   /** Settles when the last holder of the writer releases it. */
   #tail: Promise<void> = Promise.resolve()
   /** Why requests fail: the thread stopped, or the database was closed. */
@@ -62,6 +81,8 @@ export class SqliteWriter {
   #closed: Promise<void> | undefined
 
   constructor(file: string) {
+    this.#file = path.resolve(file)
+    this.#tally = answersOf(this.#file)
     this.#worker = takeWriter()
     // Idle, the thread does not keep the process alive; `send` holds it while an answer is due.
     this.#worker.unref()
@@ -74,10 +95,15 @@ export class SqliteWriter {
   readonly #answered = ({ id, ...answer }: Answer): void => {
     const waiting = this.#waiting.get(id)
     this.#waiting.delete(id)
-    this.answers++
+    this.#tally.answers++
     if (this.#waiting.size === 0) this.#worker.unref()
     if ('failure' in answer) waiting?.reject(revive(answer.failure))
     else waiting?.resolve(answer.result)
+  }
+
+  /** Answers received so far by every writer on this file in this process (see FileAnswers). */
+  get answers(): number {
+    return this.#tally.answers
   }
 
   readonly #exited = (code: number): void => this.#stop(new Error(`the SQLite writer thread exited with code ${code}`))
@@ -126,6 +152,7 @@ export class SqliteWriter {
   }
 
   async #close(): Promise<void> {
+    if (--this.#tally.writers === 0) answersByFile.delete(this.#file)
     if (this.#stopped) return
     const failure = await this.alone(() => this.send({ op: 'close' })).then(
       () => undefined,

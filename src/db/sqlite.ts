@@ -80,12 +80,13 @@ export class SqliteConnections {
   }
 
   /**
-   * A number that moves whenever the file may have changed: each answer of the writer thread
-   * (this process's writes, counted exactly) plus the reader's `data_version` (which moves with
-   * any other connection's commit, another process's included). `data_version` starts a read
-   * transaction, whose file locks cost more than the rest of a cached answer, so it is looked at
-   * once per turn of the event loop: the requests of one turn were read from their sockets in
-   * that turn, after what was committed before they were sent.
+   * A number that moves whenever the file may have changed: each answer of a writer thread on the
+   * file in this process (this process's writes, counted exactly, through every handle it opened
+   * on the file) plus the reader's `data_version` (which moves with any other connection's commit,
+   * another process's included). `data_version` starts a read transaction, whose file locks cost
+   * more than the rest of a cached answer, so it is looked at once per turn of the event loop:
+   * the requests of one turn were read from their sockets in that turn, after what was committed
+   * before they were sent.
    */
   changeCounter(): number {
     if (!this.#looked) {

@@ -87,26 +87,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     fs.rmSync(dataDir, { recursive: true, force: true })
     await postgres?.drop()
   }
-  return startTestApp(dataDir, { ...options, config }, { siblings: false }, removeData)
-}
-
-/**
- * The instances on one store's data in this process: an app and its siblings. They stand for
- * instances in processes of their own, where a request to one that follows another's answer
- * arrives over a socket, in a later turn of the event loop than that answer. So once an app has
- * a sibling, each of their `request`s starts in a turn of its own: an embedded store looks at its
- * file's change counter once per turn (`changeCounter`, src/db/sqlite.ts), and in one process the
- * other instance's write can be answered in a turn that has looked already, which no socket can
- * do.
- */
-interface Instances {
-  siblings: boolean
+  return startTestApp(dataDir, { ...options, config }, removeData)
 }
 
 async function startTestApp(
   dataDir: string,
   options: TestAppOptions,
-  instances: Instances,
   /** Present for the instance that owns the data: removes it when that instance closes. */
   removeData?: () => Promise<void>,
 ): Promise<TestApp> {
@@ -125,7 +111,6 @@ async function startTestApp(
     config,
     clock,
     async request(injectOptions) {
-      if (instances.siblings) await new Promise((resolve) => setImmediate(resolve))
       const response = await app.inject(injectOptions)
       assertMatchesContract(app, injectOptions, response)
       return response
@@ -145,11 +130,10 @@ async function startTestApp(
     },
     async restart() {
       await app.close()
-      return startTestApp(dataDir, { ...options, clock }, instances, removeData)
+      return startTestApp(dataDir, { ...options, clock }, removeData)
     },
     async sibling() {
-      instances.siblings = true
-      return startTestApp(dataDir, { ...options, clock }, instances)
+      return startTestApp(dataDir, { ...options, clock })
     },
     async close() {
       await app.close()
