@@ -5,7 +5,7 @@
  * deps, a type it declares itself), and the composition root passes it in.
  *
  * Layers, lowest first; a module imports only its own layer or lower ones:
- *   foundation  config.ts, clock.ts, lazy.ts, errors.ts, secret-box.ts, shapes.ts, db/
+ *   foundation  config.ts (and its compiled validator), clock.ts, lazy.ts, errors.ts, secret-box.ts, shapes.ts, db/
  *   data        *.repository.ts: SQL, and nothing else
  *   domain      services, stores, schemas and pure modules of each feature, auth/, cache/, limits/, redis/, jobs/, ops/metrics.ts
  *   http        http/, openapi/, *.routes.ts, *.hook.ts, *.scope.ts, *.http.ts, *.listener.ts
@@ -17,7 +17,7 @@
  * categories, domains, idempotency, keys, locations, orders, pets, photos, projects, usage, webhooks), so a
  * new folder is a feature until it is named here.
  */
-const FOUNDATION = '^src/(config|clock|lazy|errors|secret-box|shapes)[.]ts$|^src/db/'
+const FOUNDATION = '^src/(config|config-validator|clock|lazy|errors|secret-box|shapes)[.]ts$|^src/db/'
 const HTTP = '^src/(http|openapi)/|[.](routes|hook|scope|http|listener)[.]ts$'
 const COMPOSITION = '^src/app[.]ts$|[.]module[.]ts$|^src/(admin|v1|web)/'
 const PROCESS = '^src/(server|cli|bootstrap)[.]ts$|^src/cli/'

@@ -1,8 +1,9 @@
 import path from 'node:path'
 import { isIP } from 'node:net'
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import type { ErrorObject, ValidateFunction } from 'ajv'
 import ipaddr from 'ipaddr.js'
 import { Type, type Static } from 'typebox'
+import { validate } from './config-validator.js'
 
 /**
  * The service's configuration: parsed once at boot into a frozen object.
@@ -352,23 +353,22 @@ function parseTrustProxy(value: string): boolean | number | string {
   return /^[0-9]+$/.test(value) ? Number(value) : value
 }
 
-let validateEnv: ValidateFunction<Env> | undefined
-
 /**
- * The variables as the service reads them: text converted to the declared types, defaults filled
- * in, every offending variable reported. Compiled at the first call; the schema is the service's
- * own, so it is not checked against the JSON Schema meta-schema here (which would cost more than
- * the rest of the parse), but by the tests (config.test.ts).
+ * EnvSchema's validator (with the options below), compiled ahead of time: src/config-validator.ts,
+ * written by `npm run config:validator`. The schema is the service's own, so it is checked against
+ * the JSON Schema meta-schema by the tests (config.test.ts), not here.
  */
+const validateEnv = validate as ValidateFunction<Env>
+
+/** The variables as the service reads them: text converted to the declared types, defaults filled in, every offending variable reported. */
 function parseEnv(data: Record<string, unknown>): Env {
-  validateEnv ??= new Ajv(ENV_VALIDATION).compile<Env>({ ...EnvSchema, additionalProperties: false })
   const env = { ...data }
   if (!validateEnv(env)) throw new ConfigError(`Invalid configuration: ${describeEnvError(validateEnv.errors ?? [])}`)
   return env
 }
 
-/** Options of the environment's validator. */
-const ENV_VALIDATION = { allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: true, allowUnionTypes: true, validateSchema: false } as const
+/** Options of the environment's validator; additional properties are removed. */
+export const ENV_VALIDATION = { allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: true, allowUnionTypes: true, validateSchema: false } as const
 
 /** One line naming each offending variable and what it must be, in words: never a regular expression. */
 function describeEnvError(details: ErrorObject[]): string {

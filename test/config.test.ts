@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 import { Ajv } from 'ajv'
 import { ConfigError, configuredSecrets, EnvSchema, loadConfig, redactedUrl } from '../src/config.js'
 import type { TestPlan } from '../scripts/test-plan.js'
+import { CONFIG_VALIDATOR_FILE, configValidatorSource } from '../scripts/config-validator.js'
 
 // Opens no database (configuration parsing): its subject is the same on both back ends.
 export const testPlan: TestPlan = { legs: 'sqlite' }
@@ -275,6 +277,12 @@ describe('loadConfig values', () => {
     assert.equal(ajv.validateSchema({ ...EnvSchema, properties: { PORT: { type: 'integr' } } }), false, 'the check can fail')
   })
 
+  test('the compiled validator is the one EnvSchema makes today (npm run config:validator writes it)', () => {
+    assert.equal(fs.readFileSync(CONFIG_VALIDATOR_FILE, 'utf8'), configValidatorSource(), 'src/config-validator.ts is out of date: run npm run config:validator')
+    const changed = { ...EnvSchema, properties: { ...EnvSchema.properties, PORT: { ...EnvSchema.properties.PORT, maximum: 65534 } } }
+    assert.notEqual(configValidatorSource(changed), configValidatorSource(), 'a change of the schema changes the code')
+  })
+
   test('the result is frozen', () => {
     const config = loadConfig({}, {})
     assert.ok(Object.isFrozen(config))
@@ -304,6 +312,8 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['PUBLIC_BASE_URL', 'https://api.example.com/v1/', /PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL ending in \/v1/],
     ['PUBLIC_BASE_URL', 'api.example.com/v1', /PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL ending in \/v1/],
     ['STAGING_BASE_URL', 'https://staging.example.com/v2', /STAGING_BASE_URL must be an http:\/\/ or https:\/\/ URL ending in \/v1/],
+    // A length counts characters (code points), by a helper of Ajv's that the compiled validator imports.
+    ['S3_REGION', 'x'.repeat(65), /S3_REGION must NOT have more than 64 characters/],
   ]
   for (const [variable, value, message] of cases) {
     test(`${variable}=${value}`, () => {

@@ -6,15 +6,20 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { finished } from 'node:stream/promises'
 import { type Command, Option } from 'commander'
-import { parse } from 'csv-parse/sync'
+import type * as CsvParse from 'csv-parse/sync'
+import type * as CsvStringify from 'csv-stringify'
 import { commandLineChange } from '../audit/audit.js'
 import { systemClock } from '../clock.js'
-import { stringify } from 'csv-stringify'
+import { lazy } from '../lazy.js'
 import { CSV_COLUMNS, petRow } from '../pets/pets.csv.js'
 import { type ImportReport, PetImporter } from '../pets/pets.import.js'
 import { NewPetSchema } from '../pets/pets.schemas.js'
 import { type CliContext, CliError, print, schemaCheck } from './common.js'
 import { withShelter } from './shelter.js'
+
+// Loaded by the commands that read or write CSV, not at every command's start.
+const csvParse = lazy<typeof CsvParse>('csv-parse/sync')
+const csvStringify = lazy<typeof CsvStringify>('csv-stringify')
 
 export function registerPetFileCommands(program: Command, cli: CliContext): void {
   const pets = program.commands.find((command) => command.name() === 'pets')
@@ -50,7 +55,7 @@ export function registerPetFileCommands(program: Command, cli: CliContext): void
         const out = options.output ? fs.createWriteStream(options.output) : process.stdout
         // A reader that stops early (`| head`) ends the export, quietly.
         if (out === process.stdout) process.stdout.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' ? process.exit(0) : undefined))
-        const csv = options.format === 'csv' ? stringify({ header: true, columns: [...CSV_COLUMNS] }) : undefined
+        const csv = options.format === 'csv' ? csvStringify().stringify({ header: true, columns: [...CSV_COLUMNS] }) : undefined
         if (csv) csv.pipe(out)
         const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once('drain', resolve)))
         let first = true
@@ -89,7 +94,7 @@ function readCsv(file: string): { columns: string[]; rows: string[][] } {
   }
   let records: string[][]
   try {
-    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][]
+    records = csvParse().parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][]
   } catch (error) {
     throw new CliError(`${file} is not a CSV file this import can read: ${(error as Error).message}`)
   }

@@ -1,6 +1,8 @@
-import { Ajv, type Options, type ValidateFunction } from 'ajv'
-import addFormats from 'ajv-formats'
+import type * as AjvModule from 'ajv'
+import type { Ajv as AjvInstance, Options, ValidateFunction } from 'ajv'
+import type FormatsPlugin from 'ajv-formats'
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
+import { lazy } from '../lazy.js'
 import { onFirstUse } from './first-use.js'
 
 const options: Options = {
@@ -17,11 +19,24 @@ const options: Options = {
   verbose: true,
 }
 
-const ajv = new Ajv(options)
-// The range is enforced by minimum/maximum; the format only documents the width.
-ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
-// RFC 3339 dates (a calendar date: 2024-02-30 is refused) and instants (with their offset), and URIs.
-addFormats.default(ajv, ['date', 'date-time', 'uri'])
+const ajvPackage = lazy<typeof AjvModule>('ajv')
+const formatsPackage = lazy<typeof FormatsPlugin>('ajv-formats')
+
+let compiler: AjvInstance | undefined
+
+/**
+ * The validators' compiler, made at the first schema compiled: a command that checks nothing
+ * (most of the CLI's) does not load Ajv, which was a sixth of its start.
+ */
+function ajv(): AjvInstance {
+  if (compiler) return compiler
+  compiler = new (ajvPackage().Ajv)(options)
+  // The range is enforced by minimum/maximum; the format only documents the width.
+  compiler.addFormat('int64', { type: 'number', validate: Number.isInteger })
+  // RFC 3339 dates (a calendar date: 2024-02-30 is refused) and instants (with their offset), and URIs.
+  formatsPackage().default(compiler, ['date', 'date-time', 'uri'])
+  return compiler
+}
 
 /** Decimal digits as written by people and clients: no sign, exponent, hex, spaces or leading zeros. */
 const CANONICAL_INTEGER = /^(0|[1-9][0-9]{0,19})$/
@@ -51,7 +66,7 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 }
 
 function requestPartValidator(schema: object, httpPart: string): ValidateFunction {
-  const validate = onFirstUse(() => ajv.compile(schema))
+  const validate = onFirstUse(() => ajv().compile(schema))
   const properties = (schema as ObjectSchema).properties ?? {}
   const integers =
     httpPart === 'querystring' || httpPart === 'params'
