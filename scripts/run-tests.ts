@@ -1,8 +1,9 @@
 /**
  * The test suite (scripts/test.sh bundles the files, then runs this): every test file on SQLite,
  * then again on PostgreSQL each file whose subject depends on the back end, when a server is
- * configured (TEST_DATABASE_URL or DATABASE_URL). Redis suites run when TEST_REDIS_URL or
- * REDIS_URL is set. What was skipped is said at the end.
+ * configured (TEST_DATABASE_URL or DATABASE_URL); the browser pages (`legs: 'either'`) once, in
+ * whichever leg evens out the two. Redis suites run when TEST_REDIS_URL or REDIS_URL is set. What
+ * was skipped is said at the end.
  *
  * Which leg and lane each file runs in is what the file declares (its `testPlan`, read from its
  * source: scripts/test-plan.ts); within a lane files start longest first, by the durations of
@@ -37,7 +38,7 @@ import path from 'node:path'
 import { run } from 'node:test'
 import { spec } from 'node:test/reporters'
 import { parseArgs } from 'node:util'
-import { DURATIONS_FILE, type Leg, type LegPlan, planLeg, readDurations, readTestPlan, ROOT, testFiles, writeDurations } from './test-plan.js'
+import { DURATIONS_FILE, type Leg, type LegPlan, placeEitherFiles, planLeg, readDurations, readTestPlan, ROOT, testFiles, writeDurations } from './test-plan.js'
 
 const { values } = parseArgs({ options: { 'record-durations': { type: 'boolean', default: false } } })
 const concurrency = Number(process.env.TEST_CONCURRENCY || 3)
@@ -170,21 +171,29 @@ const durations = readDurations()
 const measured = new Map<Leg, Map<string, number>>()
 let passed = true
 
-console.log('== suite on SQLite ==')
+const postgres = Boolean(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL)
+const legs: Leg[] = postgres ? ['sqlite', 'postgres'] : ['sqlite']
+// Each file declaring `legs: 'either'` (the browser pages) runs in one leg, chosen to even them out.
+const placed = placeEitherFiles(legs, files, plans, durations, concurrency)
+for (const leg of legs) {
+  const here = [...placed].filter(([, where]) => where === leg).map(([file]) => path.basename(file, '.test.ts'))
+  if (here.length) console.log(`== in the ${leg} leg of the files that run in either: ${here.join(', ')} ==`)
+}
 const browser = await startChromium()
+
+console.log('== suite on SQLite ==')
 measured.set('sqlite', new Map())
-passed = (await leg('sqlite', planLeg('sqlite', files, plans, durations), measured.get('sqlite')!)) && passed
-// The browser files have run.
-await stopChromium(browser)
+passed = (await leg('sqlite', planLeg('sqlite', files, plans, durations, placed), measured.get('sqlite')!)) && passed
 
 const skipped: string[] = []
-if (process.env.TEST_DATABASE_URL || process.env.DATABASE_URL) {
-  console.log('== suite on PostgreSQL (the files whose subject depends on the back end) ==')
+if (postgres) {
+  console.log('== suite on PostgreSQL (the files whose subject depends on the back end, and the browser pages placed here) ==')
   measured.set('postgres', new Map())
-  passed = (await leg('postgres', planLeg('postgres', files, plans, durations), measured.get('postgres')!)) && passed
+  passed = (await leg('postgres', planLeg('postgres', files, plans, durations, placed), measured.get('postgres')!)) && passed
 } else {
   skipped.push('the PostgreSQL leg and PostgreSQL-only tests (set TEST_DATABASE_URL=postgres://...)')
 }
+await stopChromium(browser)
 if (!(process.env.TEST_REDIS_URL || process.env.REDIS_URL)) skipped.push('the Redis store and multi-instance tests (set TEST_REDIS_URL=redis://...)')
 
 if (values['record-durations']) {

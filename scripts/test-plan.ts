@@ -21,7 +21,7 @@ import ts from 'typescript'
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
-const LEGS = ['both', 'sqlite'] as const
+const LEGS = ['both', 'sqlite', 'either'] as const
 const LANES = ['busy', 'waiting', 'serial'] as const
 
 /** What a test file says about how the suite runs it: `export const testPlan: TestPlan = { … }`. */
@@ -29,7 +29,10 @@ export interface TestPlan {
   /**
    * Which legs of the suite run the file. `both` (the default): the SQLite leg, then the
    * PostgreSQL one. `sqlite`: the first only, for a file whose subject is the same on both back
-   * ends (it opens no database, or what it tests is not the back end: the browser pages).
+   * ends (it opens no database, or what it tests is not the back end). `either`: once, in the leg
+   * `placeEitherFiles` picks to even out the legs' lengths, for such a file that is long enough
+   * for where it runs to matter (the browser pages: their Chromium is a fifth of a leg's CPU);
+   * without a PostgreSQL leg, in the SQLite one.
    */
   legs?: (typeof LEGS)[number]
   /**
@@ -122,11 +125,49 @@ export interface LegPlan {
   serial: string[]
 }
 
-export function planLeg(leg: Leg, files: readonly string[], plans: ReadonlyMap<string, Required<TestPlan>>, durations: Durations): LegPlan {
-  const seconds = (file: string) => durations[file]?.[leg] ?? Infinity
+/**
+ * Which leg runs each `either` file, when the suite runs `legs`: longest first, each into the leg
+ * with the least work so far, that work counted from test/durations.json as the leg's wall time
+ * would grow: a busy file's seconds over `concurrency`, a serial file's whole. A file is as long
+ * as the longest duration it has (it may have run in either leg); one without any goes first.
+ */
+export function placeEitherFiles(legs: readonly Leg[], files: readonly string[], plans: ReadonlyMap<string, Required<TestPlan>>, durations: Durations, concurrency: number): Map<string, Leg> {
+  const plan = (file: string): Required<TestPlan> => plans.get(file) ?? { legs: 'both', lane: 'busy' }
+  const cost = (file: string, seconds: number) => (plan(file).lane === 'serial' ? seconds : plan(file).lane === 'busy' ? seconds / concurrency : 0)
+  const work = new Map<Leg, number>(legs.map((leg) => [leg, 0]))
+  for (const file of files) {
+    for (const leg of legs) {
+      const { legs: runs } = plan(file)
+      if (runs === 'both' || (runs === 'sqlite' && leg === 'sqlite')) work.set(leg, work.get(leg)! + cost(file, durations[file]?.[leg] ?? 0))
+    }
+  }
+  const either = files.filter((file) => plan(file).legs === 'either').sort((a, b) => longest(durations, b) - longest(durations, a) || a.localeCompare(b))
+  const placed = new Map<string, Leg>()
+  for (const file of either) {
+    const leg = legs.reduce((least, other) => (work.get(other)! < work.get(least)! ? other : least))
+    placed.set(file, leg)
+    const seconds = longest(durations, file)
+    work.set(leg, work.get(leg)! + cost(file, Number.isFinite(seconds) ? seconds : 0))
+  }
+  return placed
+}
+
+/** A file's longest duration in any leg; Infinity for one never measured. */
+function longest(durations: Durations, file: string): number {
+  const seconds = Object.values(durations[file] ?? {}).filter((value) => value !== undefined)
+  return seconds.length ? Math.max(...seconds) : Infinity
+}
+
+export function planLeg(leg: Leg, files: readonly string[], plans: ReadonlyMap<string, Required<TestPlan>>, durations: Durations, placed: ReadonlyMap<string, Leg> = new Map()): LegPlan {
+  // An `either` file runs in one leg at a time: its duration in another still orders it.
+  const seconds = (file: string) => durations[file]?.[leg] ?? (plans.get(file)?.legs === 'either' ? longest(durations, file) : Infinity)
+  const runsHere = (file: string) => {
+    const legs = plans.get(file)?.legs ?? 'both'
+    return legs === 'both' || (legs === 'sqlite' && leg === 'sqlite') || (legs === 'either' && (placed.get(file) ?? 'sqlite') === leg)
+  }
   const lane = (name: Required<TestPlan>['lane']) =>
     files
-      .filter((file) => plans.get(file)?.lane === name && (leg === 'sqlite' || plans.get(file)?.legs === 'both'))
+      .filter((file) => plans.get(file)?.lane === name && runsHere(file))
       // Longest first; unmeasured files first of all, and by name among equals.
       .sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b))
   return { busy: lane('busy'), waiting: lane('waiting'), serial: lane('serial') }

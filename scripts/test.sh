@@ -7,7 +7,7 @@
 #   bash scripts/test.sh                      # the suite
 #   bash scripts/test.sh --record-durations   # the same; then test/durations.json from this run
 #
-# No list of files is kept here. Where a file runs (both legs or only SQLite's; with the busy
+# No list of files is kept here. Where a file runs (both legs, only SQLite's, or either; with the busy
 # files, in the lane of those that mostly wait on real time, or alone afterwards) is what the file
 # declares about itself (`export const testPlan: TestPlan = { … }`, scripts/test-plan.ts); the
 # order, longest first, comes from test/durations.json. A new file runs with the defaults (both

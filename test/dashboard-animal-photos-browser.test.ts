@@ -18,7 +18,7 @@ import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page, what it sends and what it shows, is the subject: the photo operations under it are
 // test/photos.test.ts's subject on both back ends.
-export const testPlan: TestPlan = { legs: 'sqlite' }
+export const testPlan: TestPlan = { legs: 'either' }
 
 interface Photo {
   id: string

@@ -14,7 +14,7 @@ import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page, what it sends and what it shows, is the subject: the API calls under it are the API
 // files' subject on both back ends.
-export const testPlan: TestPlan = { legs: 'sqlite' }
+export const testPlan: TestPlan = { legs: 'either' }
 
 describe('the Locations and Categories tabs in Chromium', { skip: chromiumMissing, timeout: 240_000 }, () => {
   const suite = dashboardSuite()

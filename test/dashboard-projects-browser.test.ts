@@ -11,7 +11,7 @@ import { axeViolations, chromiumMissing, dashboardSuite, pets, signedInPage, tex
 import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page is the subject: the deletion itself is test/projects-lifecycle.test.ts's, on both back ends.
-export const testPlan: TestPlan = { legs: 'sqlite' }
+export const testPlan: TestPlan = { legs: 'either' }
 
 describe('dashboard: deleting a project', { skip: chromiumMissing }, () => {
   const suite = dashboardSuite()

@@ -12,7 +12,7 @@ import { assertFitsPhone, axeViolations, chromiumMissing, dashboardSuite, signed
 import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page is the subject; the settings' rules run on both back ends in test/site.test.ts.
-export const testPlan: TestPlan = { legs: 'sqlite' }
+export const testPlan: TestPlan = { legs: 'either' }
 
 describe('the Site page of the dashboard, in Chromium', { skip: chromiumMissing, timeout: 180_000 }, () => {
   const suite = dashboardSuite()

@@ -10,7 +10,7 @@ import { assertFitsPhone, chromiumMissing, dashboardSuite, screenshot, signedInP
 import type { TestPlan } from '../scripts/test-plan.js'
 
 // The page is the subject; the session's features are the accounts tests' on both back ends.
-export const testPlan: TestPlan = { legs: 'sqlite' }
+export const testPlan: TestPlan = { legs: 'either' }
 
 describe('tabs of features the operator has not configured, in Chromium', { skip: chromiumMissing, timeout: 120_000 }, () => {
   const suite = dashboardSuite({ config: { platformDomain: undefined, platformDnsTarget: undefined, webhookEncryptionKey: undefined } })
