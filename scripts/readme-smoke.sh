@@ -196,6 +196,10 @@ npx adoption-store media verify --json | has '"orphans": *\[\]'
 if npx adoption-store locations remove 1 --project acme 2>/dev/null; then echo "smoke: a location with animals was removed" >&2; exit 1; fi
 npx adoption-store categories remove 300 --project acme --json >/dev/null
 echo "smoke: README file, location and category commands passed"
+# The development command the README names: the committed validator is what it writes.
+committed=$(cat src/config-validator.ts)
+npm run --silent config:validator >/dev/null
+[ "$(cat src/config-validator.ts)" = "$committed" ] || { echo "smoke: npm run config:validator changed src/config-validator.ts" >&2; exit 1; }
 echo "smoke: README commands passed"
 
 # The benchmark and the soak, briefly: their harnesses run end to end on a fresh clone (the full
