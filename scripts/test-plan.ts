@@ -137,8 +137,7 @@ export function placeEitherFiles(legs: readonly Leg[], files: readonly string[],
   const work = new Map<Leg, number>(legs.map((leg) => [leg, 0]))
   for (const file of files) {
     for (const leg of legs) {
-      const { legs: runs } = plan(file)
-      if (runs === 'both' || (runs === 'sqlite' && leg === 'sqlite')) work.set(leg, work.get(leg)! + cost(file, durations[file]?.[leg] ?? 0))
+      if (plan(file).legs !== 'either' && runsIn(leg, file, plans)) work.set(leg, work.get(leg)! + cost(file, durations[file]?.[leg] ?? 0))
     }
   }
   const either = files.filter((file) => plan(file).legs === 'either').sort((a, b) => longest(durations, b) - longest(durations, a) || a.localeCompare(b))
@@ -152,6 +151,12 @@ export function placeEitherFiles(legs: readonly Leg[], files: readonly string[],
   return placed
 }
 
+/** Whether `leg` runs `file`: an `either` file only where it was placed (SQLite when it was not). */
+function runsIn(leg: Leg, file: string, plans: ReadonlyMap<string, Required<TestPlan>>, placed: ReadonlyMap<string, Leg> = new Map()): boolean {
+  const legs = plans.get(file)?.legs ?? 'both'
+  return legs === 'both' || (legs === 'sqlite' && leg === 'sqlite') || (legs === 'either' && (placed.get(file) ?? 'sqlite') === leg)
+}
+
 /** A file's longest duration in any leg; Infinity for one never measured. */
 function longest(durations: Durations, file: string): number {
   const seconds = Object.values(durations[file] ?? {}).filter((value) => value !== undefined)
@@ -161,13 +166,9 @@ function longest(durations: Durations, file: string): number {
 export function planLeg(leg: Leg, files: readonly string[], plans: ReadonlyMap<string, Required<TestPlan>>, durations: Durations, placed: ReadonlyMap<string, Leg> = new Map()): LegPlan {
   // An `either` file runs in one leg at a time: its duration in another still orders it.
   const seconds = (file: string) => durations[file]?.[leg] ?? (plans.get(file)?.legs === 'either' ? longest(durations, file) : Infinity)
-  const runsHere = (file: string) => {
-    const legs = plans.get(file)?.legs ?? 'both'
-    return legs === 'both' || (legs === 'sqlite' && leg === 'sqlite') || (legs === 'either' && (placed.get(file) ?? 'sqlite') === leg)
-  }
   const lane = (name: Required<TestPlan>['lane']) =>
     files
-      .filter((file) => plans.get(file)?.lane === name && runsHere(file))
+      .filter((file) => plans.get(file)?.lane === name && runsIn(leg, file, plans, placed))
       // Longest first; unmeasured files first of all, and by name among equals.
       .sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b))
   return { busy: lane('busy'), waiting: lane('waiting'), serial: lane('serial') }
