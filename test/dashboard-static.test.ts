@@ -7,6 +7,10 @@ import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fast
 import { installErrorHandling } from '../src/http/error-handler.js'
 import { DEFAULT_DASHBOARD_ROOT, installDashboard } from '../src/web/dashboard.scope.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// Static files and their headers, served the same on both back ends (docs/decisions.md).
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 /**
  * The dashboard's static files at /dashboard, as the app serves them: its security headers,

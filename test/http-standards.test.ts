@@ -5,6 +5,10 @@ import { ADMIN_TOKEN } from './helpers/admin.js'
 import { bearer, createTestApp, type TestApp } from './helpers/app.js'
 import { bodyOf } from './helpers/contract.js'
 import { COMPRESSION_THRESHOLD } from '../src/http/compression.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// HTTP's own rules (caching, HEAD, compression), the same on both back ends (docs/decisions.md).
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 /**
  * HTTP semantics every answer shares, whatever the route: caching and content-type sniffing

@@ -6,6 +6,10 @@ import type { LightMyRequestResponse } from 'fastify'
 import { generateOpenApiDocuments } from '../scripts/openapi-documents.js'
 import { assertMatchesContract } from './helpers/contract.js'
 import { bearer, createTestApp } from './helpers/app.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// The documents and the answers' shapes, the same on both back ends (docs/decisions.md).
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 interface Doc {
   servers: { url: string; description: string }[]

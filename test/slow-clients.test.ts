@@ -9,8 +9,9 @@ import { bearer, createTestApp, type TestApp } from './helpers/app.js'
 import { cleanup, startServer } from './helpers/process.js'
 import type { TestPlan } from '../scripts/test-plan.js'
 
-// Mostly waits on real time: the built server's 10 s header timeout and the slow clients.
-export const testPlan: TestPlan = { lane: 'waiting' }
+// Mostly waits on real time: the built server's 10 s header timeout and the slow clients. The
+// connection limits are the HTTP server's, the same on both back ends (docs/decisions.md).
+export const testPlan: TestPlan = { legs: 'sqlite', lane: 'waiting' }
 
 /**
  * Slow and abusive clients against the real HTTP server on loopback: the app listening with the

@@ -11,6 +11,10 @@ import { systemClock } from '../src/clock.js'
 import { bearer } from './helpers/app.js'
 import { Receiver } from './helpers/receiver.js'
 import { addEndpoint, createWebhooksApp, deliverAll } from './helpers/webhooks.js'
+import type { TestPlan } from '../scripts/test-plan.js'
+
+// The typed client's signature check, the same whichever back end signed (docs/decisions.md).
+export const testPlan: TestPlan = { legs: 'sqlite' }
 
 function signed(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000), id = 'msg_test') {
   const signature = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64')
