@@ -8,6 +8,7 @@ import { CompiledQuery, sql } from 'kysely'
 import { migrateToLatest, migratorOf, openDatabase } from '../src/db/database.js'
 import { loadConfig } from '../src/config.js'
 import { SqliteConnections } from '../src/db/sqlite.js'
+import { BUSY_TIMEOUT_MS } from '../src/db/sqlite-file.js'
 import { migrations } from '../src/db/migrations/index.js'
 import { insertDomain, saveDomainCheck } from '../src/domains/domains.repository.js'
 import { insertApiKey, findKeyByHash } from '../src/keys/keys.repository.js'
@@ -111,6 +112,39 @@ test('SQLite databases opened in turn share writer threads: a closed one refuses
   await Promise.all([second.close(), again.close()])
   assert.deepEqual(rows('first.db'), ['first', 'again', 'again, alone'])
   assert.deepEqual(rows('second.db'), ['second'])
+})
+
+test("SQLite writes inline (a command's): the same answers on this thread, a foreign lock waited for until the bound, nothing after closing", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inline-writes-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'inline.db')
+  const inline = new SqliteConnections(file, { inlineWrites: true })
+  await inline.execute('create table t (v text)', [])
+  const insert = (v: string) => ({ sql: 'insert into t (v) values (?) returning v', parameters: [v] })
+  assert.deepEqual(await inline.executeAll([insert('a'), insert('b')]), [[{ v: 'a' }], [{ v: 'b' }]])
+  assert.deepEqual((await inline.execute('select v from t order by rowid', [])).rows, [{ v: 'a' }, { v: 'b' }])
+
+  // Another connection holds the write lock: the write waits what is left of its bound (300 ms
+  // here), then fails as busy, and the holder's release lets the next one through.
+  const holder = new SQLite(file)
+  holder.exec('begin immediate')
+  const started = performance.now()
+  // On this thread, the wait holds the event loop: a timer due meanwhile fires only after it.
+  let timerFired = false
+  setTimeout(() => (timerFired = true), 50)
+  await assert.rejects(inline.executeAll([insert('blocked')], Date.now() - BUSY_TIMEOUT_MS + 300), (error: { code?: string }) => error.code === 'SQLITE_BUSY')
+  const waited = performance.now() - started
+  assert.equal(timerFired, false, 'the write waited on this thread')
+  assert.ok(waited >= 250 && waited < BUSY_TIMEOUT_MS, `waited ${Math.round(waited)} ms for a lock, with 300 ms of its bound left`)
+  holder.exec('rollback')
+  holder.close()
+  await inline.execute('insert into t (v) values (?)', ['after'])
+  await inline.close()
+  await assert.rejects(inline.execute('insert into t (v) values (?)', ['late']), /closed/)
+
+  const reader = new SQLite(file, { readonly: true })
+  t.after(() => reader.close())
+  assert.deepEqual(reader.prepare('select v from t order by rowid').pluck().all(), ['a', 'b', 'after'])
 })
 
 for (const dialect of dialects) {

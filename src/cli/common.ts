@@ -87,7 +87,8 @@ export async function withFeatures<S>(
   const config = cli.config()
   // Only a command that makes something from nothing (a project, a user) may make the store: any
   // other, run from the wrong directory, would answer from a new empty store in ./data.
-  const database = makesStore ? openDatabase(config) : await openExistingStore(config)
+  // A command serves nobody while it waits for the disk: its writes need no thread of their own.
+  const database = makesStore ? openDatabase(config, { inlineWrites: true }) : await openExistingStore(config, { inlineWrites: true })
   if (database === undefined) throw new CliError(noStore(config))
   // Changes of keys and plans reach servers that share cache generations in Redis.
   // The change is committed either way; without Redis, servers notice it within a second.

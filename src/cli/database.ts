@@ -5,7 +5,7 @@ import { type CliContext, jsonOption, print } from './common.js'
 
 export function registerDatabaseCommands(program: Command, cli: CliContext): void {
   jsonOption(program.command('migrate').description('bring the database schema up to date (also done at every start)')).action(async (options: { json?: boolean }) => {
-    const database = openDatabase(cli.config())
+    const database = openDatabase(cli.config(), { inlineWrites: true })
     try {
       const result = await migrateToLatest(database.db)
       const applied = (result.results ?? []).map((r) => r.migrationName)

@@ -40,14 +40,23 @@ export interface DatabaseHandle {
 export const SQLITE_FILE = 'adoption-store.db'
 
 /** The one place that chooses the dialect: PostgreSQL when DATABASE_URL is set, else SQLite. */
-export function openDatabase(config: Config): DatabaseHandle {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config) : openSqlite(config.dataDir)
+export function openDatabase(config: Config, options: OpenOptions = {}): DatabaseHandle {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config) : openSqlite(config.dataDir, options)
 }
 
-function openSqlite(dataDir: string): DatabaseHandle {
+export interface OpenOptions {
+  /**
+   * For a command that serves nobody while it waits (the CLI's): SQLite's writes run on the
+   * caller's thread instead of a writer thread of their own, whose start would be a sixth of a
+   * short command's CPU. A write still waits for another process's lock no longer than its bound.
+   */
+  inlineWrites?: boolean
+}
+
+function openSqlite(dataDir: string, { inlineWrites }: OpenOptions): DatabaseHandle {
   ensureDataDir(dataDir)
   const file = path.join(dataDir, SQLITE_FILE)
-  const sqlite = new SqliteConnections(file)
+  const sqlite = new SqliteConnections(file, { inlineWrites })
   const db = new Kysely<Database>({ dialect: sqlite.dialect() })
   registerFastPath(db, {
     dialect: 'sqlite',
@@ -145,9 +154,9 @@ function openPostgres(url: string, settings: { databasePoolSize: number; databas
  * made nothing, when not: no SQLite file in DATA_DIR (looked for before opening, which would make
  * it), or no migrations table in DATABASE_URL's database (looked for on the opened pool).
  */
-export async function openExistingStore(config: Config): Promise<DatabaseHandle | undefined> {
-  if (!config.databaseUrl) return fs.existsSync(path.join(config.dataDir, SQLITE_FILE)) ? openDatabase(config) : undefined
-  const database = openDatabase(config)
+export async function openExistingStore(config: Config, options: OpenOptions = {}): Promise<DatabaseHandle | undefined> {
+  if (!config.databaseUrl) return fs.existsSync(path.join(config.dataDir, SQLITE_FILE)) ? openDatabase(config, options) : undefined
+  const database = openDatabase(config, options)
   try {
     const { rows } = await sql<{ found: string | null }>`select to_regclass('schema_migrations')::text as found`.execute(database.db)
     if (rows[0]?.found != null) return database

@@ -10,7 +10,7 @@ import {
 import { MigrationLockingAdapter } from './sqlite-migration-lock.js'
 import type { SqliteWriter } from './sqlite-threads.js'
 import { BUSY_TIMEOUT_MS } from './sqlite-file.js'
-import type { Outcome } from './sqlite-writer.js'
+import type { Outcome } from './sqlite-writes.js'
 
 /** What the driver needs of the store's connections (SqliteConnections, sqlite.ts). */
 export interface SplitConnections {

@@ -3,7 +3,7 @@ import type { Dialect } from 'kysely'
 import { sqliteDialect } from './sqlite-driver.js'
 import { BUSY_TIMEOUT_MS, openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
 import { SqliteWriter } from './sqlite-threads.js'
-import type { Outcome } from './sqlite-writer.js'
+import type { Outcome } from './sqlite-writes.js'
 
 /** A statement for the writer thread, as its SQL and parameters. */
 export interface WriterStatement {
@@ -27,7 +27,8 @@ export class SqliteConnections {
   #version = 0
   #looked = false
 
-  constructor(file: string) {
+  /** `inlineWrites`: the writes on this thread (see SqliteWriter), for a command that serves nobody. */
+  constructor(file: string, { inlineWrites = false }: { inlineWrites?: boolean } = {}) {
     this.#file = file
     // Opened here first, so that a file SQLite cannot use fails the opening, and a new file is
     // switched to WAL before anything else opens it.
@@ -38,7 +39,7 @@ export class SqliteConnections {
     // recovers the file after a crash, and would rather answer 503 than stall every request.
     this.#reader.pragma('busy_timeout = 0')
     this.#dataVersion = this.#reader.prepare<[], number>('pragma data_version').pluck()
-    this.#writer = new SqliteWriter(file)
+    this.#writer = new SqliteWriter(file, { inline: inlineWrites })
   }
 
   /** The statement when it only reads, to run on this thread; undefined when it is the writer's. */
