@@ -82,6 +82,7 @@ async function print(report: AsyncIterable<string | Buffer>, to: (text: string) 
 async function leg(dialect: Leg, plan: LegPlan, seconds: Map<string, number>): Promise<boolean> {
   process.env.TEST_DIALECT = dialect
   const started = performance.now()
+  const cpuAtStart = machineCpuSeconds()
   console.log(`== ${dialect}: ${plan.busy.length} files ${concurrency} at a time, ${plan.waiting.length} in the waiting lane, ${plan.serial.length} serial ==`)
   let laneText = ''
   const lane = plan.waiting.length ? runFiles(plan.waiting, 1, seconds) : undefined
@@ -93,8 +94,26 @@ async function leg(dialect: Leg, plan: LegPlan, seconds: Map<string, number>): P
   process.stdout.write(laneText)
   const serial = plan.serial.length ? runFiles(plan.serial, 1, seconds) : undefined
   if (serial) await print(serial.report)
-  console.log(`== ${dialect}: ${Math.round((performance.now() - started) / 1000)} s ==`)
+  const elapsed = (performance.now() - started) / 1000
+  const cpu = machineCpuSeconds() - cpuAtStart
+  // The machine's whole CPU over the leg (every process, the servers' too): what a leg's length
+  // follows while the cores are busy, and much steadier from run to run than its length.
+  const cores = os.availableParallelism()
+  const usage = Number.isNaN(cpu) ? '' : ` (the machine's CPU: ${Math.round(cpu)} s, ${Math.round((100 * cpu) / (elapsed * cores))} % of its ${cores} cores)`
+  console.log(`== ${dialect}: ${Math.round(elapsed)} s${usage} ==`)
   return ![busy, lane, serial].some((group) => group?.failed())
+}
+
+/** Seconds of CPU every core of the machine has spent busy since it started (/proc/stat); NaN where there is none. */
+function machineCpuSeconds(): number {
+  try {
+    const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).map(Number)
+    // user nice system idle iowait irq softirq steal: all but idle and iowait.
+    const [user, nice, system, , , irq, softirq, steal] = ticks as number[]
+    return (user! + nice! + system! + irq! + softirq! + steal!) / 100
+  } catch {
+    return Number.NaN
+  }
 }
 
 /**
