@@ -30,7 +30,6 @@ const ownLocation: Plugin = {
   },
 }
 
-// The files named, or every test file.
 /**
  * The packages that ship as hundreds of small ES modules, bundled in as the command's bundle does
  * (scripts/bundle-cli.ts): Node loads ES modules one file at a time, and their ~660 files were
@@ -41,7 +40,7 @@ const BUNDLED_PACKAGES = new Set(['typebox', 'kysely'])
 const packagesExternal: Plugin = {
   name: 'packages-external',
   setup(esbuild) {
-    // A bare specifier names a package (node: builtins are external on this platform anyway).
+    // A bare specifier names a package or a builtin (node:…): all stay external but the two.
     esbuild.onResolve({ filter: /^[^./]/ }, ({ path: specifier }) => {
       const name = specifier.startsWith('@') ? specifier.split('/', 2).join('/') : specifier.split('/', 1)[0]!
       return BUNDLED_PACKAGES.has(name) ? undefined : { external: true }
@@ -49,6 +48,7 @@ const packagesExternal: Plugin = {
   },
 }
 
+// The files named, or every test file.
 const files = process.argv.length > 2 ? process.argv.slice(2) : testFiles()
 fs.rmSync(OUT_DIR, { recursive: true, force: true })
 await build({

@@ -108,7 +108,7 @@ async function leg(dialect: Leg, plan: LegPlan, seconds: Map<string, number>): P
 function machineCpuSeconds(): number {
   try {
     const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).map(Number)
-    // user nice system idle iowait irq softirq steal: all but idle and iowait.
+    // user nice system idle iowait irq softirq steal, in clock ticks (USER_HZ, 100 on Linux): all but idle and iowait.
     const [user, nice, system, , , irq, softirq, steal] = ticks as number[]
     return (user! + nice! + system! + irq! + softirq! + steal!) / 100
   } catch {
