@@ -96,8 +96,9 @@ async function leg(dialect: Leg, plan: LegPlan, seconds: Map<string, number>): P
   if (serial) await print(serial.report)
   const elapsed = (performance.now() - started) / 1000
   const cpu = machineCpuSeconds() - cpuAtStart
-  // The machine's whole CPU over the leg (every process, the servers' too): what a leg's length
-  // follows while the cores are busy, and much steadier from run to run than its length.
+  // The machine's whole CPU over the leg (every process, the servers' too): how busy the cores
+  // were, so whether only less CPU would make the leg shorter. It moves with the host's other
+  // load too: a file that took 12.9 s of CPU one hour took 17 to 18 s the next.
   const cores = os.availableParallelism()
   const usage = Number.isNaN(cpu) ? '' : ` (the machine's CPU: ${Math.round(cpu)} s, ${Math.round((100 * cpu) / (elapsed * cores))} % of its ${cores} cores)`
   console.log(`== ${dialect}: ${Math.round(elapsed)} s${usage} ==`)
