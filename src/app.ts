@@ -13,6 +13,7 @@ import { createDomains, type DomainsOptions, installDomains } from './domains/do
 import { bumpGeneration } from './domains/domains.repository.js'
 import { createFastify, type EarlyAnswers, type LoggerOption } from './http/fastify.js'
 import { installRequestPipeline, runParts } from './http/lifecycle.js'
+import { named } from './http/plugin-name.js'
 import { trackMethods } from './http/method-not-allowed.js'
 import { createIdempotency } from './idempotency/idempotency.module.js'
 import { createKeys } from './keys/keys.module.js'
@@ -171,8 +172,8 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
       webhooks.routes,
     ],
   })
-  await app.register(ops.routes)
-  await app.register(photos.routes.media)
+  await app.register(named(ops.routes, 'ops'))
+  await app.register(named(photos.routes.media, 'media'))
   // Photos' files already in memory are answered before routing; the route answers the rest.
   const countMedia = earlyAnswerCounter(metrics, MEDIA_ROUTE)
   early.answer = photos.routes.mediaEarly({
@@ -183,8 +184,8 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
     },
   })
   await installDashboard(app, { mediaBaseUrl: config.mediaBaseUrl })
-  await app.register(indexRoutes, { site: site.routes.root })
-  await app.register(site.routes.pages)
+  await app.register(named(indexRoutes), { site: site.routes.root })
+  await app.register(named(site.routes.pages, 'site'))
   await registerPublicApi(app, {
     environment: config.environment,
     authenticator,

@@ -11,6 +11,7 @@ import { ERROR_CATALOG } from '../errors.js'
 import { revalidatedJson } from '../http/caching.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
+import { named } from '../http/plugin-name.js'
 import { API_CONTACT_AND_LICENSE, API_VERSION, referToSharedBody, withBodyExamples, withoutUnusedSchemas } from '../openapi/openapi.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ADMIN_SECURITY, SESSION_SECURITY } from '../openapi/security.js'
@@ -77,8 +78,8 @@ export async function registerAdminApi(app: FastifyInstance, { adminToken, sessi
   // Loaded when an app is built, not at import: the commands import this module's callers too.
   const { default: swagger } = await import('@fastify/swagger')
   await app.register(
-    async (admin) => {
-      await admin.register(swagger, {
+    named(async (admin) => {
+      await admin.register(named(swagger, '@fastify/swagger'), {
         decorator: 'adminSwagger',
         openapi: {
           openapi: '3.1.0',
@@ -159,11 +160,11 @@ export async function registerAdminApi(app: FastifyInstance, { adminToken, sessi
       authenticateAdmin(admin, adminToken, sessions)
       resolveProjects(admin, findProject)
       admin.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => admin.adminSwagger()))
-      await admin.register(sessionRoutes)
+      await admin.register(named(sessionRoutes))
       for (const schema of ADMIN_SCHEMAS) admin.addSchema(schema)
-      for (const featureRoutes of routes) await admin.register(featureRoutes)
+      for (const featureRoutes of routes) await admin.register(named(featureRoutes))
       finishMethods()
-    },
+    }, 'admin'),
     { prefix: ADMIN_PREFIX },
   )
 }

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 import sjson from 'secure-json-parse'
 import { ApiError } from '../errors.js'
+import { named } from './plugin-name.js'
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './request-limits.js'
 
 /**
@@ -22,10 +23,12 @@ export const MERGE_PATCH = 'application/merge-patch+json'
 
 /** Registers the routes that take JSON Merge Patch bodies, in a scope of their own that parses them. */
 export async function withMergePatch(app: TypeBoxScope, routes: (scope: TypeBoxScope) => void): Promise<void> {
-  await app.register(async (scope) => {
-    scope.addContentTypeParser(MERGE_PATCH, { parseAs: 'string' }, parseJson)
-    routes(scope.withTypeProvider<TypeBoxTypeProvider>())
-  })
+  await app.register(
+    named(async (scope) => {
+      scope.addContentTypeParser(MERGE_PATCH, { parseAs: 'string' }, parseJson)
+      routes(scope.withTypeProvider<TypeBoxTypeProvider>())
+    }, 'merge patch'),
+  )
 }
 
 /** A scope whose routes are typed by their TypeBox schemas. */

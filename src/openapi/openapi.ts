@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { ERROR_CATALOG } from '../errors.js'
+import { named } from '../http/plugin-name.js'
 import { API_KEY_SECURITY } from './security.js'
 
 /**
@@ -101,7 +102,7 @@ export interface CallbacksDocument {
 export async function registerOpenApi(app: FastifyInstance, config: Config, events: CallbacksDocument): Promise<void> {
   // Loaded when an app is built, not at import: the commands import this module's callers too.
   const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([import('@fastify/swagger'), import('@fastify/swagger-ui')])
-  await app.register(swagger, {
+  await app.register(named(swagger, '@fastify/swagger'), {
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -4,6 +4,7 @@ import { Type, type TObject } from 'typebox'
 import { changeOf, keyChangeOf } from '../audit/audit.http.js'
 import type { Change } from '../audit/audit.js'
 import { orThrow } from '../errors.js'
+import { named } from '../http/plugin-name.js'
 import { validatorCompiler } from '../http/validation.js'
 import { errorResponses } from '../openapi/responses.js'
 import { ProjectParamsSchema } from '../projects/projects.schemas.js'
@@ -72,7 +73,7 @@ async function photoOperations(app: App, { photos, maxBytes }: PhotoRoutesOption
   const audit = (action: string) => (api.audit ? { 'x-audit-action': action } : {})
 
   // Its own scope: every body is an image (or a form with one), whatever its Content-Type says.
-  await app.register(async (uploads) => {
+  await app.register(named(async (uploads) => {
     await acceptUploads(uploads)
     uploads.post(
       api.path,
@@ -105,7 +106,7 @@ async function photoOperations(app: App, { photos, maxBytes }: PhotoRoutesOption
         return reply.code(201).send(photo)
       },
     )
-  })
+  }, 'uploads'))
 
   app.get(
     api.path,

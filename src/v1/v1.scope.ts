@@ -11,6 +11,7 @@ import { ErrorSchema } from '../errors.js'
 import { revalidatedJson } from '../http/caching.js'
 import { notFound, sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
+import { named } from '../http/plugin-name.js'
 import { chargeCaller, limitRequests } from '../limits/limits.hook.js'
 import type { RateLimiter } from '../limits/limits.service.js'
 import type { Metrics } from '../ops/metrics.js'
@@ -67,7 +68,7 @@ export const SHARED_SCHEMAS = [
  */
 export async function registerPublicApi(app: FastifyInstance, api: PublicApi): Promise<void> {
   await app.register(
-    async (v1) => {
+    named(async (v1) => {
       const finishMethods = trackMethods(v1)
       // Who is calling (key, project host, rate-limit charge) is decided in one step; the limiter's
       // hook answers its decision.
@@ -79,12 +80,14 @@ export async function registerPublicApi(app: FastifyInstance, api: PublicApi): P
       recordUsage(v1, api.usage)
       v1.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)))
       v1.get('/openapi.json', { schema: { hide: true } }, revalidatedJson(() => app.swagger()))
-      await v1.register(async (scope) => {
-        requireApiKey(scope, api.environment)
-        for (const routes of api.routes) await scope.register(routes)
-      })
+      await v1.register(
+        named(async (scope) => {
+          requireApiKey(scope, api.environment)
+          for (const routes of api.routes) await scope.register(named(routes))
+        }, 'v1 operations'),
+      )
       finishMethods()
-    },
+    }, 'v1'),
     { prefix: '/v1' },
   )
 }

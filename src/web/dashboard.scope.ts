@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError } from '../errors.js'
 import { sendError } from '../http/error-handler.js'
 import { trackMethods } from '../http/method-not-allowed.js'
+import { named } from '../http/plugin-name.js'
 
 /**
  * The web dashboard: a static single-page app built by Vite (`dashboard/`) into `dist/dashboard/`
@@ -70,7 +71,7 @@ export async function installDashboard(app: FastifyInstance, options: DashboardO
   const isBuilt = () => (built ||= fs.existsSync(indexFile))
 
   await app.register(
-    async (scope) => {
+    named(async (scope) => {
       const finishMethods = trackMethods(scope)
 
       scope.addHook('onRequest', async (request: FastifyRequest) => {
@@ -121,7 +122,7 @@ export async function installDashboard(app: FastifyInstance, options: DashboardO
       scope.route({ method: ['GET', 'HEAD'], url: '/', schema: { hide: true }, handler: sendIndex })
       scope.route({ method: ['GET', 'HEAD'], url: '/*', schema: { hide: true }, handler: sendIndex })
       finishMethods()
-    },
+    }, 'dashboard'),
     { prefix: DASHBOARD_PREFIX },
   )
 }
