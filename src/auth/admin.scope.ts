@@ -110,8 +110,14 @@ export function resolveProjects(scope: FastifyInstance, findProject: (slug: stri
 /** A change's 403: its own (or the catalog's), which for all but self-service changes also tells viewers they are refused. */
 function forbidden(response: unknown, selfService: boolean | undefined): Record<number, object> {
   const own = ((response as Record<number, object> | undefined)?.[403] ?? errorResponses(403)[403]!) as { description?: string }
-  return { 403: selfService ? own : { ...own, description: `${own.description ?? 'Forbidden'}. ${VIEWER_REFUSED}` } }
+  if (selfService) return { 403: own }
+  let refused = viewerRefused.get(own)
+  if (!refused) viewerRefused.set(own, (refused = { ...own, description: `${own.description ?? 'Forbidden'}. ${VIEWER_REFUSED}` }))
+  return { 403: refused }
 }
+
+/** Each 403's schema with the viewer's refusal, made once: the apps of a process share it, and with it its serializer. */
+const viewerRefused = new WeakMap<object, object>()
 
 /** The header must equal the session's token; compared in constant time. */
 function checkCsrf(sent: string | string[] | undefined, expected: string): void {

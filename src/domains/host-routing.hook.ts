@@ -132,6 +132,12 @@ export function installHostRouting(app: FastifyInstance, router: HostRouter): vo
   })
 }
 
+const REDIRECTED = Object.freeze({
+  description: 'The host is a redirecting domain of the project: the same path and query on its target',
+  type: 'null',
+  headers: { Location: { type: 'string', description: 'Where to send the request instead' } },
+})
+
 /**
  * With host routing on, every operation of a scope (all of /v1) documents the 301 of a
  * redirecting domain and the 404 of an unknown host. (On a project's host only that project's
@@ -142,11 +148,7 @@ export function documentHostAnswers(scope: FastifyInstance, router: HostRouter):
   scope.addHook('onRoute', (route) => {
     if (route.schema?.hide) return
     const responses = { ...(route.schema?.response as object) } as Record<string, unknown>
-    responses['301'] = {
-      description: 'The host is a redirecting domain of the project: the same path and query on its target',
-      type: 'null',
-      headers: { Location: { type: 'string', description: 'Where to send the request instead' } },
-    }
+    responses['301'] = REDIRECTED
     responses['404'] ??= errorResponses(404)[404]
     route.schema = { ...route.schema, response: responses }
   })

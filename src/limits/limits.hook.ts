@@ -27,6 +27,18 @@ export const RATE_LIMIT_HEADER_DOCS: HeaderDocs = {
   'X-Request-Id': { type: 'string', description: 'The request id: the client\'s own when it sent a sane one, else generated' },
 }
 
+const documented = new WeakMap<object, object>()
+
+/**
+ * A response's schema with the rate-limit headers, made once per schema: the apps of a process
+ * share it, and with it their serializers (src/http/serialization.ts).
+ */
+function withRateLimitHeaders(response: { headers?: HeaderDocs }): { headers?: HeaderDocs } {
+  let made = documented.get(response)
+  if (!made) documented.set(response, (made = { ...response, headers: { ...response.headers, ...RATE_LIMIT_HEADER_DOCS } }))
+  return made
+}
+
 /**
  * The rate limiter's charge of the caller, for the caller step (`identifyCaller`, auth/caller.hook.ts):
  * a valid key is charged to its project's plan, anything else to the client's address. A stale
@@ -57,7 +69,7 @@ export function limitRequests(scope: FastifyInstance, metrics: Metrics, generati
     for (const [status, response] of Object.entries(responses)) {
       // An overlong URL is refused before the caller is identified (see app.ts): no decision, no headers.
       if (status === '414') continue
-      responses[status] = { ...response, headers: { ...response.headers, ...RATE_LIMIT_HEADER_DOCS } }
+      responses[status] = withRateLimitHeaders(response)
     }
     route.schema = { ...route.schema, response: responses }
   })

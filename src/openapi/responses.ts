@@ -35,15 +35,29 @@ const ERROR_HEADERS: Record<number, HeaderDocs> = {
   },
 }
 
-/** The documented error responses of an operation, with the codes each status can carry. */
-export function errorResponses(...statuses: number[]): Record<number, object> {
-  return Object.fromEntries(
-    statuses.map((status) => {
-      const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status)
-      const description = `${ERROR_DESCRIPTIONS[status] ?? 'Error'} (code: ${codes.join(' or ')})`
-      return [status, { description, headers: ERROR_HEADERS[status] ?? {}, ...Type.Ref('Error') }]
-    }),
-  )
+const errorResponsesMade = new Map<string, Readonly<Record<number, object>>>()
+
+/**
+ * The documented error responses of an operation, with the codes each status can carry. Made once
+ * per list of statuses, and frozen: every route of every app shares them, so that its serializers
+ * are found again by their schemas' identity (src/http/serialization.ts).
+ */
+export function errorResponses(...statuses: number[]): Readonly<Record<number, object>> {
+  const key = statuses.join()
+  let responses = errorResponsesMade.get(key)
+  if (!responses) {
+    responses = Object.freeze(
+      Object.fromEntries(
+        statuses.map((status) => {
+          const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status)
+          const description = `${ERROR_DESCRIPTIONS[status] ?? 'Error'} (code: ${codes.join(' or ')})`
+          return [status, Object.freeze({ description, headers: ERROR_HEADERS[status] ?? {}, ...Type.Ref('Error') })]
+        }),
+      ),
+    )
+    errorResponsesMade.set(key, responses)
+  }
+  return responses
 }
 
 /** Answers 204 once the operation succeeded; its expected failure is thrown as its catalog error. */
