@@ -145,6 +145,7 @@ function postgresTemplate(adminUrl: string): Promise<string> {
           await handle.close()
         }
         await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`)
+        await dropStaleFreeDatabases(admin)
         return name
       } finally {
         // Ending the session releases the advisory lock too.
@@ -170,6 +171,11 @@ export async function freshPostgresDatabase(adminUrl = postgresUrl, { migrated =
   await admin.connect()
   await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`)
   await admin.end()
+  return databaseNamed(adminUrl, name)
+}
+
+/** The database `name` on the server of `adminUrl`: its URL, and its deletion. */
+function databaseNamed(adminUrl: string, name: string): { url: string; drop(): Promise<void> } {
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   return {
@@ -190,8 +196,12 @@ export async function freshPostgresDatabase(adminUrl = postgresUrl, { migrated =
  * the server far more (each `DROP DATABASE` forces a checkpoint that writes every dirty buffer of
  * the server). Otherwise each call answers a spare made in the background since an earlier call
  * and starts the next; when a spare is still being made as it is wanted, more are made at once,
- * up to MAX_SPARES. Whatever is left when the process has nothing else to do (spares, emptied
- * databases) is deleted then.
+ * up to MAX_SPARES. A spare is an emptied database another process left (`claimFreeDatabase`)
+ * when there is one, else a new copy of the template. Whatever is left when the process has
+ * nothing else to do (spares, emptied databases) is left on the server for the next process,
+ * renamed free (`release`): a test process made and deleted two databases for itself before,
+ * about 1.6 s of the server's CPU, each copy of the template writing the whole database to the
+ * server's log and each deletion forcing a checkpoint.
  */
 export function testAppPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const emptied = recycled.pop()
@@ -251,8 +261,64 @@ interface TestAppDatabase {
 
 async function migratedDatabase(): Promise<TestAppDatabase> {
   watchExit()
-  const database = await freshPostgresDatabase(postgresUrl, { migrated: true })
+  const database = (await claimFreeDatabase()) ?? (await freshPostgresDatabase(postgresUrl, { migrated: true }))
   return handOut(database, await (templateState ??= stateOf(database.url)))
+}
+
+/** The names of the emptied databases processes left for others, of this schema: `<prefix><pid>_<n>`. */
+const freePrefix = () => `adoption_store_free_${schemaDigest()}_`
+/** Any schema's. */
+const FREE_PATTERN = 'adoption\\_store\\_free\\_%'
+
+/** `work` on the test server's maintenance database, on a connection of its own. */
+async function onServer<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: postgresUrl })
+  await admin.connect()
+  try {
+    return await work(admin)
+  } finally {
+    await admin.end()
+  }
+}
+
+/**
+ * A database another process left free (emptied back to the template's rows by `reset`, with
+ * this schema's digest in its name), renamed to one of this process's names; undefined when there
+ * is none. Renaming is the claim: of two processes renaming one, the second finds it gone and
+ * tries the next.
+ */
+async function claimFreeDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  if (!postgresUrl) return undefined
+  const adminUrl = postgresUrl
+  return onServer(async (admin) => {
+    const free = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY random()", [freePrefix()])
+    for (const { datname } of free.rows) {
+      const name = `adoption_store_test_${process.pid}_${++counter}`
+      try {
+        await admin.query(`ALTER DATABASE ${datname} RENAME TO ${name}`)
+      } catch {
+        continue
+      }
+      return databaseNamed(adminUrl, name)
+    }
+    return undefined
+  })
+}
+
+/** Leaves `database` (emptied, nothing connected) to a later process, renamed free; deleted if that fails. */
+async function release(database: TestAppDatabase): Promise<void> {
+  const name = new URL(database.url).pathname.slice(1)
+  try {
+    await onServer((admin) => admin.query(`ALTER DATABASE ${name} RENAME TO ${freePrefix()}${process.pid}_${++counter}`))
+  } catch {
+    await database.remove()
+  }
+}
+
+/** Deletes the free databases of other schemas: made when a new template is, none is wanted again. */
+async function dropStaleFreeDatabases(admin: pg.Client): Promise<void> {
+  const stale = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1 AND NOT starts_with(datname, $2)', [FREE_PATTERN, freePrefix()])
+  for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`)
 }
 
 /** `database` for one test app: a new handle each time, so that a second `drop` of an old one is nothing. */
@@ -283,16 +349,21 @@ function handOut(database: { url: string; drop(): Promise<void> }, template: Tem
 interface TemplateState {
   rows: Map<string, unknown[]>
   schema: string
-  /** Its tables (but the migrations') and sequences, quoted: a database with the same schema digest has the same. */
+  /** Its tables (but the migrations'), quoted, and its sequences' restarts: a database with the same schema digest has the same. */
   tables: string[]
-  sequences: string[]
+  restarts: string[]
 }
 let templateState: Promise<TemplateState> | undefined
 
 /** What a test may have changed: every table but the migrations' bookkeeping. */
 const CHANGEABLE_TABLES = "SELECT format('%I', tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'schema\\_migrations%'"
 
-const SEQUENCES = "SELECT format('%I', sequencename) AS name FROM pg_sequences WHERE schemaname = 'public'"
+/**
+ * Each sequence's restart, as `ALTER SEQUENCE … RESTART` would (its start, not called yet), with
+ * `setval`: ALTER SEQUENCE gives the sequence a new file at every reset, for the server to create
+ * and later delete.
+ */
+const SEQUENCE_RESTARTS = "SELECT format('SELECT setval(%L, %s, false)', format('%I', sequencename), start_value) AS name FROM pg_sequences WHERE schemaname = 'public'"
 
 /**
  * The schema's definitions: tables and columns, constraints, indexes, triggers, functions,
@@ -315,10 +386,10 @@ async function stateOf(url: string): Promise<TemplateState> {
   await client.connect()
   try {
     const tables = (await client.query<{ name: string }>(CHANGEABLE_TABLES)).rows.map((row) => row.name)
-    const sequences = (await client.query<{ name: string }>(SEQUENCES)).rows.map((row) => row.name)
+    const restarts = (await client.query<{ name: string }>(SEQUENCE_RESTARTS)).rows.map((row) => row.name)
     const rows = new Map<string, unknown[]>()
     for (const table of tables) rows.set(table, (await client.query(`SELECT * FROM ${table}`)).rows)
-    return { rows, schema: (await client.query<{ digest: string }>(SCHEMA_DIGEST)).rows[0]!.digest, tables, sequences }
+    return { rows, schema: (await client.query<{ digest: string }>(SCHEMA_DIGEST)).rows[0]!.digest, tables, restarts }
   } finally {
     await client.end()
   }
@@ -342,7 +413,7 @@ async function reset(url: string, template: TemplateState): Promise<boolean> {
         "SET LOCAL lock_timeout = '10s'",
         'SET LOCAL session_replication_role = replica',
         ...template.tables.map((table) => `DELETE FROM ${table}`),
-        ...template.sequences.map((sequence) => `ALTER SEQUENCE ${sequence} RESTART`),
+        ...template.restarts,
         ...[...template.rows].filter(([, kept]) => kept.length > 0).map(([table, kept]) => `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ${client.escapeLiteral(JSON.stringify(kept))})`),
         'COMMIT',
       ].join(';\n'),
@@ -358,9 +429,14 @@ async function reset(url: string, template: TemplateState): Promise<boolean> {
  * waits for it, and the process stays alive until it is done.
  */
 export function dropInBackground(database: { url: string; drop(): Promise<void> }): void {
+  inBackground(`delete the test database ${database.url}`, database.drop)
+}
+
+/** Runs `work` in the background, a few at a time with the deletions; a failure is reported on stderr. */
+function inBackground(what: string, work: () => Promise<void>): void {
   deletionQueue.push(() =>
-    database.drop().catch((error: unknown) => {
-      process.stderr.write(`# could not delete the test database ${database.url}: ${String(error)}\n`)
+    work().catch((error: unknown) => {
+      process.stderr.write(`# could not ${what}: ${String(error)}\n`)
     }),
   )
   startDeletions()
@@ -370,12 +446,12 @@ let watching = false
 function watchExit(): void {
   if (watching) return
   watching = true
-  // Fired whenever the event loop runs dry; the queued deletions' connections keep the process
+  // Fired whenever the event loop runs dry; the queued renames' connections keep the process
   // alive until they are done, and the next time round there is nothing left to do.
   process.on('beforeExit', () => {
-    const remove = (left: TestAppDatabase) => dropInBackground({ url: left.url, drop: left.remove })
-    for (const left of spares.splice(0)) void left.database.then(remove, () => undefined)
-    for (const left of recycled.splice(0)) remove(left)
+    const leave = (left: TestAppDatabase) => inBackground(`leave the test database ${left.url} to the next process`, () => release(left))
+    for (const left of spares.splice(0)) void left.database.then(leave, () => undefined)
+    for (const left of recycled.splice(0)) leave(left)
   })
 }
 
