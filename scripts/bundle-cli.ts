@@ -3,7 +3,10 @@
  * file, in place: the service's own modules and the two packages that ship as hundreds of small
  * ES modules (typebox, kysely) go in; every other package stays in node_modules. Node loads ES
  * modules one file at a time, and those ~700 files were about a third of a second of CPU at every
- * start, more than the rest of a CLI command's work.
+ * start, more than the rest of a CLI command's work. The small CommonJS packages every command
+ * loads go in too: Node reads a CommonJS module an ES module imports twice, once to find its
+ * names (`ipaddr.js` alone was a fifth of a command's CPU); in the bundle, their `require` of
+ * Node's own modules is the banner's.
  *
  * The other files of dist/ stay as compiled, for the package's exports and the SQLite writer
  * thread. Each bundled module keeps its own location: its `import.meta.url` is the URL of its
@@ -18,7 +21,7 @@ import { build, type Plugin } from 'esbuild'
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const DIST = path.join(ROOT, 'dist')
 const ENTRY = path.join(DIST, 'cli.js')
-const BUNDLED_PACKAGES = ['typebox', 'kysely']
+const BUNDLED_PACKAGES = ['typebox', 'kysely', 'commander', 'ipaddr.js', 'standardwebhooks', 'secure-json-parse', 'ajv']
 const CHUNK_PREFIX = 'cli-chunk-'
 
 const { dependencies } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
@@ -55,4 +58,5 @@ await build({
   external,
   plugins: [ownLocation],
   logLevel: 'warning',
+  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
 })
