@@ -129,13 +129,22 @@ function bigJpeg(): Promise<Buffer> {
 /** The files of the 4000-pixel-wide photo: each width below the full size's cap, and the cap, in each format. */
 const STORED_FILES = (VARIANT_WIDTHS.filter((width) => width < FULL_SIZE_CAP).length + 1) * VARIANT_FORMATS.length
 
-/** Every file under `dir`, relative to it (temporary ones included). */
+/**
+ * Every file under `dir`, relative to it (temporary ones included). A directory the sweep removes
+ * while it is being read fails the read (ENOENT): it is read again, until a read sees no removal.
+ */
 function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return []
-  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
-    .sort()
+  for (;;) {
+    if (!fs.existsSync(dir)) return []
+    try {
+      return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+        .filter((entry) => entry.isFile())
+        .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+        .sort()
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+  }
 }
 
 /**
