@@ -370,7 +370,7 @@ describe('configuration', () => {
 
 describe('commands and the store', () => {
   test('a command that reads or changes what exists makes no store where there is none, and says where it looked; creating a project makes one', { timeout: 60_000 }, async () => {
-    const dataDir = makeDataDir()
+    const dataDir = makeDataDir({ emptyDatabase: true })
     const sqlite = processDialect === 'sqlite'
     const expected = sqlite
       ? new RegExp(`^adoption-store: no Adoption Store in DATA_DIR \\(${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): there is no adoption-store\\.db there\\. Run the command with the service's DATA_DIR`)
@@ -413,7 +413,7 @@ async function recordedMigrations(dataDir: string): Promise<string[]> {
 
 describe('migrate', () => {
   test('applies the migrations to a fresh database, then reports nothing to apply', { timeout: 30_000 }, async () => {
-    const dataDir = makeDataDir()
+    const dataDir = makeDataDir({ emptyDatabase: true })
     const postgres = await databaseUrlOf(dataDir)
     const first = await cliJson<{ database: string; applied: string[] }>(['migrate', '--json'], { dataDir })
     assert.ok(first.applied.length > 0, 'a fresh database gets at least one migration')
@@ -430,7 +430,7 @@ describe('migrate', () => {
   })
 
   test('processes started at once on a fresh database: all succeed, and each migration is applied by one of them', { timeout: 60_000 }, async () => {
-    const dataDir = makeDataDir()
+    const dataDir = makeDataDir({ emptyDatabase: true })
     const results = await Promise.all(Array.from({ length: 4 }, () => runCli(['migrate', '--json'], { dataDir })))
     for (const result of results) assert.equal(result.code, 0, result.stderr)
     const applied = results.flatMap((result) => (JSON.parse(result.stdout) as { applied: string[] }).applied)

@@ -270,7 +270,7 @@ describe('instances started at the same moment on a fresh database', () => {
   const ROUNDS = 5
   for (let round = 1; round <= ROUNDS; round++) {
     test(`all ${INSTANCES} come up, each migration is recorded once, one first-start project and key (round ${round})`, { skip, timeout: 90_000 }, async (t) => {
-      const store = await sharedStore(postgresUrl, redisUrl!)
+      const store = await sharedStore(redisUrl!, { emptyDatabase: true })
       try {
         const servers = await startTogether(INSTANCES, store.env)
         // The instance that creates the store's first project and key prints the key once both are

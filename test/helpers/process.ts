@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { after, before } from 'node:test'
 import { Redis } from 'ioredis'
-import { dropInBackground, freshPostgresDatabase, postgresUrl, testDialect } from './databases.js'
+import { dropInBackground, freshPostgresDatabase, testAppPostgresDatabase, testDialect } from './databases.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const CLI = path.join(ROOT, 'dist', 'cli.js')
@@ -54,15 +54,21 @@ export const START_TIMEOUT_MS = 60_000
 
 /**
  * On the PostgreSQL leg of the suite (TEST_DIALECT=postgres), each data directory stands for a
- * fresh PostgreSQL database of its own, created on first use and dropped by `cleanup()`.
+ * PostgreSQL database of its own, taken on first use and given back by `cleanup()`: a migrated
+ * one with no rows of its own, as a service leaves its store before its first request (from the
+ * test apps' pool, `testAppPostgresDatabase`, emptied again for the next use), or, for a directory
+ * made with `emptyDatabase`, a new database with nothing in it, deleted afterwards. Creating,
+ * migrating and deleting a database per directory cost the server about 0.4 s of CPU each.
  */
 const databases = new Map<string, Promise<{ url: string; drop(): Promise<void> }>>()
+/** The data directories whose database has nothing in it, not even the schema (`makeDataDir`). */
+const emptyDatabases = new Set<string>()
 
 async function databaseUrlFor(dataDir: string | undefined, overrides: EnvOverrides): Promise<string | undefined> {
   if (testDialect !== 'postgres' || dataDir === undefined || 'DATABASE_URL' in overrides) return undefined
   let database = databases.get(dataDir)
   if (!database) {
-    database = freshPostgresDatabase()
+    database = emptyDatabases.has(dataDir) ? freshPostgresDatabase() : testAppPostgresDatabase()
     databases.set(dataDir, database)
   }
   return (await database).url
@@ -122,10 +128,20 @@ function track(child: ChildProcess): void {
 }
 
 /** A new empty directory under the system temp dir, removed by `cleanup()`. */
-export function makeDataDir(): string {
+export function makeDataDir({ emptyDatabase = false }: DataDirOptions = {}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adoption-store-cli-test-'))
   tempDirs.add(dir)
+  if (emptyDatabase) emptyDatabases.add(dir)
   return dir
+}
+
+export interface DataDirOptions {
+  /**
+   * On PostgreSQL, the directory stands for a database with nothing in it, not even the schema,
+   * as an empty directory is to SQLite: for tests of what a command or a start does where there is
+   * no store yet (migrating it, refusing to make one). Without it the database is migrated.
+   */
+  emptyDatabase?: boolean
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
@@ -479,7 +495,7 @@ export function tally<T>(values: T[]): Record<string, number> {
   return counts
 }
 
-/** Kills every child still running (SIGKILL), removes the temporary directories and deletes the databases (in the background). */
+/** Kills every child still running (SIGKILL), removes the temporary directories and gives back the databases (in the background). */
 export async function cleanup(): Promise<void> {
   for (const pgid of groups) signalGroup(pgid, 'SIGKILL')
   groups.clear()
@@ -491,7 +507,8 @@ export async function cleanup(): Promise<void> {
   )
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
   tempDirs.clear()
-  // The server that used each database has exited: deleting it is left to the background.
+  emptyDatabases.clear()
+  // The server that used each database has exited: emptying it for reuse, or deleting it, is left to the background.
   const dropping = [...databases.values()]
   databases.clear()
   for (const database of dropping) dropInBackground(await database)
@@ -521,16 +538,19 @@ export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise
   }
 }
 
-/** A fresh PostgreSQL database and a Redis key prefix of its own, for instances that share both. */
+/**
+ * A PostgreSQL database and a Redis key prefix of their own, for instances that share both: the
+ * database migrated (see `databaseUrlFor`), or with `emptyDatabase` one with nothing in it.
+ */
 export interface SharedStore {
   /** DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX and REDIS_TIMEOUT_MS, for the instances and the CLI. */
   env: { DATABASE_URL: string; REDIS_URL: string; REDIS_KEY_PREFIX: string; REDIS_TIMEOUT_MS: string }
-  /** Drops the database, then deletes every Redis key under the prefix. */
+  /** Gives back the database (see `cleanup`), then deletes every Redis key under the prefix. */
   drop(): Promise<void>
 }
 
-export async function sharedStore(postgresUrl: string | undefined, redisUrl: string): Promise<SharedStore> {
-  const database = await freshPostgresDatabase(postgresUrl)
+export async function sharedStore(redisUrl: string, { emptyDatabase = false }: DataDirOptions = {}): Promise<SharedStore> {
+  const database = await (emptyDatabase ? freshPostgresDatabase() : testAppPostgresDatabase())
   const prefix = uniqueRedisPrefix()
   return {
     // Instances sharing a store are tested for what they share. On a machine so busy that a Redis
@@ -574,7 +594,7 @@ export function sharedInstances({
     async () => {
       if (skip) return
       assertBuilt()
-      store = await sharedStore(postgresUrl, redisUrl!)
+      store = await sharedStore(redisUrl!)
       Object.assign(env, store.env, extraEnv)
       servers.push(...(await start(env)))
     },
