@@ -1,6 +1,11 @@
 import path from 'node:path'
-import { Worker } from 'node:worker_threads'
+import type * as WorkerThreads from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
+import { lazy } from '../lazy.js'
 import { type Answer, type Failure, type Message, type Open, type Request, SqliteWrites } from './sqlite-writes.js'
+
+// Loaded with the first thread: a command writes on its own thread and starts none.
+const threads = lazy<typeof WorkerThreads>('node:worker_threads')
 
 // A thread holds statements and rows in flight, nothing more: a small heap is its own V8
 // instance's whole cost in memory.
@@ -20,11 +25,11 @@ export function useWriterScript(source: () => string): void {
 }
 
 function startWriter(): Worker {
-  if (writerScript) return new Worker((writerScript.text ??= writerScript.source()), { ...THREAD_OPTIONS, eval: true })
+  if (writerScript) return new (threads().Worker)((writerScript.text ??= writerScript.source()), { ...THREAD_OPTIONS, eval: true })
   if (import.meta.url.endsWith('.ts')) {
     throw new Error('The SQLite writer thread runs JavaScript: from the TypeScript sources, give it its script first (useWriterScript; see scripts/thread-scripts.ts).')
   }
-  return new Worker(new URL('./sqlite-writer.js', import.meta.url), THREAD_OPTIONS)
+  return new (threads().Worker)(new URL('./sqlite-writer.js', import.meta.url), THREAD_OPTIONS)
 }
 
 /**

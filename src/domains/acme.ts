@@ -1,6 +1,6 @@
 import fs from 'node:fs'
-import https from 'node:https'
-import tls from 'node:tls'
+import type Https from 'node:https'
+import type Tls from 'node:tls'
 import type * as Acme from 'acme-client'
 import type { Clock } from '../clock.js'
 import type { Db } from '../db/database.js'
@@ -9,6 +9,8 @@ import type { SecretBox } from '../secret-box.js'
 import { lazy } from '../lazy.js'
 
 const acmeClient = lazy<typeof Acme>('acme-client')
+const https = lazy<typeof Https>('node:https')
+const tls = lazy<typeof Tls>('node:tls')
 
 /** Where HTTP-01 answers are published while an order runs: every instance answers them. */
 export interface ChallengeBoard {
@@ -48,7 +50,7 @@ const ACME_TIMEOUT_MS = 30_000
 export class AcmeAuthority implements CertificateAuthority {
   private client: Acme.Client | undefined
   /** The configured CA file's agent (a private CA's directory), read at construction: a file that cannot be read fails the start. */
-  private readonly agent: https.Agent | undefined
+  private readonly agent: Https.Agent | undefined
   private configured = false
 
   constructor(
@@ -57,7 +59,7 @@ export class AcmeAuthority implements CertificateAuthority {
     private readonly clock: Clock,
     private readonly settings: AcmeSettings,
   ) {
-    this.agent = settings.acmeCaFile ? new https.Agent({ ca: [...tls.rootCertificates, fs.readFileSync(settings.acmeCaFile, 'utf8')] }) : undefined
+    this.agent = settings.acmeCaFile ? new (https().Agent)({ ca: [...tls().rootCertificates, fs.readFileSync(settings.acmeCaFile, 'utf8')] }) : undefined
   }
 
   /**

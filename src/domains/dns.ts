@@ -1,5 +1,8 @@
-import { Resolver } from 'node:dns/promises'
+import type Dns from 'node:dns/promises'
+import { lazy } from '../lazy.js'
 import { recordToCreate } from './domain-name.js'
+
+const nodeDns = lazy<typeof Dns>('node:dns/promises')
 
 /** One CAA record, as `node:dns` reads it: the tag is the property name (`issue`, `iodef`, …). */
 export type CaaRecord = { critical: number } & Partial<Record<string, string | number>>
@@ -33,10 +36,10 @@ const EMPTY = new Set(['ENODATA', 'ENOTFOUND'])
  * or to the system's when none is configured. Never the operating system's getaddrinfo.
  */
 export class NodeDnsLookup implements DnsLookup {
-  private readonly resolver: Resolver
+  private readonly resolver: Dns.Resolver
 
   constructor(servers: readonly string[], options: { timeoutMs?: number; tries?: number } = {}) {
-    this.resolver = new Resolver({ timeout: options.timeoutMs ?? 2_000, tries: options.tries ?? 2 })
+    this.resolver = new (nodeDns().Resolver)({ timeout: options.timeoutMs ?? 2_000, tries: options.tries ?? 2 })
     if (servers.length > 0) this.resolver.setServers([...servers])
   }
 

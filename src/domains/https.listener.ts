@@ -1,5 +1,5 @@
-import https from 'node:https'
-import tls from 'node:tls'
+import type Https from 'node:https'
+import type Tls from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../db/database.js'
 import { answerClientError } from '../http/client-errors.js'
@@ -9,6 +9,11 @@ import { normalizeHost } from './domain-name.js'
 import { findServedCertificate } from './domains.repository.js'
 import type { RoutingChanges } from './routing-changes.js'
 import type { SecretBox } from '../secret-box.js'
+import { lazy } from '../lazy.js'
+
+// Loaded when a certificate is served: the commands build the domains feature but serve nothing.
+const https = lazy<typeof Https>('node:https')
+const tls = lazy<typeof Tls>('node:tls')
 
 /** Most TLS contexts cached per instance; the cache starts over when full. */
 const MAX_CACHED_CONTEXTS = 5_000
@@ -19,7 +24,7 @@ const MAX_CACHED_CONTEXTS = 5_000
  * Cached per instance and dropped when the routing generation changes (issuance, renewal, removal).
  */
 export class CertificateStore {
-  private readonly cache = new Map<string, tls.SecureContext | null>()
+  private readonly cache = new Map<string, Tls.SecureContext | null>()
   private cachedGeneration: number | undefined
 
   constructor(
@@ -28,7 +33,7 @@ export class CertificateStore {
     private readonly changes: RoutingChanges,
   ) {}
 
-  async contextFor(servername: string): Promise<tls.SecureContext | undefined> {
+  async contextFor(servername: string): Promise<Tls.SecureContext | undefined> {
     if (!this.box) return undefined
     const name = normalizeHost(servername)
     const generation = await this.changes.generation()
@@ -40,7 +45,7 @@ export class CertificateStore {
     if (cached !== undefined) return cached ?? undefined
     const row = await findServedCertificate(this.db, name)
     const context = row
-      ? tls.createSecureContext({ cert: row.certificate_pem, key: this.box.open(row.private_key, certificateContext(row.domain_id, row.name)) })
+      ? tls().createSecureContext({ cert: row.certificate_pem, key: this.box.open(row.private_key, certificateContext(row.domain_id, row.name)) })
       : null
     this.cache.set(name, context)
     return context ?? undefined
@@ -53,16 +58,16 @@ export interface HttpsListenOptions {
 }
 
 /** HTTPS servers listening for an app; closed when the app closes (see installDomains). */
-export const httpsServers = new WeakMap<FastifyInstance, Set<https.Server>>()
+export const httpsServers = new WeakMap<FastifyInstance, Set<Https.Server>>()
 
 /**
  * Serves the app over HTTPS too, for custom domains: the certificate is picked by SNI; a name
  * without a certificate (or no SNI at all) fails the handshake. Requests go through the very same
  * routes and hooks as on the HTTP port. The listener closes with the app.
  */
-export async function listenHttps(app: FastifyInstance, options: HttpsListenOptions): Promise<https.Server> {
+export async function listenHttps(app: FastifyInstance, options: HttpsListenOptions): Promise<Https.Server> {
   const store = app.domains.certificates
-  const server = https.createServer({
+  const server = https().createServer({
     SNICallback: (servername, callback) => {
       store.contextFor(servername).then(
         (context) => (context ? callback(null, context) : callback(new Error(`no certificate for ${servername}`))),

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto'
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type Zlib from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { lazy } from '../lazy.js'
+
+/** Loaded at the first compressed answer: the commands that keep a response cache answer none. */
+const zlib = lazy<typeof Zlib>('node:zlib')
 
 /**
  * What every answer carries unless its route says otherwise: API answers are one caller's data
@@ -46,8 +50,8 @@ function serialise(value: unknown): { body: string; etag: string; coded: Map<Cod
 type Coding = 'br' | 'gzip'
 
 const CODERS: Record<Coding, (body: string) => Buffer> = {
-  br: (body) => brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body) } }),
-  gzip: (body) => gzipSync(body, { level: 9 }),
+  br: (body) => zlib().brotliCompressSync(body, { params: { [zlib().constants.BROTLI_PARAM_QUALITY]: 9, [zlib().constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body) } }),
+  gzip: (body) => zlib().gzipSync(body, { level: 9 }),
 }
 
 /**

@@ -1,7 +1,12 @@
-import http, { type ServerResponse } from 'node:http'
+import type Http from 'node:http'
+import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ApiError } from '../errors.js'
+import { lazy } from '../lazy.js'
 import { MAX_URL_LENGTH } from './request-limits.js'
+
+// Loaded at the first refusal: the commands that build the domains feature load this module but serve nothing.
+const http = lazy<typeof Http>('node:http')
 
 /** What Node's HTTP server reports through its `clientError` event. */
 export interface ClientError extends Error {
@@ -27,7 +32,7 @@ export function answerClientError(error: ClientError, socket: Socket): void {
     const refusal = toApiError(error)
     const body = JSON.stringify(refusal.toBody())
     socket.write(
-      `HTTP/1.1 ${refusal.status} ${http.STATUS_CODES[refusal.status] ?? ''}\r\n` +
+      `HTTP/1.1 ${refusal.status} ${http().STATUS_CODES[refusal.status] ?? ''}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         'Cache-Control: no-store\r\n' +
         'X-Content-Type-Options: nosniff\r\n' +
@@ -49,7 +54,7 @@ function toApiError(error: ClientError): ApiError {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return new ApiError(
       'headers_too_large',
-      `The request line and headers are larger than ${http.maxHeaderSize} bytes: shorten the URL (at most ${MAX_URL_LENGTH} bytes) or the headers.`,
+      `The request line and headers are larger than ${http().maxHeaderSize} bytes: shorten the URL (at most ${MAX_URL_LENGTH} bytes) or the headers.`,
     )
   }
   // llhttp's reasons are fixed sentences; anything else is not repeated to the client.

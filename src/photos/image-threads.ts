@@ -1,8 +1,13 @@
-import { Worker } from 'node:worker_threads'
+import type * as WorkerThreads from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { ErrorFacts } from '../db/errors.js'
 import type { Outcome } from '../errors.js'
 import type { StorageSettings } from '../storage/backend.js'
 import type { ImageFailure, StoredUpload } from './images.js'
+import { lazy } from '../lazy.js'
+
+// Loaded with the first thread: the commands that build the photos feature process no upload.
+const threads = lazy<typeof WorkerThreads>('node:worker_threads')
 
 /**
  * What an image thread is sent: the upload's bytes as they arrived (each piece moved, not copied,
@@ -38,11 +43,11 @@ export function useImageThreadScript(source: () => string): void {
 }
 
 function startThread(workerData: ImageThreadData): Worker {
-  if (threadScript) return new Worker((threadScript.text ??= threadScript.source()), { eval: true, workerData })
+  if (threadScript) return new (threads().Worker)((threadScript.text ??= threadScript.source()), { eval: true, workerData })
   if (import.meta.url.endsWith('.ts')) {
     throw new Error('The image thread runs JavaScript: from the TypeScript sources, give it its script first (useImageThreadScript; see scripts/thread-scripts.ts).')
   }
-  return new Worker(new URL('./image-thread.js', import.meta.url), { workerData })
+  return new (threads().Worker)(new URL('./image-thread.js', import.meta.url), { workerData })
 }
 
 /**

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../errors.js'

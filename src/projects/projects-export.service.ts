@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
-import { createGzip } from 'node:zlib'
 import type { Pack } from 'tar-stream'
 import { type Change, recordChange } from '../audit/audit.js'
 import type { Clock } from '../clock.js'
@@ -62,7 +61,7 @@ export class ProjectExporter {
   async start(slug: string, caller: ExportCaller, change: Change): Promise<Outcome<{ archive: ProjectArchive }, 'not_found'>> {
     const { db, clock } = this.deps
     // Loaded by the first export, not at import: every command imports the projects feature.
-    const { pack: tarPack } = await import('tar-stream')
+    const [{ pack: tarPack }, { createGzip }] = await Promise.all([import('tar-stream'), import('node:zlib')])
     const project = await findProjectBySlug(db, slug)
     if (!project) return { ok: false, error: 'not_found', message: `No project with slug "${slug}".` }
     const now = clock.now()

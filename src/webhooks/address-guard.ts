@@ -1,8 +1,11 @@
-import { lookup as systemLookup } from 'node:dns/promises'
-import { Resolver } from 'node:dns/promises'
+import type Dns from 'node:dns/promises'
 import type { LookupFunction } from 'node:net'
 import net from 'node:net'
 import ipaddr from 'ipaddr.js'
+import { lazy } from '../lazy.js'
+
+/** Loaded at the first resolution: a command that only writes events to the outbox never resolves a host. */
+const dns = lazy<typeof Dns>('node:dns/promises')
 
 /**
  * Which addresses webhooks may reach: public unicast addresses, and the networks the operator
@@ -105,12 +108,15 @@ export type ResolveHost = (hostname: string) => Promise<{ address: string; famil
  * resolver that does not know them cannot make them look unresolved.
  */
 export function hostResolver(servers: readonly string[]): ResolveHost {
-  const resolver = servers.length > 0 ? new Resolver({ timeout: 2_000, tries: 2 }) : undefined
-  if (resolver) resolver.setServers([...servers])
+  let resolver: Dns.Resolver | undefined
   return async (hostname) => {
     const name = hostname.toLowerCase().replace(/\.$/, '')
     if (name === 'localhost' || name.endsWith('.localhost')) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]
-    if (!resolver) return systemLookup(hostname, { all: true, verbatim: true })
+    if (servers.length === 0) return dns().lookup(hostname, { all: true, verbatim: true })
+    if (!resolver) {
+      resolver = new (dns().Resolver)({ timeout: 2_000, tries: 2 })
+      resolver.setServers([...servers])
+    }
     const [v4, v6] = await Promise.all([resolver.resolve4(hostname).catch(() => []), resolver.resolve6(hostname).catch(() => [])])
     return [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))]
   }

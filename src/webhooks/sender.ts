@@ -1,7 +1,11 @@
-import http from 'node:http'
-import https from 'node:https'
-import { performance } from 'node:perf_hooks'
+import type Http from 'node:http'
+import type Https from 'node:https'
+import { lazy } from '../lazy.js'
 import { type AddressPolicy, guardedLookup, literalRefusal } from './address-guard.js'
+
+// Loaded at the first delivery: a command that only writes events to the outbox never sends one.
+const http = lazy<typeof Http>('node:http')
+const https = lazy<typeof Https>('node:https')
 
 /** The most of an answer's body that is kept, to show in the delivery log. */
 export const EXCERPT_BYTES = 1024
@@ -58,7 +62,7 @@ export class WebhookSender {
         clearTimeout(timer)
         resolve({ ...result, latencyMs: elapsed() })
       }
-      const request = (plainHttp ? http : https).request(url, {
+      const request = (plainHttp ? http() : https()).request(url, {
         method: 'POST',
         headers: { ...attempt.headers, 'content-length': Buffer.byteLength(attempt.body).toString() },
         lookup: plainHttp ? this.lookups.plain : this.lookups.tls,
