@@ -431,7 +431,7 @@ describe('migrate', () => {
 
   test('processes started at once on a fresh database: all succeed, and each migration is applied by one of them', { timeout: 60_000 }, async () => {
     const dataDir = makeDataDir({ emptyDatabase: true })
-    const results = await Promise.all(Array.from({ length: 4 }, () => runCli(['migrate', '--json'], { dataDir })))
+    const results = await Promise.all(Array.from({ length: 4 }, () => runCli(['migrate', '--json'], { dataDir, process: true })))
     for (const result of results) assert.equal(result.code, 0, result.stderr)
     const applied = results.flatMap((result) => (JSON.parse(result.stdout) as { applied: string[] }).applied)
     const recorded = await recordedMigrations(dataDir)
@@ -456,5 +456,31 @@ describe('migrate', () => {
     fs.writeFileSync(path.join(dataDir, DB_FILE), 'not a database, but a file with enough bytes in it to be read as one')
     const garbage = await runCli(['migrate'], { dataDir, env: { DATABASE_URL: undefined } })
     assertCliError(garbage, /^adoption-store: cannot use the SQLite database in DATA_DIR \(.+\): file is not a database$/, 'not an SQLite file')
+  })
+})
+
+describe('the built command as a process', () => {
+  // The other tests run most commands through runCommand in the test process (helpers/process.ts,
+  // `runCli`): here the same commands go through dist/cli.js, which must give their status and
+  // their output to the process.
+  test('its version, a usage error, an expected failure and a success: the status and the streams runCommand answers', { timeout: 30_000 }, async () => {
+    const dataDir = makeDataDir()
+    const asProcess = { dataDir, process: true }
+    const version = await runCli(['--version'], asProcess)
+    assert.deepEqual([version.code, version.stdout, version.stderr], [0, '1.0.0\n', ''])
+    const usage = await runCli(['projects', 'create'], asProcess)
+    assert.equal(usage.code, 1)
+    assert.equal(usage.stdout, '')
+    assert.match(usage.stderr, /^error: missing required argument 'slug'/)
+
+    const created = await runCli(['projects', 'create', 'shelter', '--json'], asProcess)
+    assert.equal(created.code, 0, created.stderr)
+    assert.equal((JSON.parse(created.stdout) as Project).slug, 'shelter')
+    assertCliError(await runCli(['projects', 'create', 'shelter'], asProcess), /^adoption-store: .*shelter/, 'a slug taken')
+
+    // The same command in this process answers the same.
+    const here = await runCli(['projects', 'list', '--json'], { dataDir })
+    const there = await runCli(['projects', 'list', '--json'], asProcess)
+    assert.deepEqual([here.code, JSON.parse(here.stdout), here.stderr], [there.code, JSON.parse(there.stdout), there.stderr])
   })
 })

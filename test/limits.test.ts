@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { Redis } from 'ioredis'
 import { sql } from 'kysely'
 import { generateApiKey } from '../src/auth/api-key.js'
-import { withFeatures } from '../src/cli/common.js'
+import { cliContext, withFeatures } from '../src/cli/common.js'
 import { deleteBan } from '../src/keys/bans.repository.js'
 import { createKeys } from '../src/keys/keys.module.js'
 import { commandStore } from '../src/limits/backend.js'
@@ -189,7 +189,7 @@ for (const store of stores) {
       // As `adoption-store keys unban` builds it: on a database handle of its own.
       let lifted: unknown
       await withFeatures(
-        { config: () => t.config },
+        cliContext(process, () => t.config),
         (deps) => createKeys({ ...deps, store: commandStore(deps.config) }),
         async ({ bans }) => {
           lifted = await bans.liftById(row!.id, commandLineChange())

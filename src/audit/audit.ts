@@ -131,12 +131,9 @@ export function entryOf(clock: Clock, change: Change, event: AuditEvent): Insert
   }
 }
 
-let invocation: string | undefined
-
-/** A change made with the CLI: the system user who ran it, and one request id per invocation. */
-export function commandLineChange(): Change {
-  invocation ??= `cli-${randomUUID()}`
-  return { actor: { kind: 'cli', userId: null, name: `cli:${systemUser()}` }, requestId: invocation }
+/** A change made with the CLI: the system user who ran it, and the request id of the invocation (each command takes one, `cliContext`). */
+export function commandLineChange(requestId = `cli-${randomUUID()}`): Change {
+  return { actor: { kind: 'cli', userId: null, name: `cli:${systemUser()}` }, requestId }
 }
 
 /** A change the service makes on its own: the first start's project and key, the limiter's bans, the background workers' changes. */

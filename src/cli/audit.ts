@@ -6,7 +6,7 @@ import type { AuditService } from '../audit/audit.service.js'
 import { parseInstant } from '../clock.js'
 import { ACTOR_KINDS, type ActorKind, type ProjectRow } from '../db/schema.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
-import { type CliContext, CliError, jsonOption, printList, wholeNumber, withFeatures } from './common.js'
+import { type CliContext, CliError, jsonOption, wholeNumber, withFeatures } from './common.js'
 
 export function registerAuditCommands(program: Command, cli: CliContext): void {
   const group = program.command('audit').description('read the audit log: every change made through the admin API, the dashboard, the CLI or /v1, and the service\'s own')
@@ -71,7 +71,7 @@ export function registerAuditCommands(program: Command, cli: CliContext): void {
           before: options.before,
           limit: options.limit,
         })
-        printList(options.json, page.items, {
+        cli.printList(options.json, page.items, {
           ID: (e) => String(e.id),
           AT: (e) => e.at,
           ACTOR: (e) => e.actor.name,
@@ -80,7 +80,7 @@ export function registerAuditCommands(program: Command, cli: CliContext): void {
           PROJECT: (e) => e.project ?? '',
           REQUEST: (e) => e.requestId ?? '',
         })
-        if (!options.json && page.nextAfter !== undefined) process.stderr.write(`More entries: add --before ${page.nextAfter}\n`)
+        if (!options.json && page.nextAfter !== undefined) cli.note(`More entries: add --before ${page.nextAfter}`)
       }),
   )
 }

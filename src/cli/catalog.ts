@@ -2,11 +2,10 @@
  * `adoption-store locations …` and `categories …`: a project's places and category names, on
  * the store itself, as the dashboard's Locations and Categories pages change them.
  */
-import { commandLineChange } from '../audit/audit.js'
 import type { Command } from 'commander'
 import { CategoryInputSchema } from '../categories/categories.schemas.js'
 import { type Location, LocationChangesSchema, type NewLocation, NewLocationSchema } from '../locations/locations.schemas.js'
-import { checked, CliError, jsonOption, print, printList, schemaCheck, succeeded } from './common.js'
+import { checked, CliError, jsonOption, schemaCheck, succeeded } from './common.js'
 import type { CliContext } from './common.js'
 import { withShelter } from './shelter.js'
 
@@ -34,7 +33,7 @@ export function registerCatalogCommands(program: Command, cli: CliContext): void
         all.push(...page.items)
         after = page.nextAfter
       }
-      printList(options.json, all, {
+      cli.printList(options.json, all, {
         ID: (l) => String(l.id),
         NAME: (l) => l.name,
         ADDRESS: (l) => Object.values(l.address ?? {}).join(', '),
@@ -46,8 +45,8 @@ export function registerCatalogCommands(program: Command, cli: CliContext): void
   placeOptions(jsonOption(locations.command('add <name>').description('add a location').requiredOption('--project <slug>', 'the project'))).action(
     async (name: string, options: PlaceOptions) =>
       withShelter(cli, options.project, async ({ projectId, locations: service }) => {
-        const location = succeeded(await service.create(projectId, checked(schemaCheck(NewLocationSchema), { name, ...placeOf(options) } as NewLocation), commandLineChange())).location
-        print(options.json, location, () => `Added location ${location.id}: ${location.name}`)
+        const location = succeeded(await service.create(projectId, checked(schemaCheck(NewLocationSchema), { name, ...placeOf(options) } as NewLocation), cli.change)).location
+        cli.print(options.json, location, () => `Added location ${location.id}: ${location.name}`)
       }),
   )
 
@@ -58,16 +57,16 @@ export function registerCatalogCommands(program: Command, cli: CliContext): void
       const place = placeOf(options)
       const changes = { ...(options.name !== undefined && { name: options.name }), ...place }
       if (Object.keys(changes).length === 0) throw new CliError('nothing to change: give --name, an address part or --latitude and --longitude.')
-      const { location } = succeeded(await service.update(projectId, locationId(id), checked(schemaCheck(LocationChangesSchema), changes), commandLineChange()))
-      print(options.json, location, () => `Location ${location.id}: ${location.name}`)
+      const { location } = succeeded(await service.update(projectId, locationId(id), checked(schemaCheck(LocationChangesSchema), changes), cli.change))
+      cli.print(options.json, location, () => `Location ${location.id}: ${location.name}`)
     }),
   )
 
   jsonOption(locations.command('remove <id>').description('remove a location; refused while animals are there').requiredOption('--project <slug>', 'the project')).action(
     async (id: string, options: { project: string; json?: boolean }) =>
       withShelter(cli, options.project, async ({ projectId, locations: service }) => {
-        const { location } = succeeded(await service.remove(projectId, locationId(id), commandLineChange()))
-        print(options.json, { removed: true, id: location.id }, () => `Removed location ${location.id}: ${location.name}`)
+        const { location } = succeeded(await service.remove(projectId, locationId(id), cli.change))
+        cli.print(options.json, { removed: true, id: location.id }, () => `Removed location ${location.id}: ${location.name}`)
       }),
   )
 
@@ -75,7 +74,7 @@ export function registerCatalogCommands(program: Command, cli: CliContext): void
 
   jsonOption(categories.command('list').description("list a project's categories").requiredOption('--project <slug>', 'the project')).action(async (options: { project: string; json?: boolean }) =>
     withShelter(cli, options.project, async ({ projectId, categories: service }) =>
-      printList(options.json, await service.listForProject(projectId), {
+      cli.printList(options.json, await service.listForProject(projectId), {
         ID: (c) => String(c.id),
         NAME: (c) => c.name,
         BREEDS: (c) => String(c.breedCount),
@@ -94,16 +93,16 @@ export function registerCatalogCommands(program: Command, cli: CliContext): void
   ).action(async (id: string, name: string, options: { project: string; breeds?: string; json?: boolean }) =>
     withShelter(cli, options.project, async ({ projectId, categories: service }) => {
       const breeds = options.breeds?.split(',').map((breed) => breed.trim()).filter(Boolean)
-      const { category } = succeeded(await service.set(projectId, categoryId(id), checked(schemaCheck(CategoryInputSchema), { name, ...(breeds && { breeds }) }), commandLineChange()))
-      print(options.json, category, () => `Category ${category.id}: ${category.name} (${category.breedCount} breeds)`)
+      const { category } = succeeded(await service.set(projectId, categoryId(id), checked(schemaCheck(CategoryInputSchema), { name, ...(breeds && { breeds }) }), cli.change))
+      cli.print(options.json, category, () => `Category ${category.id}: ${category.name} (${category.breedCount} breeds)`)
     }),
   )
 
   jsonOption(categories.command('remove <id>').description("remove the project's own name and breeds of a category (a default one gets its default back)").requiredOption('--project <slug>', 'the project')).action(
     async (id: string, options: { project: string; json?: boolean }) =>
       withShelter(cli, options.project, async ({ projectId, categories: service }) => {
-        const { category } = succeeded(await service.remove(projectId, categoryId(id), commandLineChange()))
-        print(options.json, category, () => (category.defaultName ? `Category ${category.id} is ${category.defaultName} again` : `Removed category ${category.id}`))
+        const { category } = succeeded(await service.remove(projectId, categoryId(id), cli.change))
+        cli.print(options.json, category, () => (category.defaultName ? `Category ${category.id} is ${category.defaultName} again` : `Removed category ${category.id}`))
       }),
   )
 }

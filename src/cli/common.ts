@@ -5,6 +5,7 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import type { FastifyBaseLogger } from 'fastify'
 import type { LogFn } from 'pino'
+import { type Change, commandLineChange } from '../audit/audit.js'
 import { announceAuthChange, type AuthChangeListener } from '../cache/generations.js'
 import { type Clock, systemClock } from '../clock.js'
 import { type Config, redactedUrl } from '../config.js'
@@ -18,25 +19,56 @@ import { createWebhooks, type Webhooks } from '../webhooks/webhooks.module.js'
 /** An expected failure: printed as one line to stderr, exit status 1. */
 export class CliError extends Error {}
 
-/** What the entry lends every command group. */
+/**
+ * Where a command reads and writes: the process's own streams and environment (`src/cli.ts`), or
+ * a caller's that runs commands in its own process and keeps what they print.
+ */
+export interface Terminal {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean }
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  readonly env: NodeJS.ProcessEnv
+}
+
+/** What the entry lends every command group, for one command. */
 export interface CliContext {
-  /** The configuration: environment variables, overridden by the global flags; read once. */
+  /** The configuration: the terminal's environment variables, overridden by the global flags; read once. */
   config(): Config
+  readonly terminal: Terminal
+  /** The exit status once the command's work is done: 1 when it finished but reports problems. */
+  exitCode: number
+  /** What the command changes is recorded as: the system user who ran it, one request id for the whole command. */
+  readonly change: Change
+  /** Data as is with `--json`, else the human text. */
+  print(json: boolean | undefined, data: unknown, human: () => string): void
+  /** A list: as is with `--json`, else a table with a column per entry of `columns` (header → cell). */
+  printList<T>(json: boolean | undefined, items: readonly T[], columns: Record<string, (item: T) => string>): void
+  /** A warning or a note for the operator, on stderr. */
+  note(line: string): void
+}
+
+/** The context of one command on `terminal`, its configuration read by `config`. */
+export function cliContext(terminal: Terminal, config: () => Config): CliContext {
+  const print = (json: boolean | undefined, data: unknown, human: () => string) => {
+    terminal.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`)
+  }
+  return {
+    config,
+    terminal,
+    exitCode: 0,
+    change: commandLineChange(),
+    print,
+    printList: (json, items, columns) => {
+      const cells = Object.values(columns)
+      print(json, items, () => table(Object.keys(columns), items.map((item) => cells.map((cell) => cell(item)))))
+    },
+    note: (line) => terminal.stderr.write(`${line}\n`),
+  }
 }
 
 /** The `--json` flag of every command that prints data. */
 export function jsonOption(command: Command): Command {
   return command.option('--json', 'print JSON')
-}
-
-export function print(json: boolean | undefined, data: unknown, human: () => string): void {
-  process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`)
-}
-
-/** A list: as is with `--json`, else a table with a column per entry of `columns` (header → cell). */
-export function printList<T>(json: boolean | undefined, items: readonly T[], columns: Record<string, (item: T) => string>): void {
-  const cells = Object.values(columns)
-  print(json, items, () => table(Object.keys(columns), items.map((item) => cells.map((cell) => cell(item)))))
 }
 
 export function table(header: string[], rows: string[][]): string {
@@ -94,12 +126,13 @@ export async function withFeatures<S>(
   // The change is committed either way; without Redis, servers notice it within a second.
   const authChanged = () =>
     announceAuthChange(config).catch((error: unknown) => {
-      process.stderr.write(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers apply it within 1 s\n`)
+      cli.note(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers apply it within 1 s`)
     })
   try {
     await migrateToLatest(database.db)
-    const failures: FailureLog = { failed: (err, message) => COMMAND_LOG.warn({ err }, message) }
-    const base = { config, db: database.db, dialect: database.dialect, clock: systemClock, log: COMMAND_LOG, failures, authChanged }
+    const log = commandLog(cli)
+    const failures: FailureLog = { failed: (err, message) => log.warn({ err }, message) }
+    const base = { config, db: database.db, dialect: database.dialect, clock: systemClock, log, failures, authChanged }
     const webhooks = createWebhooks(base)
     await work(await build({ ...base, webhooks, outbox: webhooks.outbox }))
   } finally {
@@ -116,16 +149,16 @@ function noStore(config: Config): string {
 }
 
 /** A command's log: warnings and errors on stderr, a line each (the message, without its fields); nothing below. */
-const COMMAND_LOG: FastifyBaseLogger = (() => {
+function commandLog(cli: CliContext): FastifyBaseLogger {
   const line =
     (label: string): LogFn =>
     (first: unknown, second?: unknown) => {
-      process.stderr.write(`${label}: ${typeof first === 'string' ? first : String(second ?? '')}\n`)
+      cli.note(`${label}: ${typeof first === 'string' ? first : String(second ?? '')}`)
     }
   const quiet: LogFn = () => undefined
   const log: FastifyBaseLogger = { level: 'warn', fatal: line('error'), error: line('error'), warn: line('warning'), info: quiet, debug: quiet, trace: quiet, silent: quiet, child: () => log }
   return log
-})()
+}
 
 /** An option's parser: a whole number of at least `min`. */
 export function wholeNumber(min: number): (value: string) => number {

@@ -15,7 +15,7 @@ import {
   type PetStatus,
   servers,
 } from '../client/index.js'
-import { CliError, jsonOption, print, table, wholeNumber } from './common.js'
+import { type CliContext, CliError, jsonOption, table, wholeNumber } from './common.js'
 
 /**
  * Every member of one of the client's unions, in order. A record rather than a list: the
@@ -34,10 +34,10 @@ interface ApiOptions {
   json?: boolean
 }
 
-export function registerDataCommands(program: Command): void {
+export function registerDataCommands(program: Command, cli: CliContext): void {
   const pets = program.command('pets').description("animals: list, add, fetch, change and remove them through a running service's API; import and export them on the store")
 
-  listCommand(pets, 'animals', PET_STATUSES, petTable, (client, query) => client.listPets(query), (client, query) => client.iteratePets(query))
+  listCommand(cli, pets, 'animals', PET_STATUSES, petTable, (client, query) => client.listPets(query), (client, query) => client.iteratePets(query))
 
   creation(
     pets
@@ -46,17 +46,17 @@ export function registerDataCommands(program: Command): void {
       .requiredOption('--category <id>', 'its category id', wholeNumber(1))
       .addOption(new Option('--status <status>', 'its status (default available)').choices(PET_STATUSES)),
   ).action((name: string, options: ApiOptions & { category: number; status?: PetStatus; idempotencyKey?: string }) =>
-    run(options, async (client) => {
+    run(cli, options, async (client) => {
       const pet = await client.createPet({ name, categoryId: options.category, status: options.status }, { idempotencyKey: options.idempotencyKey })
-      print(options.json, pet, () => `Created pet ${describePet(pet)}`)
+      cli.print(options.json, pet, () => `Created pet ${describePet(pet)}`)
     }),
   )
 
   apiOptions(pets.command('get <id>').description('show one animal (GET /v1/pets/{id}, deprecated: removed 5 December 2030)')).action(
     (petId: string, options: ApiOptions) =>
-      run(options, async (client) => {
+      run(cli, options, async (client) => {
         const pet = await client.getPet(idArgument(petId))
-        print(options.json, pet, () => `Pet ${describePet(pet)}`)
+        cli.print(options.json, pet, () => `Pet ${describePet(pet)}`)
       }),
   )
 
@@ -67,37 +67,37 @@ export function registerDataCommands(program: Command): void {
       .option('--name <name>', 'its new name')
       .option('--category <id>', 'its new category id', wholeNumber(1)),
   ).action((petId: string, options: ApiOptions & { name?: string; category?: number; idempotencyKey?: string }) =>
-    run(options, async (client) => {
+    run(cli, options, async (client) => {
       if (options.name === undefined && options.category === undefined) throw new CliError('nothing to change: give --name, --category or both.')
       const pet = await client.updatePet(idArgument(petId), { name: options.name, categoryId: options.category }, { idempotencyKey: options.idempotencyKey })
-      print(options.json, pet, () => `Updated pet ${describePet(pet)}`)
+      cli.print(options.json, pet, () => `Updated pet ${describePet(pet)}`)
     }),
   )
 
   apiOptions(pets.command('delete <id>').description('remove an animal; refused while an order of it is placed or approved (its other orders are kept)')).action(
     (petId: string, options: ApiOptions) =>
-      run(options, async (client) => {
+      run(cli, options, async (client) => {
         const id = idArgument(petId)
         await client.deletePet(id)
-        print(options.json, { id, removed: true }, () => `Removed pet ${id}`)
+        cli.print(options.json, { id, removed: true }, () => `Removed pet ${id}`)
       }),
   )
 
   const orders = program.command('orders').description("list, place and move adoption orders through a running service's API")
 
-  listCommand(orders, 'orders', ORDER_STATUSES, orderTable, (client, query) => client.listOrders(query), (client, query) => client.iterateOrders(query))
+  listCommand(cli, orders, 'orders', ORDER_STATUSES, orderTable, (client, query) => client.listOrders(query), (client, query) => client.iterateOrders(query))
 
   creation(orders.command('create <petId>').description('order an available animal (safe to retry: sent with an Idempotency-Key)')).action((petId: string, options: ApiOptions & { idempotencyKey?: string }) =>
-    run(options, async (client) => {
+    run(cli, options, async (client) => {
       const order = await client.placeOrder({ petId: idArgument(petId) }, { idempotencyKey: options.idempotencyKey })
-      print(options.json, order, () => `Placed order ${describeOrder(order)}`)
+      cli.print(options.json, order, () => `Placed order ${describeOrder(order)}`)
     }),
   )
 
   apiOptions(orders.command('get <id>').description('show one order')).action((orderId: string, options: ApiOptions) =>
-    run(options, async (client) => {
+    run(cli, options, async (client) => {
       const order = await client.getOrder(idArgument(orderId))
-      print(options.json, order, () => `Order ${describeOrder(order)}`)
+      cli.print(options.json, order, () => `Order ${describeOrder(order)}`)
     }),
   )
 
@@ -108,9 +108,9 @@ export function registerDataCommands(program: Command): void {
   }
   for (const [action, move] of Object.entries(moves)) {
     apiOptions(orders.command(`${action} <id>`).description(`${move.description} (not retried)`)).action((orderId: string, options: ApiOptions) =>
-      run(options, async (client) => {
+      run(cli, options, async (client) => {
         const order = await move.call(client, idArgument(orderId))
-        print(options.json, order, () => `Order ${describeOrder(order)}`)
+        cli.print(options.json, order, () => `Order ${describeOrder(order)}`)
       }),
     )
   }
@@ -118,6 +118,7 @@ export function registerDataCommands(program: Command): void {
 
 /** `pets list` and `orders list`: one page in ascending id order, or every page with `--all`. */
 function listCommand<S extends string, T extends { id: number }>(
+  cli: CliContext,
   group: Command,
   noun: string,
   statuses: readonly S[],
@@ -134,10 +135,10 @@ function listCommand<S extends string, T extends { id: number }>(
       .option('--after <id>', `the cursor: only ${noun} with a greater id`, wholeNumber(0))
       .option('--all', 'follow the pages to the end'),
   ).action((options: ApiOptions & { status?: S; limit?: number; after?: number; all?: boolean }) =>
-    run(options, async (client) => {
+    run(cli, options, async (client) => {
       const query = { status: options.status, limit: options.limit, after: options.after }
       const found = options.all ? { items: await collect(all(client, query)), next: undefined } : await page(client, query)
-      print(options.json, found.items, () => render(found))
+      cli.print(options.json, found.items, () => render(found))
     }),
   )
 }
@@ -162,18 +163,18 @@ function apiOptions(command: Command): Command {
 }
 
 /** Runs a command with a client; any failure becomes one line on stderr and exit status 1. */
-async function run(options: ApiOptions, work: (client: AdoptionStoreClient) => Promise<void>): Promise<void> {
+async function run(cli: CliContext, options: ApiOptions, work: (client: AdoptionStoreClient) => Promise<void>): Promise<void> {
   try {
-    await work(clientFor(options))
+    await work(clientFor(cli, options))
   } catch (error) {
-    process.stderr.write(`adoption-store: ${oneLine(describeFailure(error))}\n`)
-    process.exitCode = 1
+    cli.note(`adoption-store: ${oneLine(describeFailure(error))}`)
+    cli.exitCode = 1
   }
 }
 
-function clientFor(options: ApiOptions): AdoptionStoreClient {
-  const url = options.url ?? nonEmpty(process.env.ADOPTION_STORE_URL) ?? servers.production
-  const apiKey = options.key ?? nonEmpty(process.env.ADOPTION_STORE_KEY)
+function clientFor(cli: CliContext, options: ApiOptions): AdoptionStoreClient {
+  const url = options.url ?? nonEmpty(cli.terminal.env.ADOPTION_STORE_URL) ?? servers.production
+  const apiKey = options.key ?? nonEmpty(cli.terminal.env.ADOPTION_STORE_KEY)
   if (!apiKey) throw new CliError('no API key: pass --key or set ADOPTION_STORE_KEY.')
   try {
     return createClient({
@@ -181,7 +182,7 @@ function clientFor(options: ApiOptions): AdoptionStoreClient {
       apiKey,
       retry: {
         onRetry: ({ attempt, delayMs, code, status }) =>
-          process.stderr.write(`adoption-store: ${code || `HTTP ${status}`}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1})\n`),
+          cli.note(`adoption-store: ${code || `HTTP ${status}`}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1})`),
       },
     })
   } catch (error) {

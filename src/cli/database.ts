@@ -1,7 +1,7 @@
 /** `adoption-store migrate`: the database schema itself. */
 import type { Command } from 'commander'
 import { migrateToLatest, openDatabase } from '../db/database.js'
-import { type CliContext, jsonOption, print } from './common.js'
+import { type CliContext, jsonOption } from './common.js'
 
 export function registerDatabaseCommands(program: Command, cli: CliContext): void {
   jsonOption(program.command('migrate').description('bring the database schema up to date (also done at every start)')).action(async (options: { json?: boolean }) => {
@@ -9,7 +9,7 @@ export function registerDatabaseCommands(program: Command, cli: CliContext): voi
     try {
       const result = await migrateToLatest(database.db)
       const applied = (result.results ?? []).map((r) => r.migrationName)
-      print(options.json, { database: database.location, applied }, () =>
+      cli.print(options.json, { database: database.location, applied }, () =>
         applied.length ? `Applied ${applied.join(', ')} to ${database.location}` : `${database.location} is up to date`,
       )
     } finally {

@@ -1,10 +1,9 @@
-import { commandLineChange } from '../audit/audit.js'
 import type { Command } from 'commander'
 import { createDomains } from '../domains/domains.module.js'
 import type { Domain, DomainSettings } from '../domains/domains.schemas.js'
 import type { DomainResult, DomainsService } from '../domains/domains.service.js'
 import { AnnouncedRoutingChanges } from '../domains/routing-changes.js'
-import { type CliContext, CliError, jsonOption, print, succeeded, table, withFeatures } from './common.js'
+import { type CliContext, CliError, jsonOption, succeeded, table, withFeatures } from './common.js'
 
 /** The domain's DNS state as people read it. */
 export function describeDnsState(domain: Domain): string {
@@ -46,7 +45,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
       async (deps) => (await createDomains({ ...deps, changes: new AnnouncedRoutingChanges(deps.db, deps.config) })).service,
       async (service) => {
         const { data, human, failure } = output(succeeded(await work(service)))
-        print(json, data, human)
+        cli.print(json, data, human)
         if (failure) throw new CliError(failure)
       },
     )
@@ -61,7 +60,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   domainCommand(
     'add <name>',
     'add a custom domain (plan pro or above) and show the DNS record to create',
-    (service, project, name) => service.add(project, name, commandLineChange()),
+    (service, project, name) => service.add(project, name, cli.change),
     (domain, project) => ({
       data: domain,
       human: () =>
@@ -83,7 +82,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   domainCommand(
     'verify <name>',
     'check DNS now (verify or re-verify); exits 1 when the domain does not verify',
-    (service, project, name) => service.verify(project, name, commandLineChange()),
+    (service, project, name) => service.verify(project, name, cli.change),
     (domain) => ({
       data: domain,
       human: () =>
@@ -97,7 +96,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   command('remove <name>', 'remove a domain: it stops being served on every instance from the next request').action((name: string, options: { project: string; json?: boolean }) =>
     run(
       options.json,
-      (service) => service.remove(options.project, name, commandLineChange()),
+      (service) => service.remove(options.project, name, cli.change),
       ({ name: removed }) => ({ data: { name: removed, removed: true }, human: () => `Removed ${removed} from project ${options.project}` }),
     ),
   )
@@ -107,7 +106,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
       if ((name === undefined) === !options.none) throw new CliError('Give either a domain name or --none.')
       return run(
         options.json,
-        (service) => service.setPrimary(options.project, name ?? null, commandLineChange()),
+        (service) => service.setPrimary(options.project, name ?? null, cli.change),
         settingsOutput((settings) => `Primary domain of ${settings.project}: ${settings.primary ?? '(none)'}`),
       )
     },
@@ -117,7 +116,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
     (from: string, to: string, options: { project: string; json?: boolean }) =>
       run(
         options.json,
-        (service) => service.addRedirect(options.project, from, to, commandLineChange()),
+        (service) => service.addRedirect(options.project, from, to, cli.change),
         settingsOutput((settings) => `Redirects of ${settings.project}:\n${settings.redirects.map((r) => `  ${r.from} → ${r.to} (${r.status})`).join('\n')}`),
       ),
   )
@@ -125,7 +124,7 @@ export function registerDomainCommands(program: Command, cli: CliContext): void 
   command('remove-redirect <from>', 'stop redirecting <from>; it serves the project again').action((from: string, options: { project: string; json?: boolean }) =>
     run(
       options.json,
-      (service) => service.removeRedirect(options.project, from, commandLineChange()),
+      (service) => service.removeRedirect(options.project, from, cli.change),
       settingsOutput((settings) => `Removed the redirect of ${from} in project ${settings.project}`),
     ),
   )

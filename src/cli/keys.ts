@@ -1,11 +1,10 @@
 /** `adoption-store keys …`: create, list, revoke and unban API keys. */
 import { type Command, InvalidArgumentError } from 'commander'
-import { commandLineChange } from '../audit/audit.js'
 import { createKeys, type Keys } from '../keys/keys.module.js'
 import { API_SCOPES } from '../auth/scopes.js'
 import { type ApiKey, MAX_KEY_LIFETIME_DAYS } from '../keys/keys.service.js'
 import { commandStore } from '../limits/backend.js'
-import { type CliContext, jsonOption, print, printList, succeeded, withFeatures } from './common.js'
+import { type CliContext, jsonOption, succeeded, withFeatures } from './common.js'
 
 export function registerKeyCommands(program: Command, cli: CliContext): void {
   const group = program.command('keys').description('create, list, revoke and unban API keys')
@@ -33,8 +32,8 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
         publishable: options.publishable,
         allowedOrigins: options.origin.length > 0 ? options.origin : undefined,
       }
-      const { key, secret } = succeeded(await keys.create(request, commandLineChange()))
-      print(options.json, { ...key, key: secret }, () =>
+      const { key, secret } = succeeded(await keys.create(request, cli.change))
+      cli.print(options.json, { ...key, key: secret }, () =>
         [
           `Created ${key.publishable ? 'publishable ' : ''}key ${key.id} for project ${key.project}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}.`,
           `Scopes: ${describeScopes(key)}${key.publishable ? `; allowed origins: ${key.allowedOrigins.join(', ')}` : ''}.`,
@@ -49,7 +48,7 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
   jsonOption(group.command('list').description("list a project's keys (never their secrets)").requiredOption('--project <slug>', 'the project')).action(
     async (options: { project: string; json?: boolean }) =>
       run(async ({ service: keys }) =>
-        printList(options.json, succeeded(await keys.list(options.project)).keys, {
+        cli.printList(options.json, succeeded(await keys.list(options.project)).keys, {
           ID: (k) => k.id,
           PREFIX: (k) => `${k.prefix}…`,
           NAME: (k) => k.name ?? '',
@@ -66,16 +65,16 @@ export function registerKeyCommands(program: Command, cli: CliContext): void {
 
   jsonOption(group.command('revoke <id>').description('revoke a key; refused from the next request on')).action(async (id: string, options: { json?: boolean }) =>
     run(async ({ service: keys }) => {
-      const { key } = succeeded(await keys.revoke(id, commandLineChange()))
-      print(options.json, key, () => `Revoked key ${key.id} of project ${key.project} at ${key.revokedAt}`)
+      const { key } = succeeded(await keys.revoke(id, cli.change))
+      cli.print(options.json, key, () => `Revoked key ${key.id} of project ${key.project} at ${key.revokedAt}`)
     }),
   )
 
   jsonOption(group.command('unban <id>').description("lift a key's temporary ban (and its escalation) on every instance")).action(
     async (id: string, options: { json?: boolean }) =>
       run(async ({ bans }) => {
-        const { wasBanned } = succeeded(await bans.liftById(id, commandLineChange()))
-        print(options.json, { id, wasBanned }, () => (wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
+        const { wasBanned } = succeeded(await bans.liftById(id, cli.change))
+        cli.print(options.json, { id, wasBanned }, () => (wasBanned ? `Lifted the ban of key ${id}` : `Key ${id} was not banned`))
       }),
   )
 }

@@ -8,13 +8,12 @@ import { finished } from 'node:stream/promises'
 import { type Command, Option } from 'commander'
 import type * as CsvParse from 'csv-parse/sync'
 import type * as CsvStringify from 'csv-stringify'
-import { commandLineChange } from '../audit/audit.js'
 import { systemClock } from '../clock.js'
 import { lazy } from '../lazy.js'
 import { CSV_COLUMNS, petRow } from '../pets/pets.csv.js'
 import { type ImportReport, PetImporter } from '../pets/pets.import.js'
 import { NewPetSchema } from '../pets/pets.schemas.js'
-import { type CliContext, CliError, print, schemaCheck } from './common.js'
+import { type CliContext, CliError, schemaCheck, type Terminal } from './common.js'
 import { withShelter } from './shelter.js'
 
 // Loaded by the commands that read or write CSV, not at every command's start.
@@ -36,11 +35,11 @@ export function registerPetFileCommands(program: Command, cli: CliContext): void
       const { columns, rows } = readCsv(options.file)
       await withShelter(cli, options.project, async ({ db, projectId, pets, locations, categories }) => {
         const importer = new PetImporter({ db, clock: systemClock, pets, locations, categories, validate: newPetValidator() })
-        const progress = progressLine(rows.length, options.dryRun || options.json ? undefined : process.stderr)
-        const report = await importer.run(projectId, columns, rows, { dryRun: options.dryRun === true, progress: progress.update, change: commandLineChange(), file: path.basename(options.file) })
+        const progress = progressLine(rows.length, options.dryRun || options.json ? undefined : cli.terminal.stderr)
+        const report = await importer.run(projectId, columns, rows, { dryRun: options.dryRun === true, progress: progress.update, change: cli.change, file: path.basename(options.file) })
         progress.end()
-        print(options.json, report, () => describeReport(report, options.dryRun === true))
-        if (report.problems.length > 0) process.exitCode = 1
+        cli.print(options.json, report, () => describeReport(report, options.dryRun === true))
+        if (report.problems.length > 0) cli.exitCode = 1
       })
     })
 
@@ -52,8 +51,9 @@ export function registerPetFileCommands(program: Command, cli: CliContext): void
     .option('--output <path>', 'the file to write (default: standard output)')
     .action(async (options: { project: string; format: 'csv' | 'json'; output?: string }) => {
       await withShelter(cli, options.project, async ({ projectId, pets }) => {
-        const out = options.output ? fs.createWriteStream(options.output) : process.stdout
-        // A reader that stops early (`| head`) ends the export, quietly.
+        const out: NodeJS.WritableStream = options.output ? fs.createWriteStream(options.output) : cli.terminal.stdout
+        // A reader that stops early (`| head`) ends the export, quietly (the process's own stdout; a
+        // caller's terminal keeps what it is given).
         if (out === process.stdout) process.stdout.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' ? process.exit(0) : undefined))
         const csv = options.format === 'csv' ? csvStringify().stringify({ header: true, columns: [...CSV_COLUMNS] }) : undefined
         if (csv) csv.pipe(out)
@@ -77,7 +77,7 @@ export function registerPetFileCommands(program: Command, cli: CliContext): void
           csv.end()
           await finished(csv)
         } else await write(first ? ']\n' : '\n]\n')
-        if (out !== process.stdout) {
+        if (out !== cli.terminal.stdout) {
           out.end()
           await finished(out)
         }
@@ -129,7 +129,7 @@ function describeReport(report: ImportReport, dryRun: boolean): string {
 }
 
 /** A one-line progress display on a terminal, redrawn at most 10 times a second; nothing elsewhere. */
-function progressLine(total: number, stream: NodeJS.WriteStream | undefined): { update: (done: number) => void; end: () => void } {
+function progressLine(total: number, stream: Terminal['stderr'] | undefined): { update: (done: number) => void; end: () => void } {
   if (!stream?.isTTY || total < 1000) return { update: () => undefined, end: () => undefined }
   let drawn = 0
   const draw = (done: number) => {

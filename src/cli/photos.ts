@@ -4,11 +4,10 @@
  */
 import fs from 'node:fs'
 import type { Command } from 'commander'
-import { commandLineChange } from '../audit/audit.js'
 import { createPhotos } from '../photos/photos.module.js'
 import type { Photo } from '../photos/photos.schemas.js'
 import { createObjectStore } from '../storage/backend.js'
-import { type CliContext, CliError, print, withFeatures } from './common.js'
+import { type CliContext, CliError, withFeatures } from './common.js'
 import { withShelter } from './shelter.js'
 
 export function registerPhotoCommands(program: Command, cli: CliContext): void {
@@ -30,7 +29,7 @@ export function registerPhotoCommands(program: Command, cli: CliContext): void {
       for (const file of files) if (!fs.existsSync(file)) throw new CliError(`No file ${file}.`)
       await withShelter(cli, options.project, async ({ projectId, photos }) => {
         const added: (Photo & { file: string })[] = []
-        const change = commandLineChange()
+        const change = cli.change
         try {
           for (const file of files) {
             const result = await photos.add(projectId, petId, fs.readFileSync(file), { change })
@@ -38,7 +37,7 @@ export function registerPhotoCommands(program: Command, cli: CliContext): void {
             added.push({ file, ...result.photo })
           }
         } finally {
-          if (added.length) print(options.json, added, () => added.map((photo) => `${photo.file}: photo ${photo.id}, ${photo.width} × ${photo.height}`).join('\n'))
+          if (added.length) cli.print(options.json, added, () => added.map((photo) => `${photo.file}: photo ${photo.id}, ${photo.width} × ${photo.height}`).join('\n'))
         }
       })
     })
@@ -55,7 +54,7 @@ export function registerPhotoCommands(program: Command, cli: CliContext): void {
       await withFeatures(cli, build, async (photos) => {
         try {
           const report = await photos.service.verify()
-          print(options.json, report, () =>
+          cli.print(options.json, report, () =>
             [
               `${report.photos} photo${report.photos === 1 ? '' : 's'}, ${report.files} stored file${report.files === 1 ? '' : 's'}`,
               ...report.missing.map((m) => `missing: ${m.key} (photo ${m.photoId} of animal ${m.petId})`),
@@ -65,7 +64,7 @@ export function registerPhotoCommands(program: Command, cli: CliContext): void {
               .filter(Boolean)
               .join('\n'),
           )
-          if (report.missing.length + report.orphans.length > 0) process.exitCode = 1
+          if (report.missing.length + report.orphans.length > 0) cli.exitCode = 1
         } finally {
           await photos.sweeper.close()
         }

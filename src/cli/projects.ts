@@ -2,7 +2,6 @@
 import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { pipeline } from 'node:stream/promises'
-import { commandLineChange } from '../audit/audit.js'
 import { announceDataChange } from '../cache/generations.js'
 import { type Command, Option } from 'commander'
 import type { Plan } from '../db/schema.js'
@@ -13,7 +12,7 @@ import { createProjects } from '../projects/projects.module.js'
 import type { ProjectExporter } from '../projects/projects-export.service.js'
 import type { Project, ProjectDeletion, ProjectsService } from '../projects/projects.service.js'
 import { createObjectStore } from '../storage/backend.js'
-import { type CliContext, CliError, type CommandDeps, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
+import { type CliContext, CliError, type CommandDeps, jsonOption, type Terminal, succeeded, wholeNumber, withFeatures } from './common.js'
 
 /**
  * The projects feature as a command has it: a deletion's changes announced to the running servers
@@ -25,7 +24,7 @@ export function commandProjects(deps: CommandDeps): { service: ProjectsService; 
   const routing = new AnnouncedRoutingChanges(deps.db, deps.config)
   const dataChanged = (id: number) =>
     announceDataChange(deps.config, [id]).catch((error: unknown) => {
-      process.stderr.write(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers' cached reads may lag until their next change\n`)
+      deps.log.warn(`Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers' cached reads may lag until their next change`)
     })
   const removal = { dialect: deps.dialect, store, log: deps.log, dataChanged, bumpRouting: bumpGeneration, routingChanged: (generation: number) => routing.announce(generation) }
   const { service, exporter } = createProjects({ ...deps, removal, files: store })
@@ -46,14 +45,14 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
   planLimitOptions(jsonOption(group.command('create <slug>').description('create a project').addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')))).action(
     async (slug: string, options: { plan: Plan; perMinute?: number; perDay?: number; json?: boolean }) =>
       run(async (projects) => {
-        const { project } = succeeded(await projects.create(slug, { plan: options.plan, perMinute: options.perMinute, perDay: options.perDay }, commandLineChange()))
-        print(options.json, project, () => `Created project ${describeProject(project)}`)
+        const { project } = succeeded(await projects.create(slug, { plan: options.plan, perMinute: options.perMinute, perDay: options.perDay }, cli.change))
+        cli.print(options.json, project, () => `Created project ${describeProject(project)}`)
       }, { makesStore: true }),
   )
 
   jsonOption(group.command('list').description('list projects with their plans and limits')).action(async (options: { json?: boolean }) =>
     run(async (projects) =>
-      printList(options.json, await projects.list(), {
+      cli.printList(options.json, await projects.list(), {
         SLUG: (p) => p.slug,
         PLAN: (p) => p.plan,
         'PER MINUTE': (p) => String(p.limits.perMinute),
@@ -67,8 +66,8 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
     async (slug: string, plan: string, options: { perMinute?: number; perDay?: number; json?: boolean }) =>
       run(async (projects) => {
         if (!(PLANS as readonly string[]).includes(plan)) throw new CliError(`Unknown plan "${plan}": use one of ${PLANS.join(', ')}.`)
-        const { project } = succeeded(await projects.setPlan(slug, { plan: plan as Plan, perMinute: options.perMinute, perDay: options.perDay }, commandLineChange()))
-        print(options.json, project, () => `Project ${describeProject(project)}`)
+        const { project } = succeeded(await projects.setPlan(slug, { plan: plan as Plan, perMinute: options.perMinute, perDay: options.perDay }, cli.change))
+        cli.print(options.json, project, () => `Project ${describeProject(project)}`)
       }),
   )
 
@@ -79,8 +78,8 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
   ).action(async (slug: string, allowed: string, options: { json?: boolean }) =>
     run(async (projects) => {
       if (allowed !== 'on' && allowed !== 'off') throw new CliError(`Use on or off, not "${allowed}".`)
-      const { project } = succeeded(await projects.setWebhookPrivateNetworks(slug, allowed === 'on', commandLineChange()))
-      print(options.json, project, () =>
+      const { project } = succeeded(await projects.setWebhookPrivateNetworks(slug, allowed === 'on', cli.change))
+      cli.print(options.json, project, () =>
         project.webhookPrivateNetworks
           ? `Project ${project.slug}: its webhook endpoints may reach the networks of WEBHOOK_ALLOWED_NETWORKS; its owners no longer see their answers.`
           : `Project ${project.slug}: its webhook endpoints may not reach private networks, from their next attempt.`,
@@ -94,8 +93,8 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
     .option('--out <file>', 'where to write the archive; - for stdout (needed when stdout is a terminal)')
     .action(async (slug: string, options: { out?: string }) =>
       run(async (_projects, exporter) => {
-        const name = await writeExport(exporter, slug, options.out)
-        if (options.out !== undefined && options.out !== '-') process.stderr.write(`Exported project ${slug} to ${options.out} (${name}).\n`)
+        const name = await writeExport(cli, exporter, slug, options.out)
+        if (options.out !== undefined && options.out !== '-') cli.note(`Exported project ${slug} to ${options.out} (${name}).`)
       }),
     )
 
@@ -106,9 +105,9 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
       .option('--yes', 'delete without asking (needed when stdin is not a terminal)'),
   ).action(async (slug: string, options: { yes?: boolean; json?: boolean }) =>
     run(async (projects) => {
-      if (!options.yes) await confirmDeletion(slug)
-      const { deletion } = succeeded(await projects.delete(slug, commandLineChange()))
-      print(options.json, deletion, () => describeDeletion(deletion))
+      if (!options.yes) await confirmDeletion(cli.terminal, slug)
+      const { deletion } = succeeded(await projects.delete(slug, cli.change))
+      cli.print(options.json, deletion, () => describeDeletion(deletion))
     }),
   )
 }
@@ -117,14 +116,14 @@ export function registerProjectCommands(program: Command, cli: CliContext): void
  * Writes the archive to `out` (`-`: stdout), or refuses to write it to a terminal. A file is written
  * beside its final name and renamed once whole, so a failure leaves no half archive under that name.
  */
-async function writeExport(exporter: ProjectExporter, slug: string, out: string | undefined): Promise<string> {
-  if (out === undefined && process.stdout.isTTY) {
+async function writeExport(cli: CliContext, exporter: ProjectExporter, slug: string, out: string | undefined): Promise<string> {
+  if (out === undefined && cli.terminal.stdout.isTTY) {
     throw new CliError(`The archive is binary: name a file with --out FILE (or --out - to write it to stdout through a pipe).`)
   }
   const target = out ?? '-'
-  const { archive } = succeeded(await exporter.start(slug, { operator: true }, commandLineChange()))
+  const { archive } = succeeded(await exporter.start(slug, { operator: true }, cli.change))
   if (target === '-') {
-    await pipeline(archive.body, process.stdout, { end: false })
+    await pipeline(archive.body, cli.terminal.stdout, { end: false })
     return archive.filename
   }
   const partial = `${target}.partial-${process.pid}`
@@ -139,17 +138,17 @@ async function writeExport(exporter: ProjectExporter, slug: string, out: string 
 }
 
 /** Without --yes: asks on the terminal for the slug; without a terminal, refuses. */
-async function confirmDeletion(slug: string): Promise<void> {
-  if (!process.stdin.isTTY) {
+async function confirmDeletion(terminal: Terminal, slug: string): Promise<void> {
+  if (!terminal.stdin.isTTY) {
     throw new CliError(`Deleting project "${slug}" cannot be undone: run "adoption-store projects delete ${slug} --yes" to confirm (stdin is not a terminal, so nothing was asked).`)
   }
   const { createInterface } = await import('node:readline/promises')
-  const terminal = createInterface({ input: process.stdin, output: process.stderr })
+  const prompt = createInterface({ input: terminal.stdin, output: terminal.stderr })
   try {
-    const answer = await terminal.question(`Delete project "${slug}" and everything it holds? This cannot be undone. Type its slug to confirm: `)
+    const answer = await prompt.question(`Delete project "${slug}" and everything it holds? This cannot be undone. Type its slug to confirm: `)
     if (answer.trim() !== slug) throw new CliError(`Not deleted: "${answer.trim()}" is not "${slug}".`)
   } finally {
-    terminal.close()
+    prompt.close()
   }
 }
 

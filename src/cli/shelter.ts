@@ -58,7 +58,7 @@ export async function withShelter(cli: CliContext, slug: string, work: (shelter:
     })
   } finally {
     await announceDataChange(cli.config(), changed).catch((error: unknown) => {
-      process.stderr.write(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers' cached reads may lag until their next change\n`)
+      cli.note(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers' cached reads may lag until their next change`)
     })
   }
 }

@@ -1,11 +1,10 @@
 /** `adoption-store webhooks …`: a project's webhook endpoints, their secrets and delivery logs. */
 import { type Command, InvalidArgumentError, Option } from 'commander'
-import { commandLineChange } from '../audit/audit.js'
 import { ALL_EVENTS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../webhooks/events.js'
 import { DELIVERY_STATES, type DeliveryState } from '../db/schema.js'
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../webhooks/webhooks.schemas.js'
 import { DEFAULT_OVERLAP_HOURS, type WebhooksService } from '../webhooks/webhooks.service.js'
-import { type CliContext, CliError, jsonOption, print, printList, succeeded, wholeNumber, withFeatures } from './common.js'
+import { type CliContext, CliError, jsonOption, succeeded, wholeNumber, withFeatures } from './common.js'
 
 const TYPES = [...WEBHOOK_EVENT_TYPES, ALL_EVENTS] as readonly string[]
 
@@ -24,16 +23,16 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
   ).action(async (options: { project: string; url: string; types: string[]; description?: string; disabled?: boolean; json?: boolean }) =>
     run(async (webhooks) => {
       const { endpoint, secret } = succeeded(
-        await webhooks.create(options.project, { url: options.url, types: options.types, description: options.description, enabled: !options.disabled }, commandLineChange()),
+        await webhooks.create(options.project, { url: options.url, types: options.types, description: options.description, enabled: !options.disabled }, cli.change),
       )
-      print(options.json, { ...endpoint, secret }, () =>
+      cli.print(options.json, { ...endpoint, secret }, () =>
         [`Added webhook endpoint ${endpoint.id} (${endpoint.url}) for ${endpoint.types.join(', ')}.`, 'Its signing secret is shown only this once:', '', `  ${secret}`].join('\n'),
       )
     }),
   )
 
   jsonOption(project(group.command('list').description("list a project's endpoints (never their secrets)"))).action(async (options: { project: string; json?: boolean }) =>
-    run(async (webhooks) => printList(options.json, succeeded(await webhooks.list(options.project)).endpoints, ENDPOINT_COLUMNS)),
+    run(async (webhooks) => cli.printList(options.json, succeeded(await webhooks.list(options.project)).endpoints, ENDPOINT_COLUMNS)),
   )
 
   jsonOption(
@@ -50,15 +49,15 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
       if (options.url === undefined && options.types === undefined && description === undefined && enabled === undefined) {
         throw new CliError('Nothing to change: give --url, --types, --description, --enable or --disable.')
       }
-      const { endpoint } = succeeded(await webhooks.update(options.project, id, { url: options.url, types: options.types, description, enabled }, commandLineChange()))
-      print(options.json, endpoint, () => `Updated webhook endpoint ${endpoint.id}: ${describe(endpoint)}`)
+      const { endpoint } = succeeded(await webhooks.update(options.project, id, { url: options.url, types: options.types, description, enabled }, cli.change))
+      cli.print(options.json, endpoint, () => `Updated webhook endpoint ${endpoint.id}: ${describe(endpoint)}`)
     }),
   )
 
   jsonOption(project(group.command('remove <id>').description('remove an endpoint and its delivery log'))).action(async (id: string, options: { project: string; json?: boolean }) =>
     run(async (webhooks) => {
-      succeeded(await webhooks.remove(options.project, id, commandLineChange()))
-      print(options.json, { id, removed: true }, () => `Removed webhook endpoint ${id}`)
+      succeeded(await webhooks.remove(options.project, id, cli.change))
+      cli.print(options.json, { id, removed: true }, () => `Removed webhook endpoint ${id}`)
     }),
   )
 
@@ -72,8 +71,8 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
   ).action(async (id: string, options: { project: string; overlapHours: number; json?: boolean }) =>
     run(async (webhooks) => {
       if (options.overlapHours > 168) throw new CliError('--overlap-hours is at most 168 (7 days).')
-      const { endpoint, secret } = succeeded(await webhooks.rotateSecret(options.project, id, options.overlapHours, commandLineChange()))
-      print(options.json, { ...endpoint, secret }, () =>
+      const { endpoint, secret } = succeeded(await webhooks.rotateSecret(options.project, id, options.overlapHours, cli.change))
+      cli.print(options.json, { ...endpoint, secret }, () =>
         [
           `Rotated the signing secret of ${endpoint.id}.`,
           endpoint.previousSecretExpiresAt ? `The previous secret also signs until ${endpoint.previousSecretExpiresAt}.` : 'The previous secret no longer signs.',
@@ -103,7 +102,7 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
         if (options.limit > 100) throw new CliError('--limit is at most 100.')
         const { before, limit, state, type: eventType, webhookId, since, until } = options
         const { page } = succeeded(await webhooks.deliveries(options.project, id, { before, limit, state, eventType, webhookId, since, until }))
-        printList(options.json, page.items, DELIVERY_COLUMNS)
+        cli.printList(options.json, page.items, DELIVERY_COLUMNS)
       }),
   )
 
@@ -111,15 +110,15 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
     async (id: string, deliveryId: string, options: { project: string; json?: boolean }) =>
       run(async (webhooks) => {
         const { attempts } = succeeded(await webhooks.attempts(options.project, id, wholeNumber(1)(deliveryId)))
-        print(options.json, attempts, () => (attempts.length === 0 ? `Delivery ${deliveryId} has no attempt yet.` : attempts.map(describeAttempt).join('\n\n')))
+        cli.print(options.json, attempts, () => (attempts.length === 0 ? `Delivery ${deliveryId} has no attempt yet.` : attempts.map(describeAttempt).join('\n\n')))
       }),
   )
 
   jsonOption(project(group.command('redeliver <id> <deliveryId>').description("send a delivery's event again, once (the same webhook-id)"))).action(
     async (id: string, deliveryId: string, options: { project: string; json?: boolean }) =>
       run(async (webhooks) => {
-        const { delivery } = succeeded(await webhooks.redeliver(options.project, id, wholeNumber(1)(deliveryId), commandLineChange()))
-        print(options.json, delivery, () => `Delivery ${delivery.id} of event ${delivery.eventId} (${delivery.eventType}) is due now; the servers send it.`)
+        const { delivery } = succeeded(await webhooks.redeliver(options.project, id, wholeNumber(1)(deliveryId), cli.change))
+        cli.print(options.json, delivery, () => `Delivery ${delivery.id} of event ${delivery.eventId} (${delivery.eventType}) is due now; the servers send it.`)
       }),
   )
 
@@ -134,7 +133,7 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
       async (sealedSecrets) => {
         if (!sealedSecrets) throw new CliError('Webhooks are not configured: set WEBHOOK_ENCRYPTION_KEY (the new key) and WEBHOOK_PREVIOUS_ENCRYPTION_KEYS (the keys it replaces).')
         const report = await sealedSecrets.reseal()
-        print(options.json, report, () =>
+        cli.print(options.json, report, () =>
           [
             `Re-sealed the secrets of ${report.resealed} endpoint${report.resealed === 1 ? '' : 's'} with the current key; ${report.current} already were.`,
             ...report.unopenable.map(({ projectId, endpointId }) => `not opened: ${endpointId} (project ${projectId}): sealed with a key that is in neither WEBHOOK_ENCRYPTION_KEY nor WEBHOOK_PREVIOUS_ENCRYPTION_KEYS`),
@@ -143,7 +142,7 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
             .filter(Boolean)
             .join('\n'),
         )
-        if (report.unopenable.length > 0) process.exitCode = 1
+        if (report.unopenable.length > 0) cli.exitCode = 1
       },
     ),
   )
@@ -154,8 +153,8 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
       .option('--until <time>', 'and before this time (ISO 8601; default: now)'),
   ).action(async (id: string, options: { project: string; since: string; until?: string; json?: boolean }) =>
     run(async (webhooks) => {
-      const result = succeeded(await webhooks.recover(options.project, id, { since: options.since, until: options.until }, commandLineChange()))
-      print(options.json, { queued: result.queued }, () => `${result.queued} failed ${result.queued === 1 ? 'event is' : 'events are'} due again for endpoint ${id}; the servers send them.`)
+      const result = succeeded(await webhooks.recover(options.project, id, { since: options.since, until: options.until }, cli.change))
+      cli.print(options.json, { queued: result.queued }, () => `${result.queued} failed ${result.queued === 1 ? 'event is' : 'events are'} due again for endpoint ${id}; the servers send them.`)
     }),
   )
 
@@ -165,8 +164,8 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
       .option('--until <time>', 'and before this time (ISO 8601; default: now)'),
   ).action(async (id: string, options: { project: string; since: string; until?: string; json?: boolean }) =>
     run(async (webhooks) => {
-      const result = succeeded(await webhooks.replay(options.project, id, { since: options.since, until: options.until }, commandLineChange()))
-      print(options.json, { queued: result.queued }, () => `${result.queued} ${result.queued === 1 ? 'event is' : 'events are'} due for endpoint ${id}; the servers send them.`)
+      const result = succeeded(await webhooks.replay(options.project, id, { since: options.since, until: options.until }, cli.change))
+      cli.print(options.json, { queued: result.queued }, () => `${result.queued} ${result.queued === 1 ? 'event is' : 'events are'} due for endpoint ${id}; the servers send them.`)
     }),
   )
 
@@ -182,14 +181,14 @@ export function registerWebhookCommands(program: Command, cli: CliContext): void
       if (options.limit > 100) throw new CliError('--limit is at most 100.')
       const { before, limit, type, since, until } = options
       const { events } = succeeded(await webhooks.events(options.project, { before, limit, type, since, until }))
-      printList(options.json, events, EVENT_COLUMNS)
+      cli.printList(options.json, events, EVENT_COLUMNS)
     }),
   )
 
   jsonOption(project(group.command('test <id>').description(`send a ${TEST_EVENT_TYPE} event to the endpoint, once`))).action(async (id: string, options: { project: string; json?: boolean }) =>
     run(async (webhooks) => {
-      const { delivery } = succeeded(await webhooks.sendTest(options.project, id, commandLineChange()))
-      print(options.json, delivery, () => `Test event ${delivery.eventId} is due now as delivery ${delivery.id}; the servers send it.`)
+      const { delivery } = succeeded(await webhooks.sendTest(options.project, id, cli.change))
+      cli.print(options.json, delivery, () => `Test event ${delivery.eventId} is due now as delivery ${delivery.id}; the servers send it.`)
     }),
   )
 }
