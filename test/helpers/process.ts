@@ -419,12 +419,14 @@ const PATH_OPTIONS = new Set(['--out', '--output', '--file', '--data-dir'])
 
 /**
  * Whether a command can run in this process with what it would see as a process of its own: a
- * command of the store or the API (not `serve`, which is a process's life), on a data directory,
- * with no file named relative to the working directory a process would have been given.
+ * command of the store or the API (not `serve`, which is a process's life), with no file named
+ * relative to the working directory a process would have been given.
  */
 function runsInProcess(args: string[], options: CliOptions): boolean {
   const [command] = args
-  if (options.process || options.dataDir === undefined || command === undefined || command.startsWith('-') || command === 'serve') return false
+  if (options.process || command === undefined || command.startsWith('-') || command === 'serve') return false
+  const dataDir = options.env?.DATA_DIR
+  if (dataDir !== undefined && !path.isAbsolute(dataDir)) return false
   return args.every((arg, i) => !PATH_OPTIONS.has(args[i - 1] ?? '') || arg === '-' || path.isAbsolute(arg))
 }
 
@@ -440,7 +442,8 @@ function runsInProcess(args: string[], options: CliOptions): boolean {
 export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const timeoutMs = options.timeoutMs ?? START_TIMEOUT_MS
   const env = await childEnv(options.dataDir, options.env)
-  if (runsInProcess(args, options)) return runHere(args, env, options.input, timeoutMs)
+  // Without a data directory a process runs in the temporary directory (below), where DATA_DIR's default, ./data, is this.
+  if (runsInProcess(args, options)) return runHere(args, { DATA_DIR: path.join(os.tmpdir(), 'data'), ...env }, options.input, timeoutMs)
   assertBuilt()
   const started = performance.now()
   return new Promise((resolve) => {
