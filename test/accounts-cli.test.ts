@@ -1,5 +1,5 @@
 /**
- * `adoption-store users …` as an operator runs it (the BUILT CLI), and the users it creates and
+ * `adoption-store users …` as an operator runs it (`runCli`), and the users it creates and
  * changes signing in to a running server on the same data: a generated password is a one-time
  * password, and what the CLI disables, deletes or resets ends the server's sessions at once.
  */

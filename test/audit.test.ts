@@ -1,7 +1,7 @@
 /**
  * The audit log: what a change records (actor, action, target, project, time, request id,
  * details), in the change's own transaction; `GET /admin/v1/audit` with its filters, cursor and
- * visibility; and `adoption-store audit list` (the BUILT CLI). Every admin operation's own entry
+ * visibility; and `adoption-store audit list` (`runCli`). Every admin operation's own entry
  * is checked by test/admin-authorization.test.ts, which enumerates the admin document.
  */
 import assert from 'node:assert/strict'

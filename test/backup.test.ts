@@ -54,7 +54,7 @@ async function served(t: TestApp, photo: Photo): Promise<Buffer> {
   return response.rawPayload
 }
 
-/** `adoption-store media verify` (the built CLI) on a data directory and database: must report every photo with its files and no other file. */
+/** `adoption-store media verify` (`runCli`) on a data directory and database: must report every photo with its files and no other file. */
 async function mediaVerify(dataDir: string, databaseUrl: string | undefined): Promise<void> {
   const result = await runCli(['media', 'verify'], { dataDir, env: { DATABASE_URL: databaseUrl } })
   assert.equal(result.code, 0, `media verify failed:\n${result.stdout}${result.stderr}`)
@@ -67,7 +67,7 @@ async function names(t: TestApp, key: string): Promise<string[]> {
   return response.json<{ name: string }[]>().map((p) => p.name)
 }
 
-// `media verify` is the built CLI's.
+// `media verify` is the command's (`runCli`).
 before(() => assertBuilt())
 
 describe('SQLite: online backup with sqlite3 .backup, restore by replacing the file', { skip: has('sqlite3') && has('rsync') ? false : 'the sqlite3 or rsync command is not installed' }, () => {

@@ -1,5 +1,5 @@
 /**
- * Operator commands of the BUILT CLI against a running server on the same data: projects, keys,
+ * Operator commands (`runCli`) against a running server on the same data: projects, keys,
  * revocation, plans, bans. (The CLI's start-up, shutdown and configuration: cli.test.ts.)
  */
 import assert from 'node:assert/strict'

@@ -1,6 +1,7 @@
 /**
- * Process-level tests: the BUILT CLI (`node dist/cli.js ...`) run as a user runs it, with real
- * processes, ports, signals and an SQLite file. `npm test` builds first; these tests build nothing.
+ * Process-level tests: the BUILT service (`node dist/cli.js serve`) run as a user runs it, with real
+ * processes, ports, signals and an SQLite file, and its commands (`runCli`: in this process, or as
+ * processes where the test is about one). `npm test` builds first; these tests build nothing.
  * Its start-up, shutdown, configuration and migrations here; operator commands against a running
  * server in cli-operator.test.ts.
  */

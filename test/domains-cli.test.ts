@@ -1,5 +1,5 @@
 /**
- * `adoption-store domains …` as an operator runs it (the BUILT CLI), against a running server on
+ * `adoption-store domains …` as an operator runs it (`runCli`), against a running server on
  * the same data: what the CLI changes is routed by the server from its next request.
  */
 import assert from 'node:assert/strict'

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { cleanup, cliJson, makeDataDir, runCli } from './helpers/process.js'
 
 /**
- * The built CLI's `pets import|export`, `locations` and `categories`, on the store (SQLite file,
+ * The command's `pets import|export`, `locations` and `categories`, on the store (SQLite file,
  * or the PostgreSQL database of the leg): a listing site's upload file read by its column names,
  * every bad row reported by number with nothing written, re-runs that change nothing, an edited
  * file changing only what it changes, and an export that imports back into an equal project.

@@ -6,11 +6,11 @@ import sharp from 'sharp'
 import type { TestPlan } from '../scripts/test-plan.js'
 import { cleanup, cliJson, makeDataDir, runCli } from './helpers/process.js'
 
-// The built CLI on an SQLite store: the photo service is the server's, tested on both back ends in photos.test.ts.
+// The command on an SQLite store: the photo service is the server's, tested on both back ends in photos.test.ts.
 export const testPlan: TestPlan = { legs: 'sqlite' }
 
 /**
- * The built CLI's `pets photos add` (photos from files, through the upload's service) and `media
+ * The command's `pets photos add` (photos from files, through the upload's service) and `media
  * verify` (rows without files, files without rows; exit 1 when any).
  */
 

@@ -336,7 +336,7 @@ describe('exporting a project whose photos are in an S3 bucket', () => {
   })
 })
 
-describe('projects export (the built CLI)', () => {
+describe('projects export (the command)', () => {
   let dataDir: string
   before(async () => {
     dataDir = makeDataDir()

@@ -1,5 +1,5 @@
 /**
- * The built CLI's `projects delete`: without --yes and without a terminal it refuses and deletes
+ * The command's `projects delete`: without --yes and without a terminal it refuses and deletes
  * nothing; with --yes it deletes the project with its keys, animals and photos' files, prints what
  * went (JSON with --json), and a second deletion is an error naming the slug.
  */

@@ -27,6 +27,13 @@ const redisServer = (() => {
 
 /** A request that does not answer within this is a hang, whatever the machine's load. */
 const HANG_MS = 3_000
+/**
+ * REDIS_TIMEOUT_MS of the tests' apps: well above a command's round trip on a loaded machine. At
+ * 100 ms, a command to a Redis that is up but busy (catching up after the pause, on a machine
+ * running the suite) could time out: that request was then counted by this instance's fallback,
+ * not by Redis (`remaining 54`, the fallback's six, where Redis had counted two or three).
+ */
+const REDIS_TIMEOUT_MS = 1_000
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -87,7 +94,7 @@ describe('Redis outage', { skip: redisServer ? false : 'redis-server is not inst
     const port = await freePort()
     const redis = await startRedis(port)
     children.push(redis)
-    const t = await createTestApp({ config: { redisUrl: `redis://127.0.0.1:${port}`, redisTimeoutMs: 100 } })
+    const t = await createTestApp({ config: { redisUrl: `redis://127.0.0.1:${port}`, redisTimeoutMs: REDIS_TIMEOUT_MS } })
     try {
       const { key } = await t.project()
       // Redis counts in its own clock's minutes: the test starts early in one, so that the
@@ -136,7 +143,7 @@ describe('Redis outage', { skip: redisServer ? false : 'redis-server is not inst
     const port = await freePort()
     let redis = await startRedis(port)
     children.push(redis)
-    const t = await createTestApp({ config: { redisUrl: `redis://127.0.0.1:${port}`, redisTimeoutMs: 100 } })
+    const t = await createTestApp({ config: { redisUrl: `redis://127.0.0.1:${port}`, redisTimeoutMs: REDIS_TIMEOUT_MS } })
     try {
       const { key } = await t.project({ plan: 'enterprise', perMinute: 3, perDay: 1000 })
       assert.equal((await timed(t, key)).status, 200)
@@ -166,7 +173,7 @@ describe('Redis outage', { skip: redisServer ? false : 'redis-server is not inst
 
   test('Redis down at start-up: the service starts, limited per instance, and joins Redis when it appears', async () => {
     const port = await freePort()
-    const t = await createTestApp({ config: { redisUrl: `redis://127.0.0.1:${port}`, redisTimeoutMs: 100 } })
+    const t = await createTestApp({ config: { redisUrl: `redis://127.0.0.1:${port}`, redisTimeoutMs: REDIS_TIMEOUT_MS } })
     try {
       const { key } = await t.project()
       assert.equal((await timed(t, key)).status, 200)

@@ -1,6 +1,6 @@
 /**
- * What the tests of the BUILT CLI share (cli.test.ts, cli-operator.test.ts, client-cli.test.ts,
- * client.test.ts): requests to a running server, CLI commands that must succeed or fail in one
+ * What the tests of the built service and its commands share (cli.test.ts, cli-operator.test.ts,
+ * client-cli.test.ts, client.test.ts): requests to a running server, CLI commands that must succeed or fail in one
  * line, and the first start's output.
  */
 import assert from 'node:assert/strict'
