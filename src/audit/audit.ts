@@ -131,9 +131,9 @@ export function entryOf(clock: Clock, change: Change, event: AuditEvent): Insert
   }
 }
 
-/** A change made with the CLI: the system user who ran it, and the request id of the invocation (each command takes one, `cliContext`). */
-export function commandLineChange(requestId = `cli-${randomUUID()}`): Change {
-  return { actor: { kind: 'cli', userId: null, name: `cli:${systemUser()}` }, requestId }
+/** A change made with the CLI: the system user who ran it, and a request id of its own (a command takes one for all it changes, `cliContext`). */
+export function commandLineChange(): Change {
+  return { actor: { kind: 'cli', userId: null, name: `cli:${systemUser()}` }, requestId: `cli-${randomUUID()}` }
 }
 
 /** A change the service makes on its own: the first start's project and key, the limiter's bans, the background workers' changes. */
