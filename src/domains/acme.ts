@@ -49,7 +49,11 @@ const ACME_TIMEOUT_MS = 30_000
  */
 export class AcmeAuthority implements CertificateAuthority {
   private client: Acme.Client | undefined
-  /** The configured CA file's agent (a private CA's directory), read at construction: a file that cannot be read fails the start. */
+  /**
+   * The configured CA file's agent (a private CA's directory), read at construction: a file that
+   * cannot be read fails the start. Its TLS context is made once: given only the certificates,
+   * the agent would parse them all (the system's roots and the file's) for every connection.
+   */
   private readonly agent: Https.Agent | undefined
   private configured = false
 
@@ -59,7 +63,9 @@ export class AcmeAuthority implements CertificateAuthority {
     private readonly clock: Clock,
     private readonly settings: AcmeSettings,
   ) {
-    this.agent = settings.acmeCaFile ? new (https().Agent)({ ca: [...tls().rootCertificates, fs.readFileSync(settings.acmeCaFile, 'utf8')] }) : undefined
+    this.agent = settings.acmeCaFile
+      ? new (https().Agent)({ secureContext: tls().createSecureContext({ ca: [...tls().rootCertificates, fs.readFileSync(settings.acmeCaFile, 'utf8')] }) })
+      : undefined
   }
 
   /**
