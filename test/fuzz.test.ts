@@ -66,6 +66,8 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
   let t: TestApp
   let key: string
   let operations: OperationModel[]
+  /** Each operation with the pattern of the paths it answers. */
+  let routes: { operation: OperationModel; pattern: RegExp }[]
   let arbitraries: Map<string, fc.Arbitrary<DrawnRequest>>
   const accounts: Record<'operator' | 'owner', { email: string; password: string }> = {} as never
   /** The owner's projects, for an owner made again (see session). */
@@ -178,6 +180,7 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
     }
     operations = [...operationsOf(publicDoc, 'public', '/v1'), ...operationsOf(adminDoc, 'admin', '/admin/v1')]
     assert.ok(operations.length >= 29, `${operations.length} operations in the documents`)
+    routes = operations.map((operation) => ({ operation, pattern: new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/]*')}$`) }))
 
     const options: RequestOptions = { refusedCredentials, bodyLimit: t.config.bodyLimit }
     arbitraries = new Map(
@@ -241,8 +244,9 @@ describe(`contract fuzzing (seed ${SEED})`, () => {
   function routeOf(requested: string, url: string): OperationModel | undefined {
     const method = requested === 'HEAD' ? 'GET' : requested
     const pathname = new URL(url, 'http://localhost').pathname
-    const candidates = operations
-      .filter((o) => pathname.startsWith(`${o.prefix}/`) && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]*')}$`).test(pathname.slice(o.prefix.length)))
+    const candidates = routes
+      .filter(({ operation, pattern }) => pathname.startsWith(`${operation.prefix}/`) && pattern.test(pathname.slice(operation.prefix.length)))
+      .map(({ operation }) => operation)
       .sort((a, b) => staticFirst(a.path, b.path))
     const best = candidates[0]
     return best && candidates.find((o) => o.path === best.path && o.method === method)
