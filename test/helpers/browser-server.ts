@@ -3,8 +3,7 @@
  * WebSocket endpoint it prints (one line), passes it on as TEST_BROWSER_ENDPOINT, and ends it
  * with SIGTERM. Launching Chromium costs seconds; each file then only opens contexts of its own.
  */
-import { chromium } from 'playwright-core'
-import { CHROMIUM_OPTIONS } from './browser.js'
+import { chromium, CHROMIUM_OPTIONS } from './browser.js'
 
 const server = await chromium.launchServer(CHROMIUM_OPTIONS)
 process.stdout.write(`${server.wsEndpoint()}\n`)
