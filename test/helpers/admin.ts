@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import type { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { createTestApp, type TestApp, type TestAppOptions } from './app.js'
-import { compiledContract, jsonOf, staticFirst, validatorOf } from './contract.js'
+import { compiledContract, jsonOf, pathPattern, staticFirst, validatorOf } from './contract.js'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop'
 
@@ -71,7 +71,7 @@ export async function assertMatchesAdminContract(app: FastifyInstance, method: s
   const relative = pathname.slice('/admin/v1'.length)
   // The path the router picks whatever the method (a static segment wins over a parameter), then its method's operation.
   const [path] = Object.keys(doc.paths)
-    .filter((p) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(relative))
+    .filter((p) => pathPattern(p).test(relative))
     .sort(staticFirst)
   const match = path === undefined ? undefined : { path, operation: doc.paths[path]![method.toLowerCase()] }
   if (!match?.operation) return

@@ -117,11 +117,28 @@ function findOperation(doc: OpenApiDoc, method: string, pathname: string) {
   // a static segment wins over a parameter (`DELETE /pets/1/photos/order` is the order's path,
   // answered 405, never a photo's removal).
   const [path] = Object.keys(doc.paths)
-    .filter((p) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(relative))
+    .filter((p) => pathPattern(p).test(relative))
     .sort(staticFirst)
   if (path === undefined) return undefined
   const operation = doc.paths[path]![method]
   return operation && { path, operation }
+}
+
+const pathPatterns = new Map<string, RegExp>()
+
+/**
+ * The URLs a document path answers, as a pattern (made once per path): each `{parameter}` one
+ * segment, never empty; with `emptyParameters`, possibly empty, as the router allows
+ * (`/projects//keys` reaches the path, for a 400 on the parameter).
+ */
+export function pathPattern(path: string, { emptyParameters = false } = {}): RegExp {
+  const key = `${emptyParameters}\0${path}`
+  let pattern = pathPatterns.get(key)
+  if (!pattern) {
+    pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, emptyParameters ? '[^/]*' : '[^/]+')}$`)
+    pathPatterns.set(key, pattern)
+  }
+  return pattern
 }
 
 /** Orders two document paths as the router does: at the first differing segment, a static one first. */
