@@ -6,6 +6,15 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() }
 
+/**
+ * Milliseconds on the process's monotonic clock, the same on every thread of the process: the
+ * clock of a bound on a wait (a write's, for a lock), which a step of the wall clock (a VM's
+ * time sync) must neither shorten nor stretch. Not a time of day.
+ */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint() / 1000n) / 1000
+}
+
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i
 
 /**

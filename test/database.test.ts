@@ -16,6 +16,7 @@ import { insertProject } from '../src/projects/projects.repository.js'
 import { listPets, searchPets } from '../src/pets/pets-search.repository.js'
 import { deletePet, findPet, insertPet } from '../src/pets/pets.repository.js'
 import { dialects, freshPostgresDatabase, postgresUrl, withDatabase } from './helpers/databases.js'
+import { monotonicMs } from '../src/clock.js'
 
 const at = '2026-11-22T12:00:00.000Z'
 
@@ -132,7 +133,7 @@ test("SQLite writes inline (a command's): the same answers on this thread, a for
   // On this thread, the wait holds the event loop: a timer due meanwhile fires only after it.
   let timerFired = false
   setTimeout(() => (timerFired = true), 50)
-  await assert.rejects(inline.executeAll([insert('blocked')], Date.now() - BUSY_TIMEOUT_MS + 300), (error: { code?: string }) => error.code === 'SQLITE_BUSY')
+  await assert.rejects(inline.executeAll([insert('blocked')], monotonicMs() - BUSY_TIMEOUT_MS + 300), (error: { code?: string }) => error.code === 'SQLITE_BUSY')
   const waited = performance.now() - started
   assert.equal(timerFired, false, 'the write waited on this thread')
   assert.ok(waited >= 250 && waited < BUSY_TIMEOUT_MS, `waited ${Math.round(waited)} ms for a lock, with 300 ms of its bound left`)

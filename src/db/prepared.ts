@@ -1,6 +1,7 @@
 import type { Compilable } from 'kysely'
 import type { Db } from './schema.js'
 import { isDatabaseUnavailable } from './errors.js'
+import { monotonicMs } from '../clock.js'
 
 /**
  * Queries compiled once and run many times, for the paths every request takes (the key lookup,
@@ -137,7 +138,7 @@ type Batcher = Required<Pick<FastPath, 'runAll'>>
 /** One caller's statements (usually one), answered with the rows of each. */
 interface Queued {
   statements: Statement[]
-  /** When the call was made: the batch's wait for a lock is bounded from its earliest call. */
+  /** When the call was made (monotonicMs): the batch's wait for a lock is bounded from its earliest call. */
   since: number
   resolve(rows: unknown[][]): void
   reject(error: unknown): void
@@ -158,7 +159,7 @@ function enqueue(db: Db, path: Batcher, statements: Statement[]): Promise<unknow
       state = { waiting: [], busy: false }
       batches.set(db, state)
     }
-    state.waiting.push({ statements, since: Date.now(), resolve, reject })
+    state.waiting.push({ statements, since: monotonicMs(), resolve, reject })
     if (state.busy) return
     state.busy = true
     // After the I/O of this turn: every request that arrived with it joins the batch.

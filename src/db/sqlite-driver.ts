@@ -11,6 +11,7 @@ import { MigrationLockingAdapter } from './sqlite-migration-lock.js'
 import type { SqliteWriter } from './sqlite-threads.js'
 import { BUSY_TIMEOUT_MS } from './sqlite-file.js'
 import type { Outcome } from './sqlite-writes.js'
+import { monotonicMs } from '../clock.js'
 
 /** What the driver needs of the store's connections (SqliteConnections, sqlite.ts). */
 export interface SplitConnections {
@@ -92,7 +93,7 @@ class SplitConnection implements DatabaseConnection {
 
   async begin(): Promise<void> {
     // The bound counts from here: the wait for this process's earlier writes is part of it.
-    const deadline = Date.now() + BUSY_TIMEOUT_MS
+    const deadline = monotonicMs() + BUSY_TIMEOUT_MS
     const release = await this.writer.lock()
     try {
       await this.writer.send({ op: 'begin', deadline })

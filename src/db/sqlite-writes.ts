@@ -8,9 +8,10 @@
  */
 import type SQLite from 'better-sqlite3'
 import { BUSY_TIMEOUT_MS, openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
+import { monotonicMs } from '../clock.js'
 
 /**
- * `deadline` (epoch ms), on a write that may wait for another process's lock: the wait ends
+ * `deadline` (monotonicMs), on a write that may wait for another process's lock: the wait ends
  * there, whatever this write waited before reaching the thread (see BUSY_TIMEOUT_MS).
  */
 export type Message =
@@ -90,7 +91,7 @@ export class SqliteWrites {
    */
   #until<T>(deadline: number | undefined, work: () => T): T {
     if (deadline === undefined) return work()
-    const left = Math.ceil(deadline - Date.now())
+    const left = Math.ceil(deadline - monotonicMs())
     if (left <= 0) throw Object.assign(new Error('database is locked: the write waited its whole bound for another process'), { code: 'SQLITE_BUSY' })
     this.#sqlite().pragma(`busy_timeout = ${left}`)
     try {

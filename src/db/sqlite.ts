@@ -4,6 +4,7 @@ import { sqliteDialect } from './sqlite-driver.js'
 import { BUSY_TIMEOUT_MS, openSqliteFile, STATEMENT_CACHE_SIZE } from './sqlite-file.js'
 import { SqliteWriter } from './sqlite-threads.js'
 import type { Outcome } from './sqlite-writes.js'
+import { monotonicMs } from '../clock.js'
 
 /** A statement for the writer thread, as its SQL and parameters. */
 export interface WriterStatement {
@@ -63,7 +64,7 @@ export class SqliteConnections {
   async execute(sql: string, parameters: readonly unknown[]): Promise<Outcome> {
     const statement = this.reading(sql)
     if (statement) return { rows: statement.all(parameters) }
-    const deadline = Date.now() + BUSY_TIMEOUT_MS
+    const deadline = monotonicMs() + BUSY_TIMEOUT_MS
     return this.#writer.alone(() => this.#writer.send({ op: 'run', sql, parameters, deadline }) as Promise<Outcome>)
   }
 
@@ -71,7 +72,7 @@ export class SqliteConnections {
    * Runs statements in one transaction on the writer, the rows of each: one commit (one fsync)
    * for all, and the answer comes only once it is durable.
    */
-  executeAll(statements: WriterStatement[], since = Date.now()): Promise<unknown[][]> {
+  executeAll(statements: WriterStatement[], since = monotonicMs()): Promise<unknown[][]> {
     return this.#writer.alone(() => this.#writer.send({ op: 'batch', statements, deadline: since + BUSY_TIMEOUT_MS }) as Promise<unknown[][]>)
   }
 
