@@ -11,7 +11,8 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/db
 import type { Plan } from '../../src/db/schema.js'
 import type { KeyRequest } from '../../src/keys/keys.service.js'
 import { assertMatchesContract } from './contract.js'
-import { copyMigratedSqlite, testAppPostgresDatabase, testDialect } from './databases.js'
+import { copyMigratedSqlite, testDialect } from './databases.js'
+import { testAppPostgresDatabase } from './postgres-pool.js'
 
 /** A clock that stands still until a test moves it. */
 export class ManualClock implements Clock {

@@ -17,7 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { after, before } from 'node:test'
 import { Redis } from 'ioredis'
-import { dropInBackground, freshPostgresDatabase, testAppPostgresDatabase, testDialect } from './databases.js'
+import { freshPostgresDatabase, testDialect } from './databases.js'
+import { dropInBackground, testAppPostgresDatabase } from './postgres-pool.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const CLI = path.join(ROOT, 'dist', 'cli.js')
