@@ -1,6 +1,7 @@
 /**
  * Operator commands (`runCli`) against a running server on the same data: projects, keys,
- * revocation, plans, bans. (The CLI's start-up, shutdown and configuration: cli.test.ts.)
+ * revocation, plans, bans; and what a command says when Redis cannot be told of its change.
+ * (The CLI's start-up, shutdown and configuration: cli.test.ts.)
  */
 import assert from 'node:assert/strict'
 import { afterEach, before, describe, test } from 'node:test'
@@ -8,7 +9,7 @@ import type { ApiKey } from '../src/keys/keys.service.js'
 import { PLAN_LIMITS } from '../src/limits/plans.js'
 import { api, assertCliError, assertRecentIso, KEY, type Pet, type Project } from './helpers/cli.js'
 import { redisUrl } from './helpers/redis.js'
-import { assertBuilt, cleanup, cliJson, deleteRedisKeys, makeDataDir, runCli, startServer, uniqueRedisPrefix, waitForWindowRoom } from './helpers/process.js'
+import { assertBuilt, cleanup, cliJson, deleteRedisKeys, makeDataDir, processDialect, runCli, startServer, uniqueRedisPrefix, waitForWindowRoom } from './helpers/process.js'
 
 before(() => assertBuilt())
 afterEach(cleanup)
@@ -178,6 +179,45 @@ describe('operator commands against a running server', () => {
       assertCliError(result, message, `keys create ${args.join(' ')}`)
       assert.doesNotMatch(result.stdout, KEY)
     }
+  })
+})
+
+describe('a change Redis cannot be told of', () => {
+  // A port nothing listens on: the announcement fails at once.
+  const unreachable = { REDIS_URL: 'redis://127.0.0.1:1' }
+
+  test('is committed, and the command says when the servers will see it (PostgreSQL); the embedded store needs no announcement', { timeout: 60_000 }, async () => {
+    const dataDir = makeDataDir()
+    const cli = { dataDir, env: unreachable }
+    const run = async (args: string[]) => {
+      const result = await runCli(args, cli)
+      assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`)
+      return result.stderr
+    }
+    // On PostgreSQL, one line per announcement that failed: what failed, and when servers see the change.
+    const warned = (stderr: string, ...whens: string[]) => {
+      const expected = processDialect === 'postgres' ? whens : []
+      const lines = stderr.split('\n').filter(Boolean)
+      assert.equal(lines.length, expected.length, stderr)
+      lines.forEach((line, i) => assert.equal(line.replace(/\(.+\);/, '(…);'), `warning: Redis not told of the change (…); ${expected[i]}`))
+    }
+    const KEYS_AND_PLANS = 'servers apply it within 1 s'
+    const DATA = "servers' cached reads may lag until their next change"
+
+    // A new project changes nothing a server has read.
+    warned(await run(['projects', 'create', 'quiet', '--json']))
+    // A plan: servers read plans and keys again within a second.
+    warned(await run(['projects', 'set-plan', 'quiet', 'pro', '--json']), KEYS_AND_PLANS)
+    // A project's data: its cached reads stay until its next change.
+    warned(await run(['locations', 'add', 'Main shelter', '--project', 'quiet', '--json']), DATA)
+
+    // The changes are in the store.
+    const [project] = (await cliJson<Project[]>(['projects', 'list', '--json'], cli)).filter((p) => p.slug === 'quiet')
+    assert.equal(project?.plan, 'pro')
+    assert.deepEqual((await cliJson<{ name: string }[]>(['locations', 'list', '--project', 'quiet', '--json'], cli)).map((l) => l.name), ['Main shelter'])
+    warned(await run(['projects', 'delete', 'quiet', '--yes']), KEYS_AND_PLANS, DATA)
+    // No server started on this store: no `default` project either.
+    assert.deepEqual(await cliJson<Project[]>(['projects', 'list', '--json'], cli), [])
   })
 })
 

@@ -126,7 +126,7 @@ export async function withFeatures<S>(
   // The change is committed either way; without Redis, servers notice it within a second.
   const authChanged = () =>
     announceAuthChange(config).catch((error: unknown) => {
-      cli.note(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers apply it within 1 s`)
+      cli.note(`warning: ${redisNotTold(error, 'servers apply it within 1 s')}`)
     })
   try {
     await migrateToLatest(database.db)
@@ -139,6 +139,17 @@ export async function withFeatures<S>(
     await database.close()
   }
 }
+
+/**
+ * The warning of a change committed but not announced through Redis to the servers that share
+ * cache generations there (the announcement failed): what failed, and when the servers see it.
+ */
+export function redisNotTold(error: unknown, consequence: string): string {
+  return `Redis not told of the change (${error instanceof Error ? error.message : String(error)}); ${consequence}`
+}
+
+/** When servers see a change of animals, categories or locations that Redis was not told of. */
+export const DATA_LAG = "servers' cached reads may lag until their next change"
 
 /** Where the store was looked for, and how to point a command at the right one. */
 function noStore(config: Config): string {

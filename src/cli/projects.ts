@@ -12,7 +12,7 @@ import { createProjects } from '../projects/projects.module.js'
 import type { ProjectExporter } from '../projects/projects-export.service.js'
 import type { Project, ProjectDeletion, ProjectsService } from '../projects/projects.service.js'
 import { createObjectStore } from '../storage/backend.js'
-import { type CliContext, CliError, type CommandDeps, jsonOption, type Terminal, succeeded, wholeNumber, withFeatures } from './common.js'
+import { type CliContext, CliError, type CommandDeps, DATA_LAG, jsonOption, redisNotTold, type Terminal, succeeded, wholeNumber, withFeatures } from './common.js'
 
 /**
  * The projects feature as a command has it: a deletion's changes announced to the running servers
@@ -24,7 +24,7 @@ export function commandProjects(deps: CommandDeps): { service: ProjectsService; 
   const routing = new AnnouncedRoutingChanges(deps.db, deps.config)
   const dataChanged = (id: number) =>
     announceDataChange(deps.config, [id]).catch((error: unknown) => {
-      deps.log.warn(`Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers' cached reads may lag until their next change`)
+      deps.log.warn(redisNotTold(error, DATA_LAG))
     })
   const removal = { dialect: deps.dialect, store, log: deps.log, dataChanged, bumpRouting: bumpGeneration, routingChanged: (generation: number) => routing.announce(generation) }
   const { service, exporter } = createProjects({ ...deps, removal, files: store })

@@ -17,7 +17,7 @@ import { createPhotos } from '../photos/photos.module.js'
 import type { PhotosService } from '../photos/photos.service.js'
 import { createObjectStore } from '../storage/backend.js'
 import { findProjectBySlug } from '../projects/projects.repository.js'
-import { type CliContext, CliError, type CommandDeps, withFeatures } from './common.js'
+import { type CliContext, CliError, type CommandDeps, DATA_LAG, redisNotTold, withFeatures } from './common.js'
 
 export interface Shelter {
   db: Db
@@ -58,7 +58,7 @@ export async function withShelter(cli: CliContext, slug: string, work: (shelter:
     })
   } finally {
     await announceDataChange(cli.config(), changed).catch((error: unknown) => {
-      cli.note(`warning: Redis not told of the change (${error instanceof Error ? error.message : String(error)}); servers' cached reads may lag until their next change`)
+      cli.note(`warning: ${redisNotTold(error, DATA_LAG)}`)
     })
   }
 }
