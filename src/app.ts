@@ -101,7 +101,7 @@ export async function buildApp({ config, database, clock = systemClock, logger, 
   const forgetCaches = () => [generations, authenticator, cache.responses].forEach((part) => part.forget())
 
   // The features.
-  // Revocations, plan changes and webhook endpoint changes reach every instance's caches before the answer.
+  // Revocations and plan changes reach every instance's caches before the answer.
   const authChanged = () => generations.authChanged()
   // Events are written by the services that make the changes, in their transactions.
   const webhooks = createWebhooks({ config, db, dialect, clock, log, failures: outage, observer: metrics.webhookObserver })

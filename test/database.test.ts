@@ -233,6 +233,39 @@ for (const dialect of dialects) {
       }, { upTo: '0008-audit-and-user-states' })
     })
 
+    test(
+      "migration 0024: a webhook endpoint's or subscription's change no longer moves the auth cache generation; a plan's still does",
+      { skip: dialect.name === 'postgres' && 'PostgreSQL deployments keep their generations in Redis, without triggers' },
+      async () => {
+        await withDatabase(
+          dialect,
+          async ({ db }) => {
+            const project = await insertProject(db, { slug: 'shelter', plan: 'free', perMinute: null, perDay: null, createdAt: at })
+            const auth = async () => Number((await db.selectFrom('cache_generations').select('value').where('scope', '=', 'auth').executeTakeFirst())?.value ?? 0)
+            // Every change the triggers watched: an endpoint added, subscribed, disabled, removed (its subscription with it).
+            const endpointLife = async (id: string) => {
+              const endpoint = { id, project_id: project.id, url: 'https://example.com/hook', description: null, enabled: 1, disabled_reason: null, secret: 'sealed', previous_secret: null, previous_secret_until: null, failing_since: null, created_at: at, updated_at: at }
+              await db.insertInto('webhook_endpoints').values(endpoint).execute()
+              await db.insertInto('webhook_subscriptions').values({ endpoint_id: id, event_type: '*' }).execute()
+              await db.updateTable('webhook_endpoints').set({ enabled: 0 }).where('id', '=', id).execute()
+              await db.deleteFrom('webhook_endpoints').where('id', '=', id).execute()
+            }
+            const before = await auth()
+            await endpointLife('ep_before')
+            assert.equal(await auth(), before + 5, 'before 0024, each of the five changes moved it')
+
+            await migrateToLatest(db)
+            const after = await auth()
+            await endpointLife('ep_after')
+            assert.equal(await auth(), after, 'after 0024, none does')
+            await db.updateTable('projects').set({ plan: 'pro' }).where('id', '=', project.id).execute()
+            assert.equal(await auth(), after + 1, "a plan's change still does")
+          },
+          { upTo: '0023-webhook-events' },
+        )
+      },
+    )
+
     test('migration 0022 keeps every audit entry and id, then takes API-key and anonymous actors with the key\'s id', async () => {
       await withDatabase(dialect, async ({ db }) => {
         const entry = (actor_kind: string, action: string) =>

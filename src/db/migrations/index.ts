@@ -22,6 +22,7 @@ import * as webhookAttempts from './0020-webhook-attempts.js'
 import * as readOnlyRole from './0021-read-only-role.js'
 import * as auditEverything from './0022-audit-everything.js'
 import * as webhookEvents from './0023-webhook-events.js'
+import * as webhookChangesKeepCaches from './0024-webhook-changes-keep-caches.js'
 
 /** Every migration, in order. Names are permanent: they are recorded in deployed databases. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0021-read-only-role': readOnlyRole,
   '0022-audit-everything': auditEverything,
   '0023-webhook-events': webhookEvents,
+  '0024-webhook-changes-keep-caches': webhookChangesKeepCaches,
 }
