@@ -2,8 +2,7 @@
  * Writes the client's types generated from the committed `openapi.json` to `src/client/schema.ts`.
  * Run `npm run client:types` after `npm run openapi`; a test fails when the committed file drifts.
  */
-import fs from 'node:fs'
 import { CLIENT_SCHEMA, generateClientTypes } from './client-types.js'
+import { writeGenerated } from './generated-file.js'
 
-fs.writeFileSync(CLIENT_SCHEMA, await generateClientTypes())
-process.stdout.write(`wrote ${CLIENT_SCHEMA.pathname}\n`)
+writeGenerated(CLIENT_SCHEMA, await generateClientTypes())

@@ -5,8 +5,8 @@
  * dashboard, so `npm run build`, `npm run typecheck` and `npm run dashboard:dev` write it first,
  * from the document of the moment, and it cannot go stale.
  */
-import fs from 'node:fs'
 import openapiTS, { astToString } from 'openapi-typescript'
+import { writeGenerated } from './generated-file.js'
 
 const ADMIN_DOCUMENT = new URL('../openapi.admin.json', import.meta.url)
 const DASHBOARD_SCHEMA = new URL('../dashboard/src/admin-schema.ts', import.meta.url)
@@ -19,5 +19,4 @@ const HEADER = `/**
 
 // Parameters and fields with a default (a redirect's `status`) stay optional for callers.
 const ast = await openapiTS(ADMIN_DOCUMENT, { defaultNonNullable: false, enumValues: true, silent: true })
-fs.writeFileSync(DASHBOARD_SCHEMA, `${HEADER}\n${astToString(ast)}`)
-process.stdout.write(`wrote ${DASHBOARD_SCHEMA.pathname}\n`)
+writeGenerated(DASHBOARD_SCHEMA, `${HEADER}\n${astToString(ast)}`)
